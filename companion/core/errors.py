@@ -1,0 +1,54 @@
+"""One exception tree. Every message is a sentence a player (or designer) can read."""
+
+
+class CompanionError(Exception):
+    """Base of every error the companion raises on purpose."""
+
+
+class IllegalMoveError(CompanionError, ValueError):
+    """A move the rules do not allow right now. The state is unchanged."""
+
+
+class NotYourTurnError(IllegalMoveError):
+    """A seat tried to act when it is not expected to."""
+
+
+class UnknownMoveError(IllegalMoveError):
+    """The game has no such move."""
+
+
+class SealedChoiceError(IllegalMoveError):
+    """A sealed choice was submitted twice, late, or into a window the seat is not in."""
+
+
+class UndoError(CompanionError):
+    """There is nothing to undo, or the undo would cross a reveal."""
+
+
+class ConfigError(CompanionError, ValueError):
+    """A game cannot be set up with these options (player count, unknown variant, ...)."""
+
+
+class DataFileError(CompanionError):
+    """A data file (cards, monsters, ...) has a mistake. Names the file, the item and the field."""
+
+    def __init__(self, path, item=None, field=None, problem="is invalid"):
+        self.path, self.item, self.field, self.problem = str(path), item, field, problem
+        where = self.path
+        if item is not None:
+            where += f": {item}"
+        if field is not None:
+            where += f": field '{field}'"
+        super().__init__(f"{where}: {problem}")
+
+
+class SessionFileError(CompanionError):
+    """A session store is corrupt or not ours. Names the file; nothing is deleted."""
+
+
+class SessionNotFoundError(CompanionError):
+    """No session with that id in the store."""
+
+
+class ConcurrencyError(CompanionError):
+    """Two writers tried to append the same version of a session."""

@@ -1,0 +1,284 @@
+"""A game definition (fixed rules and options) apart from its state, and the flow engine that
+applies one recorded command to a state.
+
+A game module subclasses :class:`Game` and declares:
+
+* ``name``, ``title``, ``min_players``, ``max_players``, ``options`` (its settings and variants);
+* ``phases``: :class:`Phase` objects as configuration: ``on_begin``, ``end_if``, ``next``;
+* ``moves``: :class:`Move` objects: a function that validates *before* it changes anything,
+  raising :class:`IllegalMoveError` with a readable sentence;
+* ``setup(state)``, ``public_view(state)``, ``seat_view(state, seat)``;
+* optionally ``counters`` for manual corrections, ``on_timer`` and ``bots``.
+
+Who may act is always ``state.prompts``: a seat acts only with a move its prompt lists
+(``Move.any_time`` moves excepted). Sealed moves return the choice; the core seals it, publishes
+the commitment, and reveals the window when every seat is in.
+"""
+import dataclasses
+from typing import Any, Callable
+
+from .errors import ConfigError, IllegalMoveError, NotYourTurnError, UnknownMoveError
+from .state import State
+
+
+def _nobody_to_prompt(state) -> bool:
+    return not state.prompts
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """A rule setting or variant. ``choices`` limits the values; ``kind`` checks the type."""
+    name: str
+    default: Any
+    doc: str
+    choices: tuple = ()
+    kind: type | None = None
+
+    def check(self, value):
+        if self.choices and value not in self.choices:
+            raise ConfigError(f"Option {self.name} must be one of "
+                              f"{', '.join(map(str, self.choices))}, not {value!r}.")
+        kind = self.kind or type(self.default)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ConfigError(f"Option {self.name} must be a {kind.__name__}, "
+                              f"not {value!r}.")
+        return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    name: str
+    next: str | Callable[[State], str]
+    on_begin: Callable[[State], None] | None = None
+    end_if: Callable[[State], bool] = _nobody_to_prompt
+    on_end: Callable[[State], None] | None = None
+    label: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    """``fn(state, seat, **args)``. For a sealed move ``fn`` returns the normalised choice and
+    ``sealed(state, seat)`` names the window it goes into. ``event`` is the past-tense name the
+    log records. ``table`` moves come from the table (seat ``None``), not from a seat."""
+    name: str
+    fn: Callable
+    event: str
+    sealed: Callable[[State, int], str] | None = None
+    table: bool = False
+    any_time: bool = False
+    doc: str = ""
+
+
+class Game:
+    name = "game"
+    title = "Game"
+    min_players = 2
+    max_players = 8
+    options: tuple = ()
+    phases: dict = {}
+    start_phase = ""
+    moves: dict = {}
+    counters: tuple = ()          # names a manual correction may change
+    bots: dict = {}               # name -> callable(game, state, seat, rng) -> (move, args)
+
+    # -- set-up -----------------------------------------------------------------------------
+    def resolve_options(self, given: dict | None) -> dict:
+        given = dict(given or {})
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ConfigError(f"{self.title} has no option {unknown[0]!r}. Options: "
+                              f"{', '.join(sorted(known)) or 'none'}.")
+        return {name: (o.check(given[name]) if name in given else o.default)
+                for name, o in known.items()}
+
+    def check_players(self, n: int):
+        if not self.min_players <= n <= self.max_players:
+            raise ConfigError(f"{self.title} is for {self.min_players}-{self.max_players} "
+                              f"players, not {n}.")
+
+    def setup(self, state: State) -> None:
+        raise NotImplementedError
+
+    # -- views ------------------------------------------------------------------------------
+    def public_view(self, state: State) -> dict:
+        raise NotImplementedError
+
+    def seat_view(self, state: State, seat: int) -> dict:
+        return {}
+
+    # -- corrections and timers ---------------------------------------------------------------
+    def get_counter(self, state: State, seat: int, counter: str) -> int:
+        raise NotImplementedError
+
+    def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
+        raise NotImplementedError
+
+    def on_timer(self, state: State, name: str) -> None:
+        """A timer reached zero. Default: nothing more than the notice."""
+
+    def summary(self, state: State) -> dict:
+        """Per-seat facts stored with a finished session for `companion stats`
+        (e.g. ``{"factions": {0: "USA"}}``)."""
+        return {}
+
+
+# -- the flow engine --------------------------------------------------------------------------
+
+def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
+    game.check_players(len(players))
+    state = State(game, players, game.resolve_options(options), seed)
+    state.now = now
+    game.setup(state)
+    enter(game, state, game.start_phase)
+    advance(game, state)
+    return state
+
+
+def enter(game: Game, state: State, name: str) -> None:
+    if state.phase_log and state.phase_log[-1][3] is None:
+        state.phase_log[-1][3] = state.now
+    state.phase = name
+    state.phase_log.append([name, state.round, state.now, None])
+    state.note("PhaseBegan", phase=name, round=state.round)
+    ph = game.phases[name]
+    if ph.on_begin is not None:
+        ph.on_begin(state)
+
+
+def advance(game: Game, state: State) -> None:
+    for _ in range(10_000):
+        if state.outcome is not None:
+            if state.phase_log and state.phase_log[-1][3] is None:
+                state.phase_log[-1][3] = state.now
+            return
+        ph = game.phases[state.phase]
+        if not ph.end_if(state):
+            return
+        if ph.on_end is not None:
+            ph.on_end(state)
+        if state.outcome is not None:
+            continue
+        nxt = ph.next(state) if callable(ph.next) else ph.next
+        enter(game, state, nxt)
+    raise RuntimeError(f"{game.title}: the phases loop without waiting for anyone")
+
+
+def seat_name(state: State, seat) -> str:
+    return "The table" if seat is None else state.players[seat]
+
+
+def apply(game: Game, state: State, rec: dict) -> None:
+    """Apply one command record (as stored in the log) to the state.
+
+    Kinds: ``move`` (seat, move, args, salt), ``close`` (window), ``timer`` (name),
+    ``pause``/``resume`` (timer), ``correct`` (seat, counter, delta, reason).
+    """
+    state.notices = []
+    state.now = rec.get("at", state.now)
+    if state.outcome is not None and rec["kind"] != "correct":
+        raise IllegalMoveError("The game is over.")
+    kind = rec["kind"]
+    if kind == "move":
+        _apply_move(game, state, rec["seat"], rec["move"], rec.get("args") or {},
+                    rec.get("salt"))
+    elif kind == "close":
+        w = state.window(rec["window"])
+        if w.is_revealed():
+            raise IllegalMoveError(f"{w.label or w.id} is already revealed.")
+        missing = w.waiting_on()
+        w.fill_defaults()
+        for s in missing:
+            state.clear_prompt(s)
+        state.note("WindowClosed", window=w.id, defaulted=missing)
+        _reveal(game, state, w)
+    elif kind == "timer":
+        name = rec["timer"]
+        t = state.timers.get(name)
+        if t is None or t.deadline is None or t.deadline > state.now + 1e-9:
+            raise IllegalMoveError(f"The {name} timer has not run out.")
+        del state.timers[name]
+        state.note("TimerExpired", timer=name)
+        game.on_timer(state, name)
+    elif kind == "pause":
+        state.pause_timer(rec["timer"])
+    elif kind == "resume":
+        state.resume_timer(rec["timer"])
+    elif kind == "correct":
+        _correct(game, state, rec["seat"], rec["counter"], rec["delta"], rec.get("reason", ""))
+    else:
+        raise IllegalMoveError(f"Unknown command kind {kind!r}.")
+    advance(game, state)
+    state.seq += 1
+
+
+def _apply_move(game, state, seat, name, args, salt):
+    move = game.moves.get(name)
+    if move is None:
+        raise UnknownMoveError(f"{game.title} has no move called {name!r}.")
+    if move.table:
+        if seat is not None:
+            raise NotYourTurnError(f"Only the table can {name.replace('_', ' ')}.")
+    else:
+        if not isinstance(seat, int) or not 0 <= seat < state.n:
+            raise NotYourTurnError(f"There is no seat {seat!r} at this table.")
+        if not move.any_time:
+            p = state.prompts.get(seat)
+            if p is None or name not in p["moves"]:
+                raise NotYourTurnError(f"{state.players[seat]} cannot "
+                                       f"{name.replace('_', ' ')} now.")
+    if not isinstance(args, dict):
+        raise IllegalMoveError("A move's arguments must be a JSON object.")
+    if move.sealed is None:
+        try:
+            move.fn(state, seat, **args)
+        except TypeError as e:  # wrong or missing argument names
+            raise IllegalMoveError(f"{name}: {_arg_problem(e)}") from None
+        return
+    w = state.window(move.sealed(state, seat))
+    if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
+        w.seal(seat, None, "0" * 32)        # raises the right SealedChoiceError
+    try:
+        choice = move.fn(state, seat, **args)
+    except TypeError as e:
+        raise IllegalMoveError(f"{name}: {_arg_problem(e)}") from None
+    digest = w.seal(seat, choice, salt)
+    state.clear_prompt(seat)
+    state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
+    if w.is_complete():
+        _reveal(game, state, w)
+
+
+def _arg_problem(e: TypeError) -> str:
+    msg = str(e)
+    return msg.split(") ", 1)[-1] if ") " in msg else msg
+
+
+def _reveal(game, state, w):
+    w.reveal()
+    state.last_reveal_seq = state.seq + 1
+    state.note("ChoicesRevealed", window=w.id, choices={
+        str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
+                 "defaulted": e.defaulted} for s, e in w.entries.items()})
+    getattr(game, w.on_reveal)(state, w)
+
+
+def _correct(game, state, seat, counter, delta, reason):
+    if counter not in game.counters:
+        raise IllegalMoveError(f"{game.title} has no counter {counter!r} to correct. "
+                               f"Counters: {', '.join(game.counters)}.")
+    if seat is not None and (not isinstance(seat, int) or not 0 <= seat < state.n):
+        raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
+    if not isinstance(delta, int) or isinstance(delta, bool) or delta == 0:
+        raise IllegalMoveError("A correction needs a whole, non-zero amount.")
+    if not reason or not str(reason).strip():
+        raise IllegalMoveError("A correction needs a reason, e.g. 'card misread'.")
+    old = game.get_counter(state, seat, counter)
+    if old + delta < 0:
+        raise IllegalMoveError(f"{seat_name(state, seat)} has {old} {counter}; "
+                               f"cannot take away {-delta}.")
+    game.set_counter(state, seat, counter, old + delta)
+    state.note("Corrected", seat=seat, counter=counter, delta=delta, reason=reason,
+               value=old + delta)
