@@ -226,6 +226,10 @@ def _apply_move(game, state, seat, name, args, salt):
             raise NotYourTurnError(f"There is no seat {seat!r} at this table.")
         if not move.any_time:
             p = state.prompts.get(seat)
+            if p is None and move.sealed is not None:
+                w = state.windows.get(move.sealed(state, seat))
+                if w is not None and w.has_locked(seat):
+                    w.seal(seat, None, "0" * 32)        # raises "already locked in"
             if p is None or name not in p["moves"]:
                 raise NotYourTurnError(f"{state.players[seat]} cannot "
                                        f"{name.replace('_', ' ')} now.")

@@ -1,0 +1,228 @@
+"""The append-only session log, two backends behind one contract.
+
+A record is a JSON object. The first record of a session is ``SessionStarted`` (game, players,
+options, seed); the rest are accepted commands (named by their past-tense event), undos
+(``Undone``), corrections (``Corrected``) and ``SessionEnded``. Records are never changed or
+deleted: an undo is a new record that names the one it takes back.
+
+``(session_id, version)`` is the primary key, so two writers cannot both append version 7
+(:class:`ConcurrencyError`). The SQLite backend runs in WAL mode with ``synchronous=FULL``: when
+:meth:`append` returns, the record is on disk and the command may be acknowledged.
+"""
+import json
+import os
+import sqlite3
+import threading
+import time
+
+from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError
+
+APPLICATION_ID = 0x54436F6D        # "TCom": marks a file as a Table Companion store
+SCHEMA_VERSION = 1
+
+
+class SessionInfo:
+    __slots__ = ("id", "game", "created", "meta", "status", "summary", "length")
+
+    def __init__(self, id, game, created, meta, status, summary, length):
+        self.id, self.game, self.created, self.meta = id, game, created, meta
+        self.status, self.summary, self.length = status, summary, length
+
+    def __repr__(self):
+        return f"SessionInfo({self.id!r}, {self.game!r}, {self.status!r}, {self.length})"
+
+
+class MemoryLog:
+    """The in-memory backend: same contract, nothing durable (simulations, tests)."""
+
+    def __init__(self, copy_records=True):
+        # copy_records=True stores a JSON round-trip of each record, exactly what SQLite would
+        # give back; simulations turn it off for speed (they never mutate records).
+        self._copy = copy_records
+        self._sessions = {}
+        self._records = {}
+        self._lock = threading.Lock()
+
+    def create(self, session_id, game, meta, created=None):
+        with self._lock:
+            if session_id in self._sessions:
+                raise ConcurrencyError(f"Session {session_id} already exists.")
+            self._sessions[session_id] = SessionInfo(session_id, game, created or time.time(),
+                                                     dict(meta), "open", None, 0)
+            self._records[session_id] = []
+
+    def append(self, session_id, expected_version, records):
+        with self._lock:
+            recs = self._records.get(session_id)
+            if recs is None:
+                raise SessionNotFoundError(f"No session {session_id}.")
+            if len(recs) != expected_version:
+                raise ConcurrencyError(f"Session {session_id} is at version {len(recs)}, "
+                                       f"not {expected_version}.")
+            recs.extend(json.loads(json.dumps(r)) if self._copy else r for r in records)
+            self._sessions[session_id].length = len(recs)
+            return len(recs)
+
+    def read(self, session_id):
+        recs = self._records.get(session_id)
+        if recs is None:
+            raise SessionNotFoundError(f"No session {session_id}.")
+        return list(recs)
+
+    def sessions(self):
+        return list(self._sessions.values())
+
+    def info(self, session_id):
+        try:
+            return self._sessions[session_id]
+        except KeyError:
+            raise SessionNotFoundError(f"No session {session_id}.") from None
+
+    def set_status(self, session_id, status, summary=None):
+        info = self.info(session_id)
+        info.status = status
+        if summary is not None:
+            info.summary = summary
+
+    def close(self):
+        pass
+
+
+class SQLiteLog:
+    """The durable backend: one SQLite file per table box, WAL, synchronous=FULL."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = None
+        exists = os.path.exists(self.path) and os.path.getsize(self.path) > 0
+        if exists:
+            with open(self.path, "rb") as f:
+                head = f.read(16)
+            if head != b"SQLite format 3\x00":
+                raise SessionFileError(f"{self.path} is not a Table Companion session store "
+                                       f"(not an SQLite file); it was left untouched.")
+        else:
+            parent = os.path.dirname(os.path.abspath(self.path))
+            os.makedirs(parent, exist_ok=True)
+        try:
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            app_id = db.execute("PRAGMA application_id").fetchone()[0]
+            tables = {r[0] for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as e:
+            raise SessionFileError(f"{self.path} is damaged or not a session store ({e}); "
+                                   f"it was left untouched.") from None
+        if exists and (app_id != APPLICATION_ID) and tables:
+            db.close()
+            raise SessionFileError(f"{self.path} is an SQLite file of another program, not a "
+                                   f"Table Companion session store; it was left untouched.")
+        self._db = db
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA busy_timeout=5000")
+        if app_id != APPLICATION_ID or not tables:
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.executescript("""
+                CREATE TABLE IF NOT EXISTS sessions(
+                    id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
+                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT);
+                CREATE TABLE IF NOT EXISTS events(
+                    session_id TEXT NOT NULL REFERENCES sessions(id),
+                    version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+                    PRIMARY KEY(session_id, version)) WITHOUT ROWID;
+            """)
+        else:
+            ver = db.execute("PRAGMA user_version").fetchone()[0]
+            if ver > SCHEMA_VERSION:
+                db.close()
+                raise SessionFileError(f"{self.path} was written by a newer Table Companion "
+                                       f"(schema {ver}); it was left untouched.")
+
+    def create(self, session_id, game, meta, created=None):
+        with self._lock:
+            try:
+                self._db.execute(
+                    "INSERT INTO sessions(id, game, created, meta, status) VALUES (?,?,?,?,?)",
+                    (session_id, game, created or time.time(), json.dumps(meta), "open"))
+            except sqlite3.IntegrityError:
+                raise ConcurrencyError(f"Session {session_id} already exists.") from None
+
+    def append(self, session_id, expected_version, records):
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if not db.execute("SELECT 1 FROM sessions WHERE id=?",
+                                  (session_id,)).fetchone():
+                    raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
+                row = db.execute("SELECT COALESCE(MAX(version) + 1, 0) FROM events "
+                                 "WHERE session_id=?", (session_id,)).fetchone()
+                if row[0] != expected_version:
+                    raise ConcurrencyError(f"Session {session_id} is at version {row[0]}, "
+                                           f"not {expected_version}.")
+                db.executemany(
+                    "INSERT INTO events(session_id, version, type, data) VALUES (?,?,?,?)",
+                    [(session_id, expected_version + i, r.get("type", ""), json.dumps(r))
+                     for i, r in enumerate(records)])
+                db.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                db.execute("ROLLBACK")
+                raise ConcurrencyError(f"Session {session_id}: version {expected_version} "
+                                       f"was written by someone else.") from None
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            return expected_version + len(records)
+
+    def read(self, session_id):
+        with self._lock:
+            if not self._db.execute("SELECT 1 FROM sessions WHERE id=?",
+                                    (session_id,)).fetchone():
+                raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
+            rows = self._db.execute(
+                "SELECT version, data FROM events WHERE session_id=? ORDER BY version",
+                (session_id,)).fetchall()
+        out = []
+        for version, data in rows:
+            try:
+                out.append(json.loads(data))
+            except ValueError:
+                raise SessionFileError(f"{self.path}: session {session_id} record {version} "
+                                       f"is damaged; nothing was changed.") from None
+        return out
+
+    def _info(self, row):
+        sid, game, created, meta, status, summary, length = row
+        return SessionInfo(sid, game, created, json.loads(meta), status,
+                           json.loads(summary) if summary else None, length)
+
+    def sessions(self):
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
+                "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id) "
+                "FROM sessions s ORDER BY s.created").fetchall()
+        return [self._info(r) for r in rows]
+
+    def info(self, session_id):
+        with self._lock:
+            row = self._db.execute(
+                "SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
+                "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id) "
+                "FROM sessions s WHERE s.id=?", (session_id,)).fetchone()
+        if row is None:
+            raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
+        return self._info(row)
+
+    def set_status(self, session_id, status, summary=None):
+        with self._lock:
+            self._db.execute("UPDATE sessions SET status=?, summary=COALESCE(?, summary) "
+                             "WHERE id=?", (status, json.dumps(summary) if summary is not None
+                                            else None, session_id))
+
+    def close(self):
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,124 @@
+"""Driving a session with bots, and simulating many games (pure: no I/O but the log given).
+
+A bot is ``bot(game, state, seat, rng) -> (move, args)`` answering ``state.prompts[seat]``;
+``seat`` is ``None`` for a table prompt (a confirmation the table would tap).
+"""
+import math
+import random
+
+from .log import MemoryLog
+from .session import Session
+
+
+def resolve_bots(game, spec, n):
+    """``spec``: a bot name for all seats ("greedy"), or a comma list per seat
+    ("greedy,random,greedy")."""
+    from .errors import ConfigError
+    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    if len(names) == 1:
+        names = names * n
+    if len(names) != n:
+        raise ConfigError(f"Give one bot for all seats or one per seat ({n}), not {len(names)}.")
+    out = []
+    for name in names:
+        if name not in game.bots:
+            raise ConfigError(f"{game.title} has no bot {name!r}. Bots: "
+                              f"{', '.join(game.bots)}.")
+        out.append(game.bots[name])
+    return out
+
+
+def play_out(session, bots, rng, max_commands=100_000):
+    """Let the bots answer every prompt until the game ends."""
+    game, table_bot = session.game, getattr(session.game, "table_bot", None)
+    for _ in range(max_commands):
+        state = session.state
+        if state.outcome is not None:
+            return state.outcome
+        if not state.prompts:
+            due = state.next_deadline()
+            if due is None:
+                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
+                                   f"(phase {state.phase})")
+            session.clock.set(max(session.clock.now(), due))
+            session.tick()
+            continue
+        seat = min(state.prompts, key=lambda s: -1 if s is None else s)
+        if seat is None:
+            if table_bot is None:
+                raise RuntimeError(f"{game.title}: a table prompt but no table bot")
+            move, args = table_bot(game, state, None, rng)
+        else:
+            move, args = bots[seat](game, state, seat, rng)
+        session.execute(seat, move, args)
+    raise RuntimeError("the game did not end")
+
+
+def wilson(k, n, z=1.96):
+    """95% Wilson score interval of a proportion k/n.
+
+    >>> lo, hi = wilson(50, 100)
+    >>> round(lo, 3), round(hi, 3)
+    (0.404, 0.596)
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def simulate(game, players, games, seed=0, bots="greedy", options=None, progress=None):
+    """Play ``games`` bot games. Returns a dict of aggregate figures.
+
+    Wins are counted fractionally for shared wins (1/k each), so win rates add up to 1.
+    """
+    from .clock import FakeClock
+    n = len(players)
+    seat_bots = resolve_bots(game, bots, n)
+    master = random.Random(seed)
+    wins = [0.0] * n
+    outright = [0] * n
+    spreads, lead_changes, lengths = [], [], []
+    for g in range(games):
+        gseed = master.getrandbits(48)
+        log = MemoryLog(copy_records=False)
+        clock = FakeClock()
+        s = Session.start(game, players, log, options=options, seed=gseed, clock=clock,
+                          entropy=random.Random(gseed).randbytes, session_id=f"sim-{g}")
+        outcome = play_out(s, seat_bots, random.Random(gseed ^ 0x5EED))
+        for w in outcome.winners:
+            wins[w] += 1.0 / len(outcome.winners)
+        if len(outcome.winners) == 1:
+            outright[outcome.winners[0]] += 1
+        scores = [outcome.scores[i] for i in range(n)]
+        spreads.append(max(scores) - min(scores))
+        curve = getattr(s.state.data, "vp_curve", None) or []
+        lead_changes.append(_lead_changes(curve))
+        lengths.append(len(s.records))
+        if progress is not None:
+            progress(g + 1, games)
+    per_seat = []
+    for i in range(n):
+        lo, hi = wilson(round(wins[i]), games)
+        per_seat.append({"seat": i, "player": players[i], "wins": wins[i],
+                         "win_rate": wins[i] / games if games else 0.0, "ci95": [lo, hi]})
+    return {"game": game.name, "players": n, "games": games, "seed": seed, "bots": bots,
+            "options": game.resolve_options(options), "seats": per_seat,
+            "mean_spread": sum(spreads) / games if games else 0.0,
+            "mean_lead_changes": sum(lead_changes) / games if games else 0.0,
+            "mean_commands": sum(lengths) / games if games else 0.0}
+
+
+def _lead_changes(curve):
+    changes, leader = 0, None
+    for row in curve:
+        top = max(row)
+        lead = row.index(top) if row.count(top) == 1 else None
+        if lead is not None:
+            if leader is not None and lead != leader:
+                changes += 1
+            leader = lead
+    return changes

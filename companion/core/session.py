@@ -1,0 +1,258 @@
+"""A session: one game at one table, from set-up to the end, with its durable log.
+
+Every input goes through :meth:`Session.execute` (a seat's move), :meth:`close_window`,
+:meth:`tick` (timer deadlines), :meth:`pause_timer`/:meth:`resume_timer`, :meth:`correct` and
+:meth:`undo`. Each is checked against the rules, applied, appended to the log (durably, for the
+SQLite backend) and only then acknowledged. An illegal command raises a specific error and
+leaves the state exactly as it was (it is rebuilt from the log if the move got half-way).
+
+Replay: :func:`fold` rebuilds the state from the records; ``Session.load`` resumes a session.
+Undo appends an ``Undone`` record naming the command it takes back (never a deletion) and
+refuses to cross a reveal of sealed choices: once bids are public, taking them back would let a
+seat re-bid knowing the others'. Use a correction instead.
+"""
+import os
+import threading
+import time
+
+from . import views
+from .clock import SessionClock
+from .errors import IllegalMoveError, SessionFileError, UndoError
+from .game import apply, new_state
+from .sealed import SALT_BYTES
+from .state import State
+
+COMMAND_KINDS = ("move", "close", "timer", "pause", "resume", "correct")
+_KIND_EVENT = {"close": "WindowClosed", "timer": "TimerExpired", "pause": "TimerPaused",
+               "resume": "TimerResumed", "correct": "Corrected"}
+
+
+def fold(game, records, upto=None) -> State:
+    """Rebuild the state from a session's records (all of them, or the first ``upto``)."""
+    records = records if upto is None else records[:upto]
+    if not records or records[0].get("type") != "SessionStarted":
+        raise SessionFileError("the session log does not begin with SessionStarted")
+    start = records[0]
+    undone = {r["target"] for r in records if r.get("type") == "Undone"}
+    state = new_state(game, start["players"], start["options"], start["seed"],
+                      now=start.get("at", 0.0))
+    for version, rec in enumerate(records):
+        if version == 0 or version in undone or rec.get("kind") not in COMMAND_KINDS:
+            continue
+        apply(game, state, rec)
+    return state
+
+
+class Result:
+    """What an accepted command did: the log version that holds it and its notices."""
+    __slots__ = ("version", "notices")
+
+    def __init__(self, version, notices):
+        self.version, self.notices = version, notices
+
+    def __repr__(self):
+        return f"Result(version={self.version}, notices={len(self.notices)})"
+
+
+class Session:
+    def __init__(self, game, log, session_id, records, state, clock, entropy, wall):
+        self.game = game
+        self.log = log
+        self.id = session_id
+        self.records = records
+        self.state = state
+        self.clock = clock
+        self.entropy = entropy
+        self.wall = wall
+        self.lock = threading.RLock()
+
+    # -- making and loading -------------------------------------------------------------------
+    @classmethod
+    def start(cls, game, players, log, options=None, seed=None, clock=None,
+              entropy=os.urandom, wall=time.time, session_id=None, meta=None):
+        game.check_players(len(players))
+        options = game.resolve_options(options)
+        if seed is None:
+            seed = int.from_bytes(entropy(6), "big")
+        clock = clock or SessionClock()
+        now = clock.now()
+        if session_id is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(wall()))
+            session_id = f"{game.name}-{stamp}-{entropy(2).hex()}"
+        state = new_state(game, players, options, seed, now=now)
+        first = {"type": "SessionStarted", "game": game.name, "players": list(players),
+                 "options": options, "seed": seed, "at": now, "wall": wall()}
+        info = {"players": list(players), "options": options, "seed": seed}
+        info.update(meta or {})
+        log.create(session_id, game.name, info, created=wall())
+        log.append(session_id, 0, [first])
+        return cls(game, log, session_id, [first], state, clock, entropy, wall)
+
+    @classmethod
+    def load(cls, log, session_id, games=None, clock=None, entropy=os.urandom, wall=time.time):
+        """Resume a session from its log. The session clock continues from the last record."""
+        records = log.read(session_id)
+        if not records or records[0].get("type") != "SessionStarted":
+            raise SessionFileError(f"{getattr(log, 'path', 'the log')}: session {session_id} "
+                                   f"does not begin with SessionStarted; nothing was changed.")
+        if games is None:
+            from companion.games import get as games
+        game = games(records[0]["game"])
+        try:
+            state = fold(game, records)
+        except IllegalMoveError as e:
+            raise SessionFileError(f"{getattr(log, 'path', 'the log')}: session {session_id} "
+                                   f"does not replay ({e}); nothing was changed.") from None
+        last_at = max((r.get("at", 0.0) for r in records), default=0.0)
+        clock = clock or SessionClock(start_at=last_at)
+        return cls(game, log, session_id, records, state, clock, entropy, wall)
+
+    # -- inputs -------------------------------------------------------------------------------
+    def execute(self, seat, move, args=None) -> Result:
+        """A seat's move (``seat=None`` for a table move)."""
+        rec = {"type": "", "kind": "move", "seat": seat, "move": move, "args": args or {}}
+        m = self.game.moves.get(move)
+        if m is not None:
+            rec["type"] = m.event
+            if m.sealed is not None:
+                rec["salt"] = self.entropy(SALT_BYTES).hex()
+        return self._run(rec)
+
+    def close_window(self, window_id) -> Result:
+        """The table closes a sealed window: seats that have not locked in get the default."""
+        return self._run({"kind": "close", "window": window_id})
+
+    def pause_timer(self, name) -> Result:
+        return self._run({"kind": "pause", "timer": name})
+
+    def resume_timer(self, name) -> Result:
+        return self._run({"kind": "resume", "timer": name})
+
+    def correct(self, seat, counter, delta, reason) -> Result:
+        """A manual correction, e.g. ``correct(2, "navy", +2, "card misread")``."""
+        return self._run({"kind": "correct", "seat": seat, "counter": counter, "delta": delta,
+                          "reason": reason})
+
+    def tick(self) -> list:
+        """Apply every timer deadline that has passed. Returns the results."""
+        out = []
+        with self.lock:
+            for name in self.state.due_timers(self.clock.now()):
+                out.append(self._run({"kind": "timer", "timer": name}))
+        return out
+
+    def next_deadline(self):
+        return self.state.next_deadline()
+
+    def undo(self) -> Result:
+        with self.lock:
+            undone = {r["target"] for r in self.records if r.get("type") == "Undone"}
+            target = None
+            for v in range(len(self.records) - 1, 0, -1):
+                r = self.records[v]
+                if v in undone or r.get("kind") not in COMMAND_KINDS:
+                    continue
+                target = v
+                break
+            if target is None:
+                raise UndoError("There is nothing to undo.")
+            r = self.records[target]
+            if r["kind"] == "timer":
+                raise UndoError("The last thing that happened was a timer running out; time "
+                                "cannot be undone. Use a correction instead.")
+            if self.state.last_reveal_seq == self.state.seq:
+                raise UndoError("The last command revealed sealed choices; undoing it would "
+                                "let someone choose again knowing the others'. Use a "
+                                "correction instead.")
+            rec = {"type": "Undone", "target": target, "at": self.clock.now(),
+                   "undid": r.get("type")}
+            records = self.records + [rec]
+            state = fold(self.game, records)
+            self.log.append(self.id, len(self.records), [rec])
+            self.records = records
+            self.state = state
+            state.notices = [{"kind": "Undone", "what": r.get("type")}]
+            self._mark_status()
+            return Result(len(records) - 1, state.notices)
+
+    # -- the one path every command takes ------------------------------------------------------
+    def _run(self, rec) -> Result:
+        with self.lock:
+            rec.setdefault("type", _KIND_EVENT.get(rec["kind"], ""))
+            if not rec["type"]:
+                rec["type"] = _KIND_EVENT.get(rec["kind"], "MoveMade")
+            rec["at"] = self.clock.now()
+            state = self.state
+            try:
+                apply(self.game, state, rec)
+            except BaseException:
+                self.state = fold(self.game, self.records)
+                raise
+            if rec["kind"] == "move" and "salt" in rec:
+                w = _locked_window(state, rec)
+                if w is not None:
+                    rec["window"] = w
+                    rec["commitment"] = state.windows[w].entries[rec["seat"]].commitment
+            try:
+                self.log.append(self.id, len(self.records), [rec])
+            except BaseException:
+                self.state = fold(self.game, self.records)
+                raise
+            self.records.append(rec)
+            if state.outcome is not None:
+                self._mark_status()
+            return Result(len(self.records) - 1, state.notices)
+
+    def _mark_status(self):
+        st = self.state
+        if st.outcome is not None:
+            summary = {"winners": st.outcome.winners, "reason": st.outcome.reason,
+                       "scores": {str(k): v for k, v in st.outcome.scores.items()},
+                       "players": st.players, "phase_log": st.phase_log}
+            summary.update(self.game.summary(st))
+            self.log.set_status(self.id, "finished", summary)
+        else:
+            self.log.set_status(self.id, "open")
+
+    # -- views ----------------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return len(self.records)
+
+    def public_view(self) -> dict:
+        with self.lock:
+            v = views.public(self.game, self.state)
+            v["session"] = self.id
+            return v
+
+    def seat_view(self, seat: int) -> dict:
+        with self.lock:
+            v = views.seat(self.game, self.state, seat)
+            v["session"] = self.id
+            return v
+
+    def history(self, viewer=None) -> list:
+        """The log as ``viewer`` (a seat, or None for the public) may see it: a sealed choice
+        shows only its commitment unless the viewer owns it or it was revealed and not undone."""
+        with self.lock:
+            undone = {r["target"] for r in self.records if r.get("type") == "Undone"}
+            out = []
+            for v, r in enumerate(self.records):
+                item = dict(r)
+                item["version"] = v
+                item["undone"] = v in undone
+                if "salt" in r and viewer != r.get("seat"):
+                    w = self.state.windows.get(r.get("window"))
+                    shown = (v not in undone and w is not None and w.is_revealed())
+                    if not shown:
+                        item.pop("args", None)
+                        item.pop("salt", None)
+                out.append(item)
+            return out
+
+
+def _locked_window(state, rec):
+    for n in state.notices:
+        if n["kind"] == "ChoiceLocked" and n["seat"] == rec["seat"]:
+            return n["window"]
+    return None

@@ -1,0 +1,55 @@
+"""Views are projections of the state, one public and one per seat.
+
+The only place a sealed choice lives before its reveal is its :class:`~.sealed.Window`, and
+:meth:`Window.view` shows a choice only to its owner until the reveal. Game modules build their
+part of a view from ``state.data``, into which a sealed choice is copied only by the game's
+``on_reveal``, so no projection but the owner's can hold an unrevealed choice.
+"""
+
+
+def _timers(state):
+    return {t.name: {"duration": t.duration, "deadline": t.deadline, "paused": t.is_paused(),
+                     "left": round(t.left(state.now), 3), "warn_before": t.warn_before}
+            for t in state.timers.values()}
+
+
+def _windows(state, viewer):
+    ws = list(state.windows.values())
+    shown = [w for w in ws if not w.is_revealed()]
+    shown += [w for w in ws if w.is_revealed()][-2:]
+    return [w.view(viewer) for w in shown]
+
+
+def _outcome(state):
+    o = state.outcome
+    if o is None:
+        return None
+    return {"winners": o.winners, "reason": o.reason, "scores": {str(k): v for k, v in
+                                                                 o.scores.items()},
+            "tiebreak": o.tiebreak}
+
+
+def public(game, state) -> dict:
+    table_prompt = state.prompts.get(None)
+    return {
+        "v": 1, "game": game.name, "title": game.title, "players": state.players,
+        "phase": state.phase, "phase_label": game.phases[state.phase].label or state.phase,
+        "round": state.round, "seq": state.seq, "now": state.now,
+        "waiting": sorted(s for s in state.prompts if s is not None),
+        "table_prompt": dict(table_prompt) if table_prompt else None,
+        "timers": _timers(state), "windows": _windows(state, None),
+        "outcome": _outcome(state),
+        "notices": [n for n in state.notices if "to" not in n],
+        "game_view": game.public_view(state),
+    }
+
+
+def seat(game, state, seat_no: int) -> dict:
+    view = public(game, state)
+    view["seat"] = seat_no
+    view["windows"] = _windows(state, seat_no)
+    view["notices"] = [n for n in state.notices if n.get("to", seat_no) == seat_no]
+    p = state.prompts.get(seat_no)
+    view["prompt"] = dict(p) if p else None
+    view["private"] = game.seat_view(state, seat_no)
+    return view

@@ -1,0 +1,604 @@
+"""Great Powers: simultaneous ordered bidding for 3-8 players, 10 turns of 7 phases.
+
+Rulings where the rulebook is silent (all are options; see docs/great-powers.md):
+
+* ``bid_block`` (default ``sole-highest``): you may not bid on a trait where you alone have the
+  most tokens. A tie for the most does not block (at the start everyone is tied at 5, so
+  ``tied-highest`` blocks every trait in turn 1; it is there for designers to try).
+* ``ties`` (default ``nobody``): when the Score phase or an Event asks for "the player with the
+  highest level" and two or more players tie for it, nobody gets it (``all``: every tied player
+  does).
+* Tokens never go below zero: a loss takes what there is; a steal takes what the target has.
+  ``require_payment`` (default on): you may resolve an Action card only if you can pay its
+  own cost; a target's loss is never limited.
+* A war where both sides tie on Army + Navy, Industry and Nationalism is a stalemate: no VP,
+  everyone involved loses half (rounded down) of their Armies and Navies.
+* ``final_tiebreak`` (default ``tokens``): equal VP after turn 10 goes to the most tokens of the
+  six traits; ``shared`` makes it a shared win.
+"""
+import dataclasses
+
+from companion.core.errors import IllegalMoveError
+from companion.core.game import Game, Move, Option, Phase
+
+from .data import TOKEN_NAMES, TOKENS, TRAITS, default_rules
+
+
+@dataclasses.dataclass
+class GPData:
+    tokens: list                 # per seat: {token: count}
+    baton: int
+    action_deck: list
+    action_discard: list = dataclasses.field(default_factory=list)
+    face_up: list = dataclasses.field(default_factory=list)
+    event_deck: list = dataclasses.field(default_factory=list)
+    event_discard: list = dataclasses.field(default_factory=list)
+    event: str | None = None
+    bid_mod: list = dataclasses.field(default_factory=list)       # extra (or fewer) next turn
+    bid_slots: list = dataclasses.field(default_factory=list)     # bid cards this turn
+    bids: dict = dataclasses.field(default_factory=dict)          # revealed: seat -> traits
+    bid_counts: dict = dataclasses.field(default_factory=dict)    # trait -> bids so far
+    results: list = dataclasses.field(default_factory=list)       # the reveal, in sequence
+    order: list = dataclasses.field(default_factory=list)
+    action_at: int = 0
+    taken: dict = dataclasses.field(default_factory=dict)
+    score_at: int = 0
+    bonus_queue: list = dataclasses.field(default_factory=list)
+    drawn: list = dataclasses.field(default_factory=list)
+    peeks: dict = dataclasses.field(default_factory=dict)          # seat -> event id (private)
+    war: dict | None = None
+    vp_curve: list = dataclasses.field(default_factory=list)       # VP per seat after each turn
+
+
+def _name(t):
+    return TOKEN_NAMES[t]
+
+
+class GreatPowers(Game):
+    name = "great-powers"
+    title = "Great Powers"
+    min_players = 3
+    max_players = 8
+    start_phase = "deal"
+    counters = TOKENS
+    options = (
+        Option("turns", 10, "Number of turns (the rulebook: 10)."),
+        Option("bid_block", "sole-highest", "Which 'highest level' blocks a bid on a trait.",
+               ("sole-highest", "tied-highest")),
+        Option("ties", "nobody", "Who scores 'the highest level' when players tie.",
+               ("nobody", "all")),
+        Option("require_payment", True, "An Action card's own cost must be payable to "
+                                        "resolve it."),
+        Option("final_tiebreak", "tokens", "Equal VP at the end: most trait tokens, or a "
+                                           "shared win.", ("tokens", "shared")),
+    )
+
+    def __init__(self, rules=None):
+        self.rules = rules or default_rules()
+        self.phases = {
+            "deal": Phase("deal", "bid", on_begin=self._deal, label="Deal"),
+            "bid": Phase("bid", "results", on_begin=self._begin_bid, label="Bid"),
+            "results": Phase("results", "action", on_begin=self._resolve_bids,
+                             label="Results"),
+            "action": Phase("action", "score", on_begin=self._begin_action,
+                            on_end=self._end_action, label="Action"),
+            "score": Phase("score", "event", on_begin=self._begin_score, label="Score"),
+            "event": Phase("event", "end", on_begin=self._begin_event, label="Event"),
+            "end": Phase("end", "deal", on_begin=self._end_turn, label="End"),
+        }
+        self.moves = {m.name: m for m in (
+            Move("submit_bids", self._submit_bids, "BidsSealed",
+                 sealed=lambda s, seat: f"bids-t{s.round}",
+                 doc="traits: your bid cards in order, first to last"),
+            Move("take_action", self._take_action, "ActionTaken",
+                 doc="card: a face-up card id; resolve: true (default) or false to discard; "
+                     "target: a seat for cards that target a player"),
+            Move("pass_action", self._pass_action, "ActionPassed"),
+            Move("steal_colony", self._steal_colony, "ColonyStolen", doc="target: a seat"),
+            Move("resolve_drawn", self._resolve_drawn, "DrawnActionResolved",
+                 doc="card: one of the three drawn; target: a seat if the card needs one"),
+            Move("decline_bonus", self._decline_bonus, "BonusDeclined"),
+            Move("pick_side", self._pick_side, "SidePicked", doc="player: a seat"),
+        )}
+        from .bots import BOTS
+        self.bots = BOTS
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def setup(self, state):
+        r = self.rules
+        deck = list(r.actions)
+        state.rng.shuffle(deck)
+        events = list(r.events)
+        state.rng.shuffle(events)
+        state.data = GPData(
+            tokens=[{t: r.start_tokens for t in TOKENS} for _ in state.seats()],
+            baton=state.rng.randrange(state.n), action_deck=deck, event_deck=events,
+            bid_mod=[0] * state.n, bid_slots=[0] * state.n)
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def level(self, state, seat, traits):
+        tok = state.data.tokens[seat]
+        return sum(tok[t] for t in traits)
+
+    def highest(self, state, traits, mode=None):
+        """Seats that count as 'the player with the highest level' of ``traits``."""
+        mode = mode or state.config["ties"]
+        vals = [self.level(state, s, traits) for s in state.seats()]
+        top = max(vals)
+        who = [s for s, v in enumerate(vals) if v == top]
+        if len(who) == 1 or mode == "all":
+            return who
+        return []
+
+    def blocked(self, state, seat):
+        """Traits this seat may not bid on this turn."""
+        return self.blocked_all(state)[seat]
+
+    def blocked_all(self, state):
+        """For every seat, the traits it may not bid on (it has the highest level)."""
+        tied_blocks = state.config["bid_block"] == "tied-highest"
+        tokens = state.data.tokens
+        out = [[] for _ in tokens]
+        for t in TRAITS:
+            vals = [tok[t] for tok in tokens]
+            top = max(vals)
+            holders = [s for s, v in enumerate(vals) if v == top]
+            if len(holders) == 1 or tied_blocks:
+                for s in holders:
+                    out[s].append(t)
+        return out
+
+    def baton_order(self, state):
+        b = state.data.baton
+        return [(b + i) % state.n for i in range(state.n)]
+
+    def _gain(self, state, seat, token, n):
+        state.data.tokens[seat][token] += n
+
+    def _lose(self, state, seat, token, n):
+        tok = state.data.tokens[seat]
+        taken = min(n, tok[token])
+        tok[token] -= taken
+        return taken
+
+    def _draw_actions(self, state, k):
+        d = state.data
+        out = []
+        for _ in range(k):
+            if not d.action_deck:
+                if not d.action_discard:
+                    break
+                d.action_deck, d.action_discard = d.action_discard, []
+                state.rng.shuffle(d.action_deck)
+                state.note("ActionDeckReshuffled", cards=len(d.action_deck))
+            out.append(d.action_deck.pop())
+        return out
+
+    def _next_event(self, state):
+        d = state.data
+        if not d.event_deck:
+            d.event_deck, d.event_discard = d.event_discard, []
+            state.rng.shuffle(d.event_deck)
+            state.note("EventDeckReshuffled", cards=len(d.event_deck))
+        return d.event_deck[-1] if d.event_deck else None
+
+    def _peek(self, state, seat, why):
+        eid = self._next_event(state)
+        if eid is not None:
+            state.data.peeks[seat] = eid
+            ev = self.rules.events[eid]
+            state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
+            state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
+
+    def _seat_arg(self, state, value, what="target"):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
+            raise IllegalMoveError(f"Choose a player as the {what} (a seat from 0 to "
+                                   f"{state.n - 1}), not {value!r}.")
+        return value
+
+    # -- Deal -------------------------------------------------------------------------------------
+    def _deal(self, state):
+        state.round += 1
+        d = state.data
+        d.face_up = self._draw_actions(state, state.n + 1)
+        d.bids, d.bid_counts, d.results, d.taken, d.drawn = {}, {}, [], {}, []
+        state.note("ActionsDealt", cards=list(d.face_up))
+
+    # -- Bid --------------------------------------------------------------------------------------
+    def _begin_bid(self, state):
+        d = state.data
+        blocked_all = self.blocked_all(state)
+        d.bid_slots = [max(0, min(self.rules.bids_per_turn + d.bid_mod[s],
+                                  len(TRAITS) - len(blocked_all[s]))) for s in state.seats()]
+        d.bid_mod = [0] * state.n
+        seats = [s for s in state.seats() if d.bid_slots[s] > 0]
+        if not seats:
+            state.note("NoBids")
+            return
+        w = state.open_window(f"bids-t{state.round}", "bids", seats, "_bids_revealed",
+                              default=[], label=f"Turn {state.round} bids")
+        for s in seats:
+            blocked = blocked_all[s]
+            state.prompt(s, ("submit_bids",), window=w.id, count=d.bid_slots[s],
+                         allowed=[t for t in TRAITS if t not in blocked], blocked=blocked)
+
+    def _submit_bids(self, state, seat, traits):
+        if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
+            raise IllegalMoveError("Bids are a list of traits, first to last.")
+        n = state.data.bid_slots[seat]
+        if len(traits) != n:
+            raise IllegalMoveError(f"{state.players[seat]} plays exactly {n} bid card"
+                                   f"{'s' if n != 1 else ''} this turn, not {len(traits)}.")
+        if len(set(traits)) != len(traits):
+            raise IllegalMoveError("Each trait has one bid card; you cannot bid on the same "
+                                   "trait twice.")
+        blocked = state.prompts[seat]["blocked"]
+        for t in traits:
+            if t not in TRAITS:
+                raise IllegalMoveError(f"{t!r} is not a trait. Traits: {', '.join(TRAITS)}.")
+            if t in blocked:
+                raise IllegalMoveError(f"You may not bid on {_name(t)}: you have the highest "
+                                       f"{_name(t)} level "
+                                       f"({state.data.tokens[seat][t]}).")
+        return list(traits)
+
+    def _bids_revealed(self, state, window):
+        state.data.bids = {s: list(c) for s, c in window.revealed().items()}
+
+    # -- Results ----------------------------------------------------------------------------------
+    def _resolve_bids(self, state):
+        d, r = state.data, self.rules
+        order = self.baton_order(state)
+        depth = max((len(b) for b in d.bids.values()), default=0)
+        for k in range(depth):
+            for seat in order:
+                bids = d.bids.get(seat, ())
+                if k >= len(bids):
+                    continue
+                t = bids[k]
+                nth = d.bid_counts.get(t, 0) + 1
+                d.bid_counts[t] = nth
+                delta = r.gains[nth - 1] if nth <= len(r.gains) else r.beyond
+                step = {"seat": seat, "bid": k + 1, "trait": t, "nth": nth, "change": delta}
+                if delta > 0:
+                    self._gain(state, seat, t, delta)
+                elif delta < 0:
+                    step["change"] = -self._lose(state, seat, t, -delta)
+                if nth == 3:
+                    token, why = r.third_loses[t]
+                    step["lost"] = {"token": token, "count": self._lose(state, seat, token, 1),
+                                    "why": why}
+                d.results.append(step)
+        state.note("BidsResolved", steps=list(d.results))
+
+    # -- Action -----------------------------------------------------------------------------------
+    def _begin_action(self, state):
+        d = state.data
+        d.order = self.baton_order(state)
+        d.action_at = 0
+        self._prompt_action(state)
+
+    def _prompt_action(self, state):
+        d = state.data
+        if d.action_at < len(d.order) and d.face_up:
+            s = d.order[d.action_at]
+            state.prompt(s, ("take_action", "pass_action"), cards=list(d.face_up))
+
+    def _after_action(self, state, seat):
+        state.clear_prompt(seat)
+        state.data.action_at += 1
+        self._prompt_action(state)
+
+    def _check_card(self, state, seat, card, target, options):
+        a = self.rules.actions.get(card) if isinstance(card, str) else None
+        if a is None or card not in options:
+            raise IllegalMoveError(f"{card!r} is not one of the cards you can take: "
+                                   f"{', '.join(self.rules.actions[c].name for c in options)}.")
+        if a.needs_target:
+            self._seat_arg(state, target)
+            if target == seat:
+                raise IllegalMoveError(f"{a.name} targets another player, not yourself.")
+        elif target is not None:
+            raise IllegalMoveError(f"{a.name} has no target.")
+        if state.config["require_payment"]:
+            tok = state.data.tokens[seat]
+            for t, n in a.cost.items():
+                if tok[t] < n:
+                    raise IllegalMoveError(f"Resolving {a.name} costs {n} {_name(t)}; you "
+                                           f"have {tok[t]}. Take it and discard it instead.")
+        return a
+
+    def _resolve_card(self, state, seat, a, target):
+        for t, n in a.cost.items():
+            self._lose(state, seat, t, n)
+        for t, n in a.gain.items():
+            self._gain(state, seat, t, n)
+        for t, n in a.target_loses.items():
+            self._lose(state, target, t, n)
+        for t, n in a.steal.items():
+            self._gain(state, seat, t, self._lose(state, target, t, n))
+        for t, n in a.others_lose.items():
+            for s in state.seats():
+                if s != seat:
+                    self._lose(state, s, t, n)
+        if a.extra_bids:
+            state.data.bid_mod[seat] += a.extra_bids
+        if a.target_fewer_bids:
+            state.data.bid_mod[target] -= a.target_fewer_bids
+        if a.peek_event:
+            self._peek(state, seat, a.name)
+
+    def _take_action(self, state, seat, card, resolve=True, target=None):
+        if not isinstance(resolve, bool):
+            raise IllegalMoveError("resolve must be true or false.")
+        d = state.data
+        if resolve:
+            a = self._check_card(state, seat, card, target, d.face_up)
+        else:
+            a = self.rules.actions.get(card) if isinstance(card, str) else None
+            if a is None or card not in d.face_up:
+                raise IllegalMoveError(f"{card!r} is not face up.")
+        d.face_up.remove(card)
+        d.action_discard.append(card)
+        if resolve:
+            self._resolve_card(state, seat, a, target)
+        d.taken[seat] = {"card": card, "resolved": resolve, "target": target}
+        state.note("ActionTaken", seat=seat, card=card, name=a.name, resolved=resolve,
+                   target=target)
+        self._after_action(state, seat)
+
+    def _pass_action(self, state, seat):
+        state.data.taken[seat] = None
+        state.note("ActionPassed", seat=seat)
+        self._after_action(state, seat)
+
+    def _end_action(self, state):
+        d = state.data
+        if d.face_up:
+            state.note("ActionsDiscarded", cards=list(d.face_up))
+        d.action_discard.extend(d.face_up)
+        d.face_up = []
+
+    # -- Score ------------------------------------------------------------------------------------
+    def _begin_score(self, state):
+        state.data.score_at = 0
+        state.data.bonus_queue = []
+        self._score_next(state)
+
+    def _score_next(self, state):
+        d, r = state.data, self.rules
+        while True:
+            if d.bonus_queue:
+                seat, bonus = d.bonus_queue.pop(0)
+                if bonus == "steal_colony":
+                    targets = [s for s in state.seats() if s != seat and
+                               d.tokens[s]["colony"] > 0]
+                    if targets:
+                        state.prompt(seat, ("steal_colony", "decline_bonus"), bonus=bonus,
+                                     targets=targets)
+                        return
+                elif bonus == "draw_three":
+                    d.drawn = self._draw_actions(state, 3)
+                    if d.drawn:
+                        state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                        state.prompt(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
+                                     cards=list(d.drawn))
+                        return
+                continue
+            if d.score_at >= len(r.score):
+                return
+            trait, vp, gain, bonus = r.score[d.score_at]
+            d.score_at += 1
+            winners = self.highest(state, (trait,))
+            state.note("Scored", trait=trait, seats=winners, vp=vp)
+            for w in winners:
+                self._gain(state, w, "vp", vp)
+                for t, n in gain.items():
+                    self._gain(state, w, t, n)
+                if bonus == "extra_bid":
+                    d.bid_mod[w] += 1
+                elif bonus == "peek_event":
+                    self._peek(state, w, f"highest {_name(trait)}")
+                elif bonus is not None:
+                    d.bonus_queue.append((w, bonus))
+
+    def _steal_colony(self, state, seat, target):
+        p = state.prompts[seat]
+        if p.get("bonus") != "steal_colony":
+            raise IllegalMoveError("You have no Colony to steal now.")
+        self._seat_arg(state, target)
+        if target not in p["targets"]:
+            raise IllegalMoveError(f"{state.players[target]} has no Colony you can steal.")
+        self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
+        state.note("ColonyStolen", seat=seat, target=target)
+        state.clear_prompt(seat)
+        self._score_next(state)
+
+    def _resolve_drawn(self, state, seat, card, target=None):
+        p = state.prompts[seat]
+        if p.get("bonus") != "draw_three":
+            raise IllegalMoveError("You have no drawn Action cards to resolve.")
+        a = self._check_card(state, seat, card, target, state.data.drawn)
+        self._resolve_card(state, seat, a, target)
+        state.note("DrawnActionResolved", seat=seat, card=card, name=a.name, target=target)
+        self._finish_bonus(state, seat)
+
+    def _decline_bonus(self, state, seat):
+        state.note("BonusDeclined", seat=seat, bonus=state.prompts[seat].get("bonus"))
+        self._finish_bonus(state, seat)
+
+    def _finish_bonus(self, state, seat):
+        d = state.data
+        d.action_discard.extend(d.drawn)
+        d.drawn = []
+        state.clear_prompt(seat)
+        self._score_next(state)
+
+    # -- Event ------------------------------------------------------------------------------------
+    def _begin_event(self, state):
+        d = state.data
+        eid = self._next_event(state)
+        if eid is None:
+            return
+        d.event_deck.pop()
+        d.event = eid
+        d.event_discard.append(eid)
+        d.peeks = {}
+        ev = self.rules.events[eid]
+        state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
+        if ev.war is None:
+            winners = self.highest(state, ev.award_traits)
+            for w in winners:
+                self._gain(state, w, "vp", ev.award_vp)
+            state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
+            return
+        leader = d.baton
+        if ev.war == "great":
+            d.war = {"event": eid, "sides": [[leader], []], "free": [
+                s for s in state.seats() if s != leader], "picker": 0, "foe": None}
+            state.prompt(leader, ("pick_side",), war=eid, pick="foe",
+                         candidates=list(d.war["free"]))
+        else:
+            foe = state.right_of(leader) if ev.war == "east" else state.left_of(leader)
+            d.war = {"event": eid, "sides": [[leader], [foe]], "free": [], "picker": None,
+                     "foe": foe}
+            self._resolve_war(state)
+
+    def _pick_side(self, state, seat, player):
+        d = state.data
+        war = d.war
+        self._seat_arg(state, player, "player")
+        if player not in war["free"]:
+            raise IllegalMoveError(f"{state.players[player]} is already on a side.")
+        if war["foe"] is None:
+            war["foe"] = player
+            war["sides"][1].append(player)
+            state.note("FoeChosen", seat=seat, foe=player)
+            war["picker"] = 1
+        else:
+            war["sides"][war["picker"]].append(player)
+            state.note("AllyChosen", seat=seat, ally=player)
+            war["picker"] = 1 - war["picker"]
+        war["free"].remove(player)
+        state.clear_prompt(seat)
+        while len(war["free"]) == 1:            # the last one has no choice to make
+            last = war["free"].pop()
+            war["sides"][war["picker"]].append(last)
+            state.note("AllyChosen", seat=None, ally=last, forced=True)
+        if war["free"]:
+            picker = war["sides"][war["picker"]][0]
+            state.prompt(picker, ("pick_side",), war=war["event"], pick="ally",
+                         candidates=list(war["free"]))
+        else:
+            self._resolve_war(state)
+
+    def _resolve_war(self, state):
+        d = state.data
+        sides = d.war["sides"]
+
+        def strength(side, traits):
+            return sum(self.level(state, s, traits) for s in side)
+
+        winner = None
+        for traits in (("army", "navy"), ("industry",), ("nationalism",)):
+            a, b = strength(sides[0], traits), strength(sides[1], traits)
+            if a != b:
+                winner = 0 if a > b else 1
+                break
+        if winner is None:
+            for s in sides[0] + sides[1]:
+                for t in ("army", "navy"):
+                    self._lose(state, s, t, d.tokens[s][t] // 2)
+            state.note("WarStalemate", sides=sides)
+        else:
+            for s in sides[winner]:
+                self._gain(state, s, "vp", self.rules.war_vp)
+                for t in ("army", "navy"):
+                    self._lose(state, s, t, d.tokens[s][t] // 2)
+            for s in sides[1 - winner]:
+                for t in ("army", "navy"):
+                    self._lose(state, s, t, max(0, d.tokens[s][t] - 1))
+            state.note("WarWon", winners=sides[winner], losers=sides[1 - winner],
+                       vp=self.rules.war_vp)
+        d.war["result"] = winner
+        d.war["done"] = True
+
+    # -- End --------------------------------------------------------------------------------------
+    def _end_turn(self, state):
+        d = state.data
+        d.vp_curve.append([d.tokens[s]["vp"] for s in state.seats()])
+        d.war = None
+        if state.round >= state.config["turns"]:
+            self._finish(state)
+            return
+        d.baton = state.left_of(d.baton)
+        state.note("BatonPassed", seat=d.baton)
+
+    def _finish(self, state):
+        d = state.data
+        vp = [d.tokens[s]["vp"] for s in state.seats()]
+        top = max(vp)
+        winners = [s for s in state.seats() if vp[s] == top]
+        tiebreak = None
+        if len(winners) > 1 and state.config["final_tiebreak"] == "tokens":
+            tiebreak = "most trait tokens"
+            totals = {s: self.level(state, s, TRAITS) for s in winners}
+            best = max(totals.values())
+            winners = [s for s in winners if totals[s] == best]
+        reason = "most VP after turn %d" % state.round
+        if len(winners) > 1:
+            tiebreak = (tiebreak + ", still tied: shared") if tiebreak else "shared win"
+        state.finish(winners, reason, {s: vp[s] for s in state.seats()}, tiebreak)
+
+    # -- corrections ------------------------------------------------------------------------------
+    def get_counter(self, state, seat, counter):
+        if seat is None:
+            raise IllegalMoveError("Say which player's tokens to correct.")
+        return state.data.tokens[seat][counter]
+
+    def set_counter(self, state, seat, counter, value):
+        state.data.tokens[seat][counter] = value
+
+    # -- views ------------------------------------------------------------------------------------
+    def _card(self, cid):
+        a = self.rules.actions[cid]
+        return {"id": cid, "name": a.name, "text": a.text, "target": a.needs_target}
+
+    def public_view(self, state):
+        d = state.data
+        ev = self.rules.events.get(d.event) if d.event else None
+        return {
+            "turn": state.round, "turns": state.config["turns"], "baton": d.baton,
+            "tokens": [dict(t) for t in d.tokens],
+            "face_up": [self._card(c) for c in d.face_up],
+            "drawn": [self._card(c) for c in d.drawn],
+            "event": {"id": d.event, "name": ev.name, "text": ev.text} if ev else None,
+            "bid_slots": list(d.bid_slots),
+            "blocked": self.blocked_all(state),
+            "bids": {str(s): b for s, b in d.bids.items()},
+            "results": list(d.results), "bid_counts": dict(d.bid_counts),
+            "order": list(d.order), "taken": {str(s): t for s, t in d.taken.items()},
+            "peeked": sorted(d.peeks), "war": d.war, "vp_curve": [list(r) for r in d.vp_curve],
+            "decks": {"actions": len(d.action_deck), "action_discard": len(d.action_discard),
+                      "events": len(d.event_deck)},
+        }
+
+    def seat_view(self, state, seat):
+        eid = state.data.peeks.get(seat)
+        ev = self.rules.events[eid] if eid else None
+        return {"tokens": dict(state.data.tokens[seat]),
+                "next_event": {"id": eid, "name": ev.name, "text": ev.text} if ev else None}
+
+    def text_table(self, state):
+        d = state.data
+        cols = ("vp",) + TRAITS
+        head = f"{'player':16}" + "".join(f"{TOKEN_NAMES[t]:>12}" for t in cols)
+        lines = [f"Turn {state.round} of {state.config['turns']}", head]
+        for s in state.seats():
+            mark = "*" if s == d.baton else " "
+            lines.append(f"{mark}{state.players[s]:15}" +
+                         "".join(f"{d.tokens[s][t]:>12}" for t in cols))
+        return "\n".join(lines)
+
+    def summary(self, state):
+        return {"factions": {}}

@@ -1,0 +1,110 @@
+"""One contract, run against both log backends."""
+import sqlite3
+
+import pytest
+
+from companion.core.errors import ConcurrencyError, SessionFileError, SessionNotFoundError
+from companion.core.log import MemoryLog, SQLiteLog
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def log(request, tmp_path):
+    if request.param == "memory":
+        yield MemoryLog()
+    else:
+        lg = SQLiteLog(tmp_path / "s.db")
+        yield lg
+        lg.close()
+
+
+def test_append_and_read_in_order(log):
+    log.create("s1", "g", {"players": ["a"]})
+    assert log.append("s1", 0, [{"type": "SessionStarted", "n": 0}]) == 1
+    assert log.append("s1", 1, [{"type": "X", "n": 1}, {"type": "Y", "n": 2}]) == 3
+    assert [r["n"] for r in log.read("s1")] == [0, 1, 2]
+    assert log.info("s1").length == 3
+
+
+def test_version_is_a_concurrency_guard(log):
+    log.create("s1", "g", {})
+    log.append("s1", 0, [{"type": "A"}])
+    with pytest.raises(ConcurrencyError):
+        log.append("s1", 0, [{"type": "B"}])
+    with pytest.raises(ConcurrencyError):
+        log.append("s1", 5, [{"type": "B"}])
+    assert [r["type"] for r in log.read("s1")] == ["A"]
+
+
+def test_sessions_are_separate_and_listed(log):
+    log.create("s1", "g", {})
+    log.create("s2", "h", {"x": 1})
+    log.append("s2", 0, [{"type": "A"}])
+    assert {i.id: i.game for i in log.sessions()} == {"s1": "g", "s2": "h"}
+    assert log.read("s1") == []
+    with pytest.raises(ConcurrencyError):
+        log.create("s1", "g", {})
+
+
+def test_unknown_session(log):
+    with pytest.raises(SessionNotFoundError):
+        log.read("nope")
+    with pytest.raises(SessionNotFoundError):
+        log.append("nope", 0, [{}])
+
+
+def test_status_and_summary(log):
+    log.create("s1", "g", {})
+    log.set_status("s1", "finished", {"winners": [0]})
+    assert log.info("s1").status == "finished"
+    assert log.info("s1").summary == {"winners": [0]}
+    log.set_status("s1", "open")
+    assert log.info("s1").summary == {"winners": [0]}
+
+
+def test_records_come_back_as_written_json(log):
+    log.create("s1", "g", {})
+    rec = {"type": "A", "args": {"traits": ["navy"], "n": 1.5, "ok": True, "none": None}}
+    log.append("s1", 0, [rec])
+    rec["args"]["traits"].append("mutated after append")
+    assert log.read("s1") == [{"type": "A", "args": {"traits": ["navy"], "n": 1.5, "ok": True,
+                                                     "none": None}}]
+
+
+def test_sqlite_survives_reopen_and_uses_wal_full(tmp_path):
+    p = tmp_path / "s.db"
+    lg = SQLiteLog(p)
+    lg.create("s1", "g", {})
+    lg.append("s1", 0, [{"type": "A"}])
+    assert lg._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert lg._db.execute("PRAGMA synchronous").fetchone()[0] == 2      # FULL
+    lg.close()
+    again = SQLiteLog(p)
+    assert again.read("s1") == [{"type": "A"}]
+
+
+def test_foreign_files_are_refused_and_left_untouched(tmp_path):
+    text = tmp_path / "notes.db"
+    text.write_bytes(b"my shopping list\n")
+    with pytest.raises(SessionFileError, match="notes.db"):
+        SQLiteLog(text)
+    assert text.read_bytes() == b"my shopping list\n"
+
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE birds(name TEXT)")
+    con.commit()
+    con.close()
+    before = other.read_bytes()
+    with pytest.raises(SessionFileError, match="other.db.*another program"):
+        SQLiteLog(other)
+    assert other.read_bytes() == before
+
+
+def test_damaged_store_names_the_file(tmp_path):
+    p = tmp_path / "s.db"
+    lg = SQLiteLog(p)
+    lg.create("s1", "g", {})
+    lg.append("s1", 0, [{"type": "A"}])
+    lg._db.execute("UPDATE events SET data='{broken' WHERE version=0")
+    with pytest.raises(SessionFileError, match="s.db.*damaged"):
+        lg.read("s1")
