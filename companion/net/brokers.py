@@ -1,0 +1,694 @@
+"""The MQTT broker the phones and the hub meet on: one interface, three modes.
+
+* :class:`EmbeddedBroker` (default, nothing to install): amqtt 0.12.1 on its own asyncio loop in
+  a thread, TCP + WebSockets listeners, logins checked in memory by our auth plugin, the topic
+  wall by our topic plugin (both call :func:`companion.net.topics.may`).
+* :class:`MosquittoBroker`: a ``mosquitto -c`` child process with a generated config, password
+  file (``$7$`` hashes) and ACL file (``pattern`` rules rendered from the same wall).
+* :class:`ExternalBroker`: a broker somebody else runs (``mqtt://host:port``). No child, and its
+  logins and ACL are the operator's job: :meth:`add_user` raises :class:`BrokerError`.
+
+Every mode is a context manager with ``start()``/``stop()``, ``host``, ``tcp_port``, ``ws_port``,
+``url`` (for the hub), ``ws_url`` (for the phones) and ``add_user``/``remove_user``.
+Oversized payloads (over :data:`MAX_PAYLOAD_BYTES`) are dropped by both brokers we run.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import secrets
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from companion.core.errors import CompanionError
+
+from . import credentials as cred
+from .client import ConnectError, parse_url
+from .protocol import MAX_PAYLOAD_BYTES
+from .topics import may, mosquitto_acl
+
+log = logging.getLogger(__name__)
+
+MOSQUITTO_BINARIES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
+WS_PATH = "/mqtt"
+
+
+class BrokerError(CompanionError):
+    """The broker could not start, stop, or do what was asked. The message says why."""
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def free_port(host: str = "") -> int:
+    """A TCP port that is free right now on ``host`` (the OS picks it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def connect_host(bind_host: str) -> str:
+    """Where a local client should connect to reach a listener bound to ``bind_host``."""
+    if bind_host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if bind_host == "::":
+        return "::1"
+    return bind_host
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _mqtt_string(s: str) -> bytes:
+    b = s.encode()
+    return struct.pack("!H", len(b)) + b
+
+
+def probe_login(host: str, port: int, username: str | None, password: str | None,
+                timeout: float = 1.0) -> int:
+    """Send one MQTT 3.1.1 CONNECT and return the CONNACK code (0 = accepted, 4 = bad username
+    or password, 5 = not authorised). Raises OSError if nothing answers. Standard library
+    only, so it can check a broker without paho."""
+    flags = 0x02                               # clean session
+    payload = _mqtt_string(f"probe-{secrets.token_hex(6)}")
+    if username is not None:
+        flags |= 0x80
+        payload += _mqtt_string(username)
+        if password is not None:
+            flags |= 0x40
+            payload += _mqtt_string(password)
+    body = _mqtt_string("MQTT") + bytes([4, flags, 0, 10]) + payload
+    length, remaining = b"", len(body)
+    while True:
+        byte, remaining = remaining % 128, remaining // 128
+        length += bytes([byte | (0x80 if remaining else 0)])
+        if not remaining:
+            break
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.settimeout(timeout)
+        s.sendall(b"\x10" + length + body)
+        reply = b""
+        while len(reply) < 4:
+            chunk = s.recv(4 - len(reply))
+            if not chunk:
+                raise ConnectionResetError("the broker closed the connection before CONNACK")
+            reply += chunk
+        if reply[0] != 0x20:
+            raise ConnectionError(f"unexpected reply to CONNECT: {reply!r}")
+        if reply[3] == 0:
+            try:
+                s.sendall(b"\xe0\x00")         # DISCONNECT, so no Last Will fires
+            except OSError:
+                pass
+        return reply[3]
+
+
+# -- the interface -------------------------------------------------------------------------------
+
+class Broker:
+    """What the hub needs from a broker. Subclasses fill in the mode-specific parts."""
+
+    mode = "abstract"
+    manages_users = True      # False: logins are the operator's job (external broker)
+
+    def __init__(self, host: str = "127.0.0.1", tcp_port: int = 0, ws_port: int | None = 0,
+                 users=None, max_payload: int = MAX_PAYLOAD_BYTES):
+        self.host = host
+        self.tcp_port = tcp_port
+        self.ws_port = ws_port            # None: no WebSockets listener
+        self.max_payload = int(max_payload)
+        self._initial_users = cred.as_pairs(users)
+        self._running = False
+
+    # addresses
+    @property
+    def url(self) -> str:
+        """``mqtt://host:port`` for a client on this machine (the hub)."""
+        return f"mqtt://{_url_host(connect_host(self.host))}:{self.tcp_port}"
+
+    @property
+    def ws_url(self) -> str | None:
+        """``ws://host:port/mqtt`` on this machine; phones need the box's LAN address instead:
+        use :meth:`ws_url_for`."""
+        return None if self.ws_port is None else self.ws_url_for(connect_host(self.host))
+
+    def ws_url_for(self, host: str) -> str | None:
+        return None if self.ws_port is None else f"ws://{_url_host(host)}:{self.ws_port}{WS_PATH}"
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    # life
+    def start(self) -> "Broker":
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def __repr__(self):
+        state = "running" if self._running else "stopped"
+        return f"<{type(self).__name__} {self.url} ws={self.ws_port} {state}>"
+
+    # logins
+    def add_user(self, username: str, password: str) -> None:
+        raise NotImplementedError
+
+    def remove_user(self, username: str) -> bool:
+        raise NotImplementedError
+
+    def add_credential(self, credential: cred.Credential) -> None:
+        self.add_user(credential.username, credential.password)
+
+    def users(self) -> list[str]:
+        raise NotImplementedError
+
+
+# -- embedded: amqtt -----------------------------------------------------------------------------
+
+def _amqtt():
+    """Import amqtt only when the embedded broker is used (it pulls in websockets etc.)."""
+    from amqtt import broker as amqtt_broker
+    from amqtt.contexts import Action
+    from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
+    return amqtt_broker, Action, BaseAuthPlugin, BaseTopicPlugin
+
+
+def _make_amqtt_classes():
+    amqtt_broker, Action, BaseAuthPlugin, BaseTopicPlugin = _amqtt()
+
+    class SeatAuthPlugin(BaseAuthPlugin):
+        """Logins from a :class:`PasswordTable` in memory; a Last Will only on a topic the user
+        may write (amqtt would otherwise publish a will anywhere, unchecked)."""
+
+        @dataclasses.dataclass
+        class Config:
+            pass
+
+        table: cred.PasswordTable | None = None
+
+        async def authenticate(self, *, session) -> bool:
+            table = self.table
+            if table is None or not session or not session.username:
+                return False
+            if not table.check(session.username, session.password):
+                return False
+            if session.will_flag and not may(session.username, "write", session.will_topic):
+                return False
+            return True
+
+    class WallPlugin(BaseTopicPlugin):
+        """The topic wall: :func:`companion.net.topics.may` for every subscribe, publish and
+        delivery."""
+
+        @dataclasses.dataclass
+        class Config:
+            pass
+
+        async def topic_filtering(self, *, session=None, topic=None, action=None) -> bool:
+            user = session.username if session is not None else None
+            if action == Action.PUBLISH:
+                return may(user, "write", topic)
+            return may(user, "read", topic)     # SUBSCRIBE (a filter) and RECEIVE (a topic)
+
+    class WalledBroker(amqtt_broker.Broker):
+        """amqtt's broker with two holes closed and a payload limit.
+
+        amqtt 0.12.1 sends retained messages on connect for *every* filter any client has
+        subscribed to, to *every* connecting client, without a topic check: a seat would get
+        other seats' retained views. Here retained messages go only for the session's own
+        subscriptions, and only on topics it may read.
+        """
+
+        max_payload = MAX_PAYLOAD_BYTES
+
+        async def _handle_message_delivery(self, client_session, handler, wait_deliver):
+            msg = wait_deliver.result()
+            if msg is not None and msg.data is not None and len(msg.data) > self.max_payload:
+                log.info("dropped a %d-byte publish from %s on %s (limit %d bytes)",
+                         len(msg.data), client_session.username, msg.topic, self.max_payload)
+                return True          # keep the connection; nothing is delivered or retained
+            return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+
+        async def _publish_retained_messages_for_subscription(self, subscription, session):
+            topic_filter = subscription[0]
+            mine = [q for s, q in self._subscriptions.get(topic_filter, [])
+                    if s.client_id == session.client_id]
+            handler = self._get_handler(session)
+            if not mine or handler is None:
+                return
+            tasks = []
+            for topic, retained in list(self._retained_messages.items()):
+                if self._matches(topic, topic_filter) and may(session.username, "read", topic):
+                    qos = min(mine[0], retained.qos if retained.qos is not None else mine[0])
+                    tasks.append(asyncio.ensure_future(
+                        handler.mqtt_publish(retained.topic, retained.data, qos, retain=True)))
+            if tasks:
+                await asyncio.wait(tasks)
+
+    return SeatAuthPlugin, WallPlugin, WalledBroker
+
+
+_AMQTT_CLASSES = None
+
+
+def _amqtt_classes():
+    global _AMQTT_CLASSES, SeatAuthPlugin, WallPlugin
+    if _AMQTT_CLASSES is None:
+        _AMQTT_CLASSES = _make_amqtt_classes()
+        # module attributes, so amqtt can load the plugins by dotted path
+        SeatAuthPlugin, WallPlugin = _AMQTT_CLASSES[0], _AMQTT_CLASSES[1]
+    return _AMQTT_CLASSES
+
+
+def __getattr__(name):          # lazy module attributes for amqtt's plugin loader
+    if name in ("SeatAuthPlugin", "WallPlugin"):
+        _amqtt_classes()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class EmbeddedBroker(Broker):
+    """amqtt in this process. Passwords live in memory only (:class:`PasswordTable`).
+
+    MQTT 3.1.1 only: an MQTT 5 client never gets a CONNACK from amqtt.
+    """
+
+    mode = "embedded"
+
+    def __init__(self, host: str = "127.0.0.1", tcp_port: int = 0, ws_port: int | None = 0,
+                 users=None, max_payload: int = MAX_PAYLOAD_BYTES, start_timeout: float = 10.0):
+        super().__init__(host, tcp_port, ws_port, users, max_payload)
+        self._table = cred.PasswordTable(self._initial_users)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._broker = None
+        self._start_timeout = start_timeout
+
+    def _bind(self, port: int) -> str:
+        return f"{_url_host(self.host)}:{port}"
+
+    async def _astart(self):
+        auth_cls, wall_cls, broker_cls = _amqtt_classes()
+        listeners = {"default": {"type": "tcp", "bind": self._bind(self.tcp_port)}}
+        if self.ws_port is not None:
+            listeners["ws"] = {"type": "ws", "bind": self._bind(self.ws_port)}
+        config = {"listeners": listeners,
+                  "plugins": {f"{__name__}.SeatAuthPlugin": {}, f"{__name__}.WallPlugin": {}}}
+        broker = broker_cls(config, loop=asyncio.get_running_loop())
+        broker.max_payload = self.max_payload
+        plugins = broker.plugins_manager.plugins
+        auths = [p for p in plugins if isinstance(p, auth_cls)]
+        if len(auths) != 1 or not any(isinstance(p, wall_cls) for p in plugins):
+            raise BrokerError("The embedded broker did not load its auth and topic plugins.")
+        auths[0].table = self._table
+        await broker.start()
+        self._broker = broker
+        servers = broker._servers            # amqtt keeps no public handle on bound sockets
+        self.tcp_port = servers["default"].instance.sockets[0].getsockname()[1]
+        if self.ws_port is not None:
+            self.ws_port = list(servers["ws"].instance.sockets)[0].getsockname()[1]
+
+    def start(self) -> "EmbeddedBroker":
+        if self._running:
+            return self
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="tc-embedded-broker")
+        self._thread.start()
+        fut = asyncio.run_coroutine_threadsafe(self._astart(), self._loop)
+        try:
+            fut.result(self._start_timeout)
+        except BrokerError:
+            self._stop_loop()
+            raise
+        except Exception as e:           # amqtt wraps bind errors in its own BrokerError
+            self._stop_loop()
+            cause = e.__cause__ or e
+            raise BrokerError(f"The embedded broker could not listen on {self.host} "
+                              f"(TCP {self.tcp_port}, WebSockets {self.ws_port}): {cause}.") from None
+        self._running = True
+        return self
+
+    async def _ashutdown(self):
+        if self._broker is not None:
+            await self._broker.shutdown()
+        current = asyncio.current_task()
+        rest = [t for t in asyncio.all_tasks() if t is not current]
+        for t in rest:
+            t.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+
+    def _stop_loop(self):
+        if self._loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._ashutdown(), self._loop).result(10)
+        except Exception as e:              # still stop the loop; report once
+            log.warning("embedded broker shutdown: %s", e)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+        self._loop = self._thread = self._broker = None
+
+    def stop(self) -> None:
+        if not self._running:
+            return
+        self._running = False
+        self._stop_loop()
+
+    # logins
+    def add_user(self, username: str, password: str) -> None:
+        self._table.add(username, password)
+
+    def remove_user(self, username: str) -> bool:
+        """Forget the login and drop its live connections (their Last Will fires)."""
+        removed = self._table.remove(username)
+        if self._running:
+            asyncio.run_coroutine_threadsafe(self._kick(username), self._loop).result(5)
+        return removed
+
+    async def _kick(self, username: str):
+        for session, handler in list(self._broker.sessions.values()):
+            if session.username == username and session.transitions.is_connected():
+                await handler.handle_connection_closed()
+
+    def users(self) -> list[str]:
+        return self._table.names()
+
+
+# -- mosquitto ------------------------------------------------------------------------------------
+
+PROBE_USER = "_probe"     # internal: not a valid seat id, so it can never be a seat
+
+
+def find_mosquitto(binary: str | None = None) -> str:
+    if binary:
+        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+            raise BrokerError(f"{binary} is not an executable mosquitto.")
+        return binary
+    for path in (shutil.which("mosquitto"), *MOSQUITTO_BINARIES):
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    raise BrokerError("mosquitto is not installed (Debian: apt-get install mosquitto); "
+                      "or use the embedded broker.")
+
+
+class MosquittoBroker(Broker):
+    """mosquitto as a child process, with files in a private run directory (0700):
+    ``mosquitto.conf``, ``passwd`` (0600, ``$7$`` hashes only), ``acl``, ``mosquitto.log`` and
+    ``data/`` (persistence). A temporary run dir is deleted at :meth:`stop`; one you pass in is
+    kept, so retained messages survive a restart.
+
+    Logins are changed at runtime by rewriting ``passwd`` and sending SIGHUP; :meth:`add_user`
+    returns once mosquitto has really reloaded (checked with an internal probe login whose
+    password changes at every reload). The probe login (``_probe``) has only public read
+    rights, like any authenticated user.
+
+    Note: mosquitto 2.0.11 binds the WebSockets listener on every interface whatever ``host``
+    says (upstream issue #3045).
+    """
+
+    mode = "mosquitto"
+
+    def __init__(self, host: str = "127.0.0.1", tcp_port: int = 0, ws_port: int | None = 0,
+                 users=None, max_payload: int = MAX_PAYLOAD_BYTES, *, binary: str | None = None,
+                 run_dir=None, persistence: bool = True, max_queued_messages: int = 100_000,
+                 start_timeout: float = 10.0):
+        super().__init__(host, tcp_port, ws_port, users, max_payload)
+        self.binary = binary
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self._own_run_dir = run_dir is None
+        self.persistence = persistence
+        self.max_queued_messages = int(max_queued_messages)
+        self.start_timeout = start_timeout
+        self._hashes: dict[str, str] = {}
+        for name, password in self._initial_users:
+            self._hashes[cred.check_username(name)] = cred.mosquitto_hash(
+                cred.check_password(password))
+        self._probe_password = ""
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._want_tcp, self._want_ws = tcp_port, ws_port
+
+    # files
+    @property
+    def config_path(self) -> Path:
+        return self.run_dir / "mosquitto.conf"
+
+    @property
+    def log_path(self) -> Path:
+        return self.run_dir / "mosquitto.log"
+
+    def config_text(self) -> str:
+        run = self.run_dir
+        lines = [
+            "# Generated by companion.net.brokers.MosquittoBroker; rewritten at every start.",
+            "per_listener_settings false",
+            "allow_anonymous false",
+            f"password_file {run / 'passwd'}",
+            f"acl_file {run / 'acl'}",
+            "set_tcp_nodelay true",
+            f"max_queued_messages {self.max_queued_messages}",
+            # payloads over the limit are dropped (QoS flow completed, nothing delivered);
+            # packets far over it (topic + headers > 4 KiB) close the connection.
+            f"message_size_limit {self.max_payload}",
+            f"max_packet_size {self.max_payload + 4096}",
+            f"persistence {'true' if self.persistence else 'false'}",
+            f"persistence_location {run / 'data'}/",
+            "autosave_interval 30",
+            "log_dest stderr",
+            "log_type error", "log_type warning", "log_type notice", "log_type information",
+            "connection_messages true",
+            "log_timestamp true",
+        ]
+        if os.geteuid() == 0:
+            # as root mosquitto drops to user 'mosquitto', which cannot read our 0600 files
+            lines.append("user root")
+        lines += ["", f"listener {self.tcp_port} {self.host}", "protocol mqtt"]
+        if self.ws_port is not None:
+            lines += ["", f"listener {self.ws_port} {self.host}", "protocol websockets"]
+        return "\n".join(lines) + "\n"
+
+    def _write_passwd(self):
+        self._probe_password = cred.new_password()
+        hashes = dict(self._hashes)
+        hashes[PROBE_USER] = cred.mosquitto_hash(self._probe_password)
+        cred.write_password_file(self.run_dir / "passwd", hashes)
+
+    def _write_files(self):
+        (self.run_dir / "data").mkdir(mode=0o700, exist_ok=True)
+        self._write_passwd()
+        cred.write_private_file(self.run_dir / "acl", mosquitto_acl())
+        cred.write_private_file(self.config_path, self.config_text())
+
+    def _log_tail(self, lines: int = 8) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return "(no log)"
+        return " | ".join(text[-lines:]) or "(empty log)"
+
+    # life
+    def start(self) -> "MosquittoBroker":
+        if self._running:
+            return self
+        binary = find_mosquitto(self.binary)
+        if self.run_dir is None:
+            self.run_dir = cred.private_dir("tc-mosquitto-")
+        else:
+            self.run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        auto = self._want_tcp == 0 or self._want_ws == 0
+        for attempt in range(5 if auto else 1):
+            self.tcp_port = self._want_tcp or free_port()
+            if self._want_ws is not None:
+                self.ws_port = self._want_ws or free_port()
+                if self.ws_port == self.tcp_port:
+                    continue
+            self._write_files()
+            with open(self.log_path, "ab") as logf:
+                self._proc = subprocess.Popen([binary, "-c", str(self.config_path)],
+                                              stdin=subprocess.DEVNULL, stdout=logf,
+                                              stderr=subprocess.STDOUT, start_new_session=True)
+            err = self._wait_ready()
+            if err is None:
+                self._running = True
+                return self
+            self._kill_child()
+            if not (auto and "in use" in err.lower()):
+                break
+        self._cleanup_dir()
+        raise BrokerError(f"mosquitto did not start: {err}")
+
+    def _wait_ready(self) -> str | None:
+        deadline = time.monotonic() + self.start_timeout
+        host = connect_host(self.host)
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                return f"it exited with code {self._proc.returncode}: {self._log_tail()}"
+            try:
+                rc = probe_login(host, self.tcp_port, PROBE_USER, self._probe_password)
+            except OSError:
+                time.sleep(0.01)
+                continue
+            if rc == 0:
+                return None
+            return f"it refused its own probe login (CONNACK {rc}): {self._log_tail()}"
+        return f"no answer on port {self.tcp_port} within {self.start_timeout:g} s: " \
+               f"{self._log_tail()}"
+
+    def _kill_child(self):
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+    def _cleanup_dir(self):
+        if self._own_run_dir and self.run_dir is not None:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+            self.run_dir = None
+
+    def stop(self) -> None:
+        """SIGTERM, wait (mosquitto saves its persistence file on the way out)."""
+        if not self._running:
+            return
+        self._running = False
+        self._kill_child()
+        self._cleanup_dir()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    # logins
+    def _reload(self, timeout: float = 5.0):
+        """Rewrite passwd, SIGHUP, and wait until mosquitto accepts the new probe password:
+        then the whole new file is in force."""
+        self._write_passwd()
+        self._proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        host = connect_host(self.host)
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise BrokerError(f"mosquitto exited during a reload: {self._log_tail()}")
+            try:
+                if probe_login(host, self.tcp_port, PROBE_USER, self._probe_password) == 0:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.002)
+        raise BrokerError(f"mosquitto did not reload its password file within {timeout:g} s.")
+
+    def add_user(self, username: str, password: str) -> None:
+        cred.check_username(username)
+        hashed = cred.mosquitto_hash(cred.check_password(password))
+        with self._lock:
+            self._hashes[username] = hashed
+            if self._running:
+                self._reload()
+
+    def remove_user(self, username: str) -> bool:
+        """Forget the login. mosquitto re-checks live connections at a reload and drops the
+        ones whose login is gone (their Last Will fires)."""
+        with self._lock:
+            removed = self._hashes.pop(username, None) is not None
+            if removed and self._running:
+                self._reload()
+            return removed
+
+    def users(self) -> list[str]:
+        with self._lock:
+            return sorted(self._hashes)
+
+
+# -- external ---------------------------------------------------------------------------------
+
+class ExternalBroker(Broker):
+    """A broker run by somebody else. We start nothing; :meth:`start` only checks that the TCP
+    port answers. Its logins and ACL are the operator's: give every seat a login there and
+    install the wall from :func:`companion.net.topics.mosquitto_acl` (or equivalent)."""
+
+    mode = "external"
+    manages_users = False
+
+    def __init__(self, url: str, ws_url: str | None = None, check_timeout: float = 3.0):
+        try:
+            ep = parse_url(url)
+            ws = parse_url(ws_url) if ws_url else None
+        except ConnectError as e:
+            raise BrokerError(str(e)) from None
+        if ep.scheme != "mqtt":
+            raise BrokerError(f"The hub's broker URL must be mqtt://host:port, not {url!r}.")
+        if ws is not None and ws.scheme != "ws":
+            raise BrokerError(f"The phones' broker URL must be ws://host:port/path, "
+                              f"not {ws_url!r}.")
+        super().__init__(ep.host, ep.port, ws.port if ws else None)
+        self._ws = ws
+        self.check_timeout = check_timeout
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{_url_host(self.host)}:{self.tcp_port}"
+
+    @property
+    def ws_url(self) -> str | None:
+        return self._ws.url if self._ws else None
+
+    def ws_url_for(self, host: str) -> str | None:
+        return self.ws_url        # the operator's URL is already what phones use
+
+    def start(self) -> "ExternalBroker":
+        try:
+            socket.create_connection((self.host, self.tcp_port), self.check_timeout).close()
+        except OSError as e:
+            raise BrokerError(f"Nothing answers at {self.url}: {e.strerror or e}.") from None
+        self._running = True
+        return self
+
+    def stop(self) -> None:
+        self._running = False
+
+    def _refuse(self):
+        raise BrokerError(f"The external broker at {self.url} manages its own logins; add or "
+                          f"remove seat logins there (see docs/protocol.md, 'External broker').")
+
+    def add_user(self, username: str, password: str) -> None:
+        self._refuse()
+
+    def remove_user(self, username: str) -> bool:
+        self._refuse()
+
+    def users(self) -> list[str]:
+        return []
+
+
+def make_broker(spec: str = "embedded", **options) -> Broker:
+    """``"embedded"``, ``"mosquitto"``, or an ``mqtt://host:port`` URL (options: ``ws_url``)."""
+    if spec == "embedded":
+        return EmbeddedBroker(**options)
+    if spec == "mosquitto":
+        return MosquittoBroker(**options)
+    if isinstance(spec, str) and spec.startswith(("mqtt://", "ws://")):
+        return ExternalBroker(spec, **options)
+    raise BrokerError(f"Unknown broker {spec!r}: use 'embedded', 'mosquitto' or "
+                      f"mqtt://host:port.")
