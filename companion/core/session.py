@@ -233,12 +233,16 @@ class Session:
 
     def history(self, viewer=None) -> list:
         """The log as ``viewer`` (a seat, or None for the public) may see it: a sealed choice
-        shows only its commitment unless the viewer owns it or it was revealed and not undone."""
+        shows only its commitment unless the viewer owns it or it was revealed and not undone.
+        The seed stays out until the game is over: it would tell every deck's order."""
         with self.lock:
             undone = {r["target"] for r in self.records if r.get("type") == "Undone"}
             out = []
+            over = self.state.is_over()
             for v, r in enumerate(self.records):
                 item = dict(r)
+                if v == 0 and not over:
+                    item.pop("seed", None)      # the seed would tell the deck order
                 item["version"] = v
                 item["undone"] = v in undone
                 if "salt" in r and viewer != r.get("seat"):
