@@ -78,6 +78,9 @@ class MemoryLog:
         except KeyError:
             raise SessionNotFoundError(f"No session {session_id}.") from None
 
+    def set_meta(self, session_id, meta):
+        self.info(session_id).meta = dict(meta)
+
     def set_status(self, session_id, status, summary=None):
         info = self.info(session_id)
         info.status = status
@@ -215,6 +218,11 @@ class SQLiteLog:
         if row is None:
             raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
         return self._info(row)
+
+    def set_meta(self, session_id, meta):
+        with self._lock:
+            self._db.execute("UPDATE sessions SET meta=? WHERE id=?",
+                             (json.dumps(meta), session_id))
 
     def set_status(self, session_id, status, summary=None):
         with self._lock:
