@@ -31,7 +31,10 @@ def canonical(value) -> bytes:
 
 
 def commitment(window: str, seat: int, choice, salt: str) -> str:
-    body = canonical({"choice": choice, "salt": salt, "seat": seat, "window": window})
+    # The same bytes as canonical({"choice":..., "salt":..., "seat":..., "window":...}):
+    # the keys are written in their sorted order, each value canonically encoded.
+    body = b"".join((b'{"choice":', canonical(choice), b',"salt":', canonical(salt),
+                     b',"seat":', canonical(seat), b',"window":', canonical(window), b"}"))
     return hashlib.sha256(body).hexdigest()
 
 

@@ -36,8 +36,14 @@ def random_bot(game, state, seat, rng):
 def _payable(game, state, seat, cid):
     if not state.config["require_payment"]:
         return True
+    cost = game.rules.actions[cid].cost
+    if not cost:
+        return True
     tok = state.data.tokens[seat]
-    return all(tok[t] >= n for t, n in game.rules.actions[cid].cost.items())
+    for t, n in cost.items():
+        if tok[t] < n:
+            return False
+    return True
 
 
 def _random_card(game, state, seat, rng, cards):

@@ -123,7 +123,11 @@ class GreatPowers(Game):
     def highest(self, state, traits, mode=None):
         """Seats that count as 'the player with the highest level' of ``traits``."""
         mode = mode or state.config["ties"]
-        vals = [self.level(state, s, traits) for s in state.seats()]
+        if len(traits) == 1:
+            t = traits[0]
+            vals = [tok[t] for tok in state.data.tokens]
+        else:
+            vals = [sum(tok[t] for t in traits) for tok in state.data.tokens]
         top = max(vals)
         who = [s for s, v in enumerate(vals) if v == top]
         if len(who) == 1 or mode == "all":

@@ -1,0 +1,30 @@
+"""Run every benchmark: `python -m benches` (or `python -m benches core serial ...` for some).
+
+Each benches/bench_<topic>.py is a script with a main(); figures are printed as medians, p99
+and ratios. The machine is shared and noisy: compare within one run, not across runs.
+"""
+import importlib
+import pathlib
+import sys
+import time
+
+
+def main(argv):
+    here = pathlib.Path(__file__).parent
+    names = sorted(p.stem[len("bench_"):] for p in here.glob("bench_*.py"))
+    chosen = argv or names
+    for name in chosen:
+        if name not in names:
+            print(f"no benchmark {name!r}; have: {', '.join(names)}", file=sys.stderr)
+            return 2
+    for name in chosen:
+        print(f"\n===== bench_{name} =====", flush=True)
+        t = time.perf_counter()
+        mod = importlib.import_module(f"benches.bench_{name}")
+        mod.main([])
+        print(f"----- bench_{name}: {time.perf_counter() - t:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
