@@ -1,6 +1,6 @@
 """The few things that differ between MicroPython and CPython, in one place.
 
-``ticks_ms``/``ticks_diff``/``sleep_ms`` are MicroPython's names; on CPython they are built on
+``ticks_ms``/``ticks_diff``/``ticks_add``/``sleep_ms`` are MicroPython's names; on CPython they are built on
 ``time.monotonic``. ``hexlify``/``unhexlify`` give upper-case hex text both ways.
 """
 import binascii
@@ -15,6 +15,7 @@ except ImportError:  # CPython
 if hasattr(time, "ticks_ms"):
     ticks_ms = time.ticks_ms
     ticks_diff = time.ticks_diff
+    ticks_add = time.ticks_add
     sleep_ms = time.sleep_ms
 else:
     def ticks_ms():
@@ -22,6 +23,9 @@ else:
 
     def ticks_diff(later, earlier):
         return later - earlier
+
+    def ticks_add(ticks, delta):
+        return ticks + delta
 
     def sleep_ms(ms):
         time.sleep(ms / 1000)
