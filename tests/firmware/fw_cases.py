@@ -411,7 +411,7 @@ def case_main_builds_the_board_and_runs():
     a.step()
     f = d.feed(a.usb.take())
     assert f[0].kind == "scan" and f[0].body["src"] == "qr"
-    a.usb.send(p.encode("beep", 1, {"ms": 1, "n": 1}))
+    a.usb.send(p.encode("beep", 1, {"ms": 5000, "n": 1}))
     a.step()
     buzzer = machine.made["pwm"][main.BUZZER_PIN]
     assert buzzer.hz == main.BUZZER_HZ and buzzer.duties[-1] == 32768     # switched on
