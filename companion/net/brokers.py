@@ -345,9 +345,28 @@ class EmbeddedBroker(Broker):
         self._running = True
         return self
 
+    @staticmethod
+    def _abort(handler) -> None:
+        """Drop a client's connection at the socket. Its reader then sees EOF and amqtt ends
+        the session the normal way (Last Will included). Cancelling amqtt's reader task instead
+        can hang: on Python 3.11 ``asyncio.wait_for`` may swallow the cancel."""
+        writer = getattr(handler, "writer", None)
+        inner = getattr(writer, "_writer", None) or getattr(writer, "_protocol", None)
+        transport = getattr(inner, "transport", None)
+        if transport is not None:
+            transport.abort()
+
     async def _ashutdown(self):
-        if self._broker is not None:
-            await self._broker.shutdown()
+        broker = self._broker
+        if broker is not None:
+            for _session, handler in list(broker.sessions.values()):
+                if handler is not None:
+                    self._abort(handler)
+            await asyncio.sleep(0)
+            try:
+                await asyncio.wait_for(broker.shutdown(), 5)
+            except asyncio.TimeoutError:
+                log.warning("the embedded broker took over 5 s to shut down; cancelling it")
         current = asyncio.current_task()
         rest = [t for t in asyncio.all_tasks() if t is not current]
         for t in rest:
@@ -360,7 +379,7 @@ class EmbeddedBroker(Broker):
         try:
             asyncio.run_coroutine_threadsafe(self._ashutdown(), self._loop).result(10)
         except Exception as e:              # still stop the loop; report once
-            log.warning("embedded broker shutdown: %s", e)
+            log.warning("embedded broker shutdown: %r", e)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
         self._loop.close()
@@ -385,8 +404,8 @@ class EmbeddedBroker(Broker):
 
     async def _kick(self, username: str):
         for session, handler in list(self._broker.sessions.values()):
-            if session.username == username and session.transitions.is_connected():
-                await handler.handle_connection_closed()
+            if session.username == username and handler is not None:
+                self._abort(handler)
 
     def users(self) -> list[str]:
         return self._table.names()

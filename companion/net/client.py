@@ -81,6 +81,7 @@ class MqttClient:
         self.messages: queue.Queue[Message] = queue.Queue()
         self._user_on_message = on_message
         self._connected = threading.Event()
+        self._disconnected = threading.Event()
         self._result = None
         transport = "websockets" if self.endpoint.scheme == "ws" else "tcp"
         c = paho.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
@@ -108,6 +109,7 @@ class MqttClient:
         self._connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties):
+        self._disconnected.set()
         if not self._connected.is_set():
             self._result = reason_code
             self._connected.set()
@@ -147,6 +149,10 @@ class MqttClient:
 
     def is_connected(self) -> bool:
         return self._client.is_connected()
+
+    def wait_disconnected(self, timeout: float = 5.0) -> bool:
+        """Wait until the broker ends this connection; True if it did within ``timeout``."""
+        return self._disconnected.wait(timeout)
 
     def subscribe(self, topics, timeout: float = 5.0) -> list[int]:
         """Subscribe to [(topic, qos), ...]; return the granted QoS per topic (128 = refused).
