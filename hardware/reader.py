@@ -176,6 +176,13 @@ class CardReader:
             body["force"] = True
         return self.send(protocol.WRITE, body)
 
+    def feed(self, data, port="(fed)"):
+        """Handle bytes as if they came from a reader on ``port`` (replaying a capture, tests).
+        Uses one detached session per reader object, apart from the live port's."""
+        if getattr(self, "_fed", None) is None:
+            self._fed = _Session(self, port, self.clock)
+        self._bytes_in(self._fed, data)
+
     # -- internals --
     def _emit(self, event):
         try:
