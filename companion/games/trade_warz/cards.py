@@ -132,8 +132,8 @@ _AMOUNT_UP = Param("amount", int, "how much (1 or more)", minimum=1)
 _AMOUNT = Param("amount", int, "how much; negative means less (not 0)", nonzero=True)
 _COUNT = Param("count", int, "how many (1 or more)", minimum=1)
 _TAG = Param("tag", str, "only Exports with this tag (see [meta] tags)", ref="tag")
-_PARTNER = Param("partner", str, "a Trade Partner id, \"chosen\" or \"this\"; "
-                 "left out: every partner", ref="partner")
+_PARTNER = Param("partner", str, "a Trade Partner id, \"chosen\" (the owner picks one when "
+                 "it resolves) or \"this\" (on a Trade Partner: itself)", ref="partner")
 _MAX_COST = Param("max_cost", int, "only routes whose Export costs at most this", minimum=0)
 
 
@@ -895,6 +895,11 @@ class _Fields:
             self.err(k, f"is not a field of {what}{_suggest(k, self.seen)}")
 
 
+def _where(files):
+    """One file, or the folder that holds several."""
+    return files[0] if len(files) == 1 else os.path.commonpath([str(f) for f in files])
+
+
 def _prefix(errors, start, prefix):
     """Errors found in a sub-table name their field from the item's top, e.g. rules.draw."""
     for i in range(start, len(errors)):
@@ -935,9 +940,10 @@ class _Loader:
         for path, doc in docs:
             for key in doc:
                 if key not in TOP_LEVEL:
+                    known = ", ".join(f"[{k}]" if k in ("meta", "editions") else f"[[{k}]]"
+                                      for k in TOP_LEVEL)
                     self.errors.append(DataFileError(
-                        path, None, key, f"is not a table this database knows; use "
-                        f"{', '.join(f'[{k}]' if k in ('meta', 'editions') else f'[[{k}]]' for k in TOP_LEVEL)}"
+                        path, None, key, f"is not a table this database knows; use {known}"
                         f"{_suggest(key, TOP_LEVEL)}"))
         self._meta(docs)
         self._editions(docs)
@@ -979,7 +985,8 @@ class _Loader:
                 if outside:
                     self.errors.append(DataFileError(
                         obj.source, obj.id, "editions", f"include {', '.join(outside)}, but "
-                        f"its Leader {leader.name} is not in {'it' if len(outside) == 1 else 'them'}"))
+                        f"its Leader {leader.name} is not in "
+                        f"{'it' if len(outside) == 1 else 'them'}"))
         if self.errors:
             raise CardDataError(self.errors)
         return CardDB(self.version, self.editions, self.tags, items, label)
@@ -1000,8 +1007,7 @@ class _Loader:
         metas = [(p, d["meta"]) for p, d in docs if "meta" in d]
         if not metas:
             self.errors.append(DataFileError(
-                self.files[0] if len(self.files) == 1 else ", ".join(map(str, self.files)),
-                "meta", None, "is missing: one file needs a [meta] table with game, version "
+                _where(self.files), "meta", None, "is missing: one file needs a [meta] table with game, version "
                               "and tags"))
             return
         for p, _ in metas[1:]:
@@ -1029,7 +1035,7 @@ class _Loader:
         self.editions = {}
         found = [(p, d["editions"]) for p, d in docs if "editions" in d]
         if not found:
-            self.errors.append(DataFileError(self.meta_path or self.files[0], "editions",
+            self.errors.append(DataFileError(self.meta_path or _where(self.files), "editions",
                                              None, "are missing: one file needs "
                                                    "[editions.<name>] tables"))
             return
@@ -1272,7 +1278,8 @@ class _Loader:
         if kind == "export":
             for key, v in (("value", value), ("influence", influence)):
                 if v is None and key not in f.t:
-                    f.err(key, f"is missing: every Export has {'an export value' if key == 'value' else 'a printed influence'}")
+                    what = "an export value" if key == "value" else "a printed influence"
+                    f.err(key, f"is missing: every Export has {what}")
         elif kind is not None:
             for key in ("value", "influence"):
                 if key in f.t:
@@ -1408,7 +1415,8 @@ def parse_effect(table: dict, *, owner: str = "tactic", tags: Iterable[str] | No
         err("when", f"must be one of {', '.join(kind.whens)} for {kind.name}, not {_show(when)}"
                     f"{_suggest(when, kind.whens)}")
     elif when == "activated" and owner != "leader":
-        err("when", f"activated is for Leaders' abilities only, not on {'an' if owner[0] in 'aeiou' else 'a'} {owner_word}")
+        article = "an" if owner[0] in "aeiou" else "a"
+        err("when", f"activated is for Leaders' abilities only, not on {article} {owner_word}")
 
     allowed = tuple(t for t in kind.targets if not ownerless or t in OWNERLESS_TARGETS)
     target = table.get("target", allowed[0] if ownerless and allowed else kind.targets[0])
