@@ -300,6 +300,7 @@ class TableDevices:
         self.when_next = self.when_pause = self.when_undo = None
         self.buzzer = self.light = None
         self.buttons = {}
+        self._last_press = {}
         self._closed = False
         try:
             if config.buzzer.pin is not None:
@@ -321,8 +322,16 @@ class TableDevices:
             self._pressed(name)
         return handler
 
-    def _pressed(self, name):
-        event = ButtonPressed(name, self.clock())
+    def _pressed(self, name, debounce=True):
+        now = self.clock()
+        if debounce:
+            # gpiozero's bounce_time depends on the pin library (MockFactory ignores it), so
+            # presses of the same button closer than bounce_ms are also dropped here
+            last = self._last_press.get(name)
+            if last is not None and now - last < self.config.buttons.bounce_ms / 1000:
+                return
+            self._last_press[name] = now
+        event = ButtonPressed(name, now)
         for cb in (getattr(self, f"when_{name}"), self.on_event):
             if cb is not None:
                 try:
@@ -334,7 +343,7 @@ class TableDevices:
         """Act as if button ``name`` was pressed (for the screen's on-screen buttons, tests)."""
         if name not in self.BUTTONS:
             raise ValueError(f"no button called {name!r}")
-        self._pressed(name)
+        self._pressed(name, debounce=False)
 
     def describe(self) -> list:
         """``[(part, where, state)]`` for ``companion doctor``."""

@@ -9,6 +9,7 @@ absolute monotonic times and matches every edge to its deadline exactly:
     ... play patterns, wait ...
     errors = edge_errors(pin.states, base, planned)   # seconds, actual - deadline, per edge
 """
+import math
 import time
 
 
@@ -67,5 +68,5 @@ def percentile(values, q):
     if not values:
         raise ValueError("no values")
     s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
     return s[k]
