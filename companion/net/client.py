@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import secrets
+import socket
 import threading
 import time
 import urllib.parse
@@ -217,6 +218,12 @@ class MqttClient:
     def kill(self) -> None:
         """Drop the connection without a DISCONNECT packet, as a phone that loses Wi-Fi: the
         broker publishes the Last Will."""
+        sock = self._client.socket()
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)     # wakes paho's loop at once
+            except OSError:
+                pass
         self._client.loop_stop()
         sock = self._client.socket()
         if sock is not None:
