@@ -505,8 +505,13 @@ class CardDB:
         self.tags = tuple(tags)
         self.source = source
         self._items = dict(items)               # id -> Card | EventCard | Partner | Leader
+        self._lists = {}                        # (class, edition, kind) -> tuple, on demand
         self._decks = {}
         self._leader_decks = {}
+        self._signatures = {}
+        for c in self._items.values():
+            if isinstance(c, Card) and c.signature:
+                self._signatures[c.leader] = self._signatures.get(c.leader, ()) + (c,)
         for ed in self.editions.values():
             for spec in ed.decks:
                 kind_items = [i for i in self._items.values() if i.kind == spec.name
@@ -544,11 +549,18 @@ class CardDB:
                               f"{', '.join(self.editions)}.") from None
 
     def _of(self, cls, edition, kind=None):
-        if edition is not None:
-            self.edition(edition)
-        return tuple(i for i in self._items.values() if isinstance(i, cls)
-                     and (edition is None or i.in_edition(edition))
-                     and (kind is None or i.kind == kind))
+        key = (cls, edition, kind)
+        found = self._lists.get(key)
+        if found is None:
+            if edition is not None:
+                self.edition(edition)
+            found = tuple(i for i in self._items.values() if isinstance(i, cls)
+                          and (edition is None or i.in_edition(edition))
+                          and (kind is None or i.kind == kind))
+            if cls is Leader:
+                found = tuple(sorted(found, key=lambda l: l.prototype))
+            self._lists[key] = found
+        return found
 
     def cards(self, edition: str | None = None, kind: str | None = None) -> tuple:
         """Exports, Policies and Tactics (global and Leader cards), in file order."""
@@ -562,11 +574,11 @@ class CardDB:
 
     def leaders(self, edition: str | None = None) -> tuple:
         """Leaders in file order, the non-prototype ones first."""
-        found = self._of(Leader, edition)
-        return tuple(sorted(found, key=lambda l: l.prototype))
+        return self._of(Leader, edition)
 
     def signature_cards(self, leader: str) -> tuple:
-        return tuple(c for c in self.cards() if c.leader == leader and c.signature)
+        """A Leader's signature cards (every edition), in file order."""
+        return self._signatures.get(leader, ())
 
     # -- decks -----------------------------------------------------------------------------
     def deck(self, edition: str, deck: str, leaders: Iterable[str] = ()) -> tuple:
@@ -989,7 +1001,7 @@ class _Loader:
                         f"{'it' if len(outside) == 1 else 'them'}"))
         if self.errors:
             raise CardDataError(self.errors)
-        return CardDB(self.version, self.editions, self.tags, items, label)
+        return CardDB(self.version, self.editions, self.tags or (), items, label)
 
     @staticmethod
     def _raw_ids(docs, table):
@@ -1003,7 +1015,8 @@ class _Loader:
 
     # -- meta and editions -----------------------------------------------------------------
     def _meta(self, docs):
-        self.version, self.tags, self.meta_path = "?", (), None
+        # tags stay None (unchecked) until [meta] gives them: one missing [meta] is one error
+        self.version, self.tags, self.meta_path = "?", None, None
         metas = [(p, d["meta"]) for p, d in docs if "meta" in d]
         if not metas:
             self.errors.append(DataFileError(
@@ -1033,6 +1046,7 @@ class _Loader:
 
     def _editions(self, docs):
         self.editions = {}
+        self.edition_names = []     # every edition named, even one whose table has a mistake
         found = [(p, d["editions"]) for p, d in docs if "editions" in d]
         if not found:
             self.errors.append(DataFileError(self.meta_path or _where(self.files), "editions",
@@ -1045,13 +1059,14 @@ class _Loader:
                 continue
             for name, t in table.items():
                 item = f"edition {name}"
-                if name in self.editions:
+                if name in self.edition_names:
                     self.errors.append(DataFileError(path, item, None, "is defined twice"))
                     continue
                 if not _ID.match(name):
                     self.errors.append(DataFileError(path, item, None,
                                                      "needs a lowercase name"))
                     continue
+                self.edition_names.append(name)
                 if not isinstance(t, dict):
                     self.errors.append(DataFileError(path, item, None, "must be a table"))
                     continue
@@ -1178,7 +1193,8 @@ class _Loader:
         text = f.get("text", str)
         flavour = f.get("flavour", str, "")
         version = f.get("version", int, minimum=1)
-        editions = f.strings("editions", tuple(self.editions), choices=tuple(self.editions))
+        names = tuple(self.edition_names)
+        editions = f.strings("editions", names, choices=names)
         if editions == () and "editions" in f.t:
             f.err("editions", "is empty; leave it out for every edition")
         return iid, name, text, flavour, version, editions
@@ -1284,7 +1300,11 @@ class _Loader:
             for key in ("value", "influence"):
                 if key in f.t:
                     f.err(key, f"is only for Exports; this is a {KIND_TITLES[kind]}")
-        tags = f.strings("tags", (), choices=self.tags)
+        tags = f.strings("tags", ())
+        for tag in tags or ():
+            if self.tags is not None and tag not in self.tags:
+                f.err("tags", f"holds {_show(tag)}, which is not in [meta] tags "
+                              f"({', '.join(self.tags)}){_suggest(tag, self.tags)}")
         if deck == "leader":
             if leader is None and "leader" not in f.t:
                 f.err("leader", "is missing: a card in a Leader's deck names its Leader")

@@ -424,10 +424,20 @@ def test_edition_rules_typo(data):
     text = (data / "editions.toml").read_text()
     (data / "editions.toml").write_text(text.replace("fast_pass = true ", "fastpass = true ", 1))
     errors = errors_of(data)
+    assert len(errors) == 2              # the cards of that edition do not cascade into errors
     assert find(errors, "editions.toml", "edition tariff", "rules.fast_pass").problem == \
         "is missing"
     assert "did you mean 'fast_pass'" in find(errors, "editions.toml", "edition tariff",
                                               "rules.fastpass").problem
+
+
+def test_missing_meta_is_one_problem_not_one_per_tag(data):
+    text = (data / "editions.toml").read_text()
+    (data / "editions.toml").write_text(text.replace("[meta]", "[metadata]", 1))
+    errors = errors_of(data)
+    assert len(errors) == 2
+    assert "did you mean 'meta'" in find(errors, "editions.toml", None, "metadata").problem
+    assert find(errors, "data", "meta", None).problem.startswith("is missing")
 
 
 def test_invalid_toml_names_the_file(data):
