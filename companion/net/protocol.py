@@ -159,46 +159,57 @@ def hub_status(online: bool, session: str | None = None) -> dict:
     return msg
 
 
-# -- sealed choices -----------------------------------------------------------------------------
+# -- public events ------------------------------------------------------------------------------
+
+def event(seq: int, notice: dict) -> dict:
+    """The ``events`` payload for one public notice of the core (``state.notices``):
+    ``{"v": 1, "seq": ..., "type": <notice kind>, ...the notice's fields}``.
+
+    A private notice (one with ``"to"``) is refused: it belongs in that seat's view only.
+    """
+    if "to" in notice:
+        raise ValueError(f"a private {notice.get('kind')} notice never goes on the public "
+                         f"events topic")
+    body = {k: v for k, v in notice.items() if k != "kind"}
+    return {"v": PROTOCOL_VERSION, "seq": seq, "type": notice["kind"], **body}
+
 
 def choice_locked(seq: int, window: str, seat: int, digest: str) -> dict:
     """Public event at lock-in: who locked in, and the commitment, never the choice."""
-    return {"v": PROTOCOL_VERSION, "seq": seq, "type": "ChoiceLocked", "window": window,
-            "seat": seat, "commitment": digest}
+    return event(seq, {"kind": "ChoiceLocked", "window": window, "seat": seat,
+                       "commitment": digest})
 
 
 def choices_revealed(seq: int, window: str, entries) -> dict:
     """Public event at the reveal: every seat's choice and salt at once.
 
-    ``entries`` maps seat -> object with ``choice``, ``salt``, ``commitment``, ``defaulted``
-    (as :class:`companion.core.sealed.Entry`) or -> a dict with those keys.
+    ``entries`` maps seat -> an object with ``choice``, ``salt``, ``commitment`` and
+    ``defaulted`` (as :class:`companion.core.sealed.Entry`), or -> a dict with those keys.
     """
-    out = []
-    for seat in sorted(entries):
+    choices = {}
+    for seat in sorted(entries, key=int):
         e = entries[seat]
         get = e.get if isinstance(e, dict) else (lambda k, e=e: getattr(e, k))
-        out.append({"seat": seat, "choice": get("choice"), "salt": get("salt"),
-                    "commitment": get("commitment"), "defaulted": bool(get("defaulted"))})
-    return {"v": PROTOCOL_VERSION, "seq": seq, "type": "ChoicesRevealed", "window": window,
-            "choices": out}
+        choices[str(seat)] = {"choice": get("choice"), "salt": get("salt"),
+                              "commitment": get("commitment"), "defaulted": bool(get("defaulted"))}
+    return event(seq, {"kind": "ChoicesRevealed", "window": window, "choices": choices})
 
 
-def verify_reveal(event: dict, locked: dict | None = None) -> dict:
-    """Check a ChoicesRevealed event: seat -> True/False (None for a defaulted seat, which never
-    locked in and so has no commitment).
+def verify_reveal(revealed: dict, locked: dict | None = None) -> dict:
+    """Check a ChoicesRevealed event: seat (int) -> True/False, or None for a defaulted seat
+    (it never locked in, so it has no commitment; its choice is the window's default).
 
-    ``locked`` maps seat -> the commitment seen earlier in ChoiceLocked; pass it, or the check
-    only proves the event agrees with itself.
+    ``locked`` maps seat -> the commitment announced earlier by ChoiceLocked. Pass it: without
+    it the check only proves the event agrees with itself.
     """
     result = {}
-    for item in event["choices"]:
-        seat = item["seat"]
+    for key, item in revealed["choices"].items():
+        seat = int(key)
         if item.get("defaulted"):
             result[seat] = None
             continue
-        expected = (locked or {}).get(seat, item["commitment"])
-        salt = item["salt"]
-        ok = (isinstance(salt, str) and len(salt) >= 2 * SALT_BYTES
-              and commitment(event["window"], seat, item["choice"], salt) == expected)
-        result[seat] = ok
+        expected = (locked or {}).get(seat, item.get("commitment"))
+        salt = item.get("salt")
+        result[seat] = (isinstance(salt, str) and len(salt) >= 2 * SALT_BYTES
+                        and commitment(revealed["window"], seat, item["choice"], salt) == expected)
     return result
