@@ -1,0 +1,205 @@
+"""Market Trading bots: ``bot(game, state, seat, rng) -> (move, args)`` for
+``state.prompts[seat]``. Everything in this game is public; bots read the state's public facts.
+
+* ``random``: random legal actions (a few trades and improvements, random builds and forages).
+* ``greedy``: uses every improvement that adds value, trades for the one resource missing to
+  run an improvement, trades away copies a full market would not pay for, builds the most
+  productive improvement while the game is young, forages where its improvements pay extra.
+"""
+
+MAX_TRADES = 2          # per turn, for both bots: keeps a bot turn short
+
+
+def _profit(game, cid):
+    cin, cout = game.converts[cid]
+    v = game.value
+    return sum(v[k] * n for k, n in cout.items()) - sum(v[k] * n for k, n in cin.items())
+
+
+def _legal_trade(game, state, give, take):
+    d = state.data
+    cap = game.rules.market_cap
+    if give == take or d.hand.get(give, 0) < 1 or d.market.get(take, 0) < 1:
+        return False
+    return d.market[give] < cap and game.value[take] <= game.value[give]
+
+
+# -- random ----------------------------------------------------------------------------------------
+
+def random_bot(game, state, seat, rng):
+    p = state.prompts[seat]
+    moves = p["moves"]
+    d = state.data
+    if "end_step" in moves:
+        x = rng.random()
+        if x < 0.4:
+            usable = [c for c in game.usable(state, seat) if game._has(d.hand,
+                                                                        game.converts[c][0])]
+            if usable:
+                return "improve", {"improvement": rng.choice(usable)}
+        elif x < 0.6 and d.turn_trades < MAX_TRADES:
+            give = rng.choice(list(d.hand)) if d.hand else None
+            takes = [k for k, n in d.market.items() if n and k != give]
+            if give is not None and takes:
+                take = rng.choice(takes)
+                if _legal_trade(game, state, give, take):
+                    return "trade", {"give": {give: 1}, "take": {take: 1}}
+        return "end_step", {}
+    if "build" in moves:
+        if rng.random() < 0.7:
+            return "build", {"improvement": rng.choice(game.affordable(state))}
+        return "skip_build", {}
+    if "forage" in moves:
+        if rng.random() < 0.1:
+            return "skip_forage", {}
+        r = game.rules
+        if state.config["forage_source"] == "hand":
+            ok = [t for t, res in enumerate(d.yields[seat]) if d.hand.get(res, 0) >= r.forage]
+            return "forage", {"tile": rng.choice(ok)}
+        return "forage", {"tile": rng.randrange(r.rows * r.cols)}
+    raise RuntimeError(f"random bot cannot answer {moves}")
+
+
+# -- greedy ----------------------------------------------------------------------------------------
+
+def greedy_bot(game, state, seat, rng):
+    p = state.prompts[seat]
+    moves = p["moves"]
+    d = state.data
+    if "end_step" in moves:
+        hand, market, cap = d.hand, d.market, game.rules.market_cap
+        usable = game.usable(state, seat)
+        best, best_v = None, 0
+        for cid in usable:
+            cin, cout = game.converts[cid]
+            if not game._has(hand, cin):
+                continue
+            v = _profit(game, cid)
+            if any(market[k] + hand[k] > cap for k in cin):
+                v += 2                                  # its inputs would score nothing
+            if any(market[k] >= cap for k in cout):
+                v -= 10                                 # its output would score nothing
+            if v > best_v:
+                best, best_v = cid, v
+        if best is not None:
+            return "improve", {"improvement": best}
+        if d.turn_trades < MAX_TRADES:
+            t = _useful_trade(game, state, seat, usable)
+            if t is not None:
+                return "trade", {"give": {t[0]: 1}, "take": {t[1]: t[2] if len(t) > 2 else 1}}
+        return "end_step", {}
+    if "build" in moves:
+        best, best_v = None, 0.0
+        for cid in game.affordable(state):
+            v = _build_value(game, state, seat, cid)
+            if v > best_v:
+                best, best_v = cid, v
+        if best is not None and d.bowl[seat] > 6:
+            return "build", {"improvement": best}
+        return "skip_build", {}
+    if "forage" in moves:
+        return "forage", {"tile": _forage_tile(game, state, seat)}
+    raise RuntimeError(f"greedy bot cannot answer {moves}")
+
+
+def _useful_trade(game, state, seat, usable):
+    """(give, take) of one copy each: the missing input of an improvement, or a copy that a
+    full market would not pay for swapped for one that scores."""
+    d = state.data
+    hand, market, cap, value = d.hand, d.market, game.rules.market_cap, game.value
+    keep = set()
+    for cid in usable:
+        cin = game.converts[cid][0]
+        keep.update(cin)
+        missing = [k for k, n in cin.items() if hand.get(k, 0) < n]
+        if len(missing) == 1 and hand.get(missing[0], 0) + 1 >= cin[missing[0]] and \
+                market[missing[0]] > 0:
+            take = missing[0]
+            for give in hand:
+                if give not in cin and value[give] >= value[take] and market[give] < cap:
+                    return give, take
+    # drain a full market: one valuable copy for the inputs an improvement needs
+    for cid in usable:
+        cin = game.converts[cid][0]
+        for x, need in cin.items():
+            k = need - hand.get(x, 0)
+            if k <= 0 or market[x] < k or market[x] < cap - 1:
+                continue
+            for give in hand:
+                if give not in cin and market[give] < cap and value[give] >= k * value[x]:
+                    return give, x, k
+    for give, n in hand.items():
+        if give in keep or market[give] >= cap or market[give] + n <= cap:
+            continue                                    # every copy still scores
+        for take, m in market.items():
+            if m and take != give and value[take] <= value[give] and \
+                    m - 1 + hand.get(take, 0) < cap:
+                return give, take
+    return None
+
+
+def _build_value(game, state, seat, cid):
+    imp = game.rules.improvements[cid]
+    d, r = state.data, game.rules
+    owned = d.built[seat]
+    v = 0.0
+    if cid in game.converts:
+        cin, cout = game.converts[cid]
+        supply = 0
+        for k in cin:
+            res = r.resources[k]
+            if res.terrain is not None:
+                supply += sum(1 for t, y in enumerate(d.yields[seat]) if y == k)
+            else:                                        # fed by another improvement we own
+                supply += 6 * sum(1 for o in owned if o in game.converts and
+                                  k in game.converts[o][1])
+        v += (_profit(game, cid) + 1) * min(supply, 8) / 4.0
+        if cid in owned:
+            v *= 0.3
+        if any(d.market[k] >= r.market_cap for k in cout):
+            v *= 0.2
+    for e in (imp.on_forage, imp.on_build):
+        if e is not None:
+            for terrain, n in e.extra:
+                res = r.t1_of[terrain]
+                if d.market[res] < r.market_cap - 1 and res in d.yields[seat]:
+                    v += n
+            v += 0.5 * sum(n for _, n in e.gain) + e.points
+    if cid not in game.converts and not any(o in game.converts for o in owned):
+        v *= 0.3                                     # first, something that adds value
+    return v
+def _forage_tile(game, state, seat):
+    """A tile whose resource the market still pays for, or that feeds an improvement; spread
+    out over empty tiles (every pile yields one per harvest)."""
+    d, r = state.data, game.rules
+    board, piles, yields = d.board[seat], d.piles[seat], d.yields[seat]
+    market, cap = d.market, r.market_cap
+    feeds, extra = set(), {}
+    for cid in d.built[seat]:
+        imp = r.improvements[cid]
+        if imp.on_forage is not None:
+            for t, n in imp.on_forage.extra:
+                extra[t] = extra.get(t, 0) + n
+        if cid in game.converts:
+            feeds.update(game.converts[cid][0])
+    worth = {}
+    for terrain, res in r.t1_of.items():
+        m = market[res]
+        w = 3 if m < cap - 1 else (1 if m < cap else 0)
+        if res in feeds:
+            w += 4
+        if w:
+            w += 2 * extra.get(terrain, 0)
+        worth[terrain] = w
+    src_hand = state.config["forage_source"] == "hand"
+    best, best_v = None, None
+    for t in range(len(board)):
+        if src_hand and d.hand.get(yields[t], 0) < r.forage:
+            continue
+        v = worth[board[t]] * 10 - piles[t]
+        if best_v is None or v > best_v:
+            best, best_v = t, v
+    return best
+
+
+BOTS = {"random": random_bot, "greedy": greedy_bot}

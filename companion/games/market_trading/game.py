@@ -1,0 +1,561 @@
+"""Market Trading: each player builds an economy on a random terrain board; the common market
+is where they meet. The first to empty a 30-token point bowl wins.
+
+Rules: shared/rules/market-trading.md. Rulings (docs/market-trading.md) where the rulebook is
+vague, the configurable ones as options:
+
+* Turns go clockwise from seat 0 (``first_player=random`` draws the start player from the seed).
+* A turn is six steps, each its own phase with its own prompt: Harvest (automatic), Trade and
+  improve (``trade``/``improve``/``end_step``), Build (``build``/``skip_build``), Trade and
+  improve again, Forage (``forage``/``skip_forage``), Donation (automatic). A step in which the
+  active player can do nothing at all is passed automatically (a trade step with an empty hand,
+  a build step with no affordable improvement).
+* Trades are with the central market only (the rulebook names no player-to-player trade, and
+  nobody holds resources outside their own turn). A trade gives at least one resource and takes
+  at least one, never the same resource both ways; the base values taken must not exceed the
+  base values given; a given resource may not push its market above four copies.
+* Each improvement you own may be used once per trade step (``improve_limit``).
+* Forage takes its two resources from the general supply (``forage_source=hand``: from the
+  resources you hold).
+* Build costs go to the bank (``build_payment=market``: into the market, flooding rules apply).
+* The game ends the moment a bowl is empty (``end=equal-turns``: the round is finished so that
+  everyone has had as many turns; every emptied bowl then shares the win, ties broken by the
+  most points beyond the bowl).
+"""
+import dataclasses
+
+from companion.core.errors import IllegalMoveError
+from companion.core.game import Game, Move, Option, Phase
+
+from .data import default_rules
+
+
+@dataclasses.dataclass
+class MTData:
+    board: list                     # per seat: terrain name per tile (row-major)
+    yields: list                    # per seat: the T1 resource of each tile
+    piles: list                     # per seat: resources on each tile
+    bowl: list                      # tokens left in each bowl
+    earned: list                    # points taken, including any beyond the bowl
+    built: list                     # per seat: improvement ids, in build order
+    deck: list                      # the improvements deck (order hidden)
+    face_up: list
+    market: dict
+    bank: dict                      # copies that went to the bank (flooded markets, builds)
+    first: int
+    active: int = -1
+    hand: dict = dataclasses.field(default_factory=dict)
+    used: list = dataclasses.field(default_factory=list)        # indices into built[active]
+    built_now: str | None = None
+    turn_trades: int = 0
+    turns: int = 0
+    idle_rounds: int = 0                                        # whole rounds without a point
+    stalled: bool = False
+    emptied: list = dataclasses.field(default_factory=list)
+    last: dict = dataclasses.field(default_factory=dict)         # what this turn did
+    vp_curve: list = dataclasses.field(default_factory=list)     # points per seat, per round
+    stats: dict = dataclasses.field(default_factory=dict)
+
+
+def _amounts(value, what, names):
+    if not isinstance(value, dict) or not value:
+        raise IllegalMoveError(f"{what} is a table of resources and amounts, e.g. "
+                               f'{{"wood": 2}}, not {value!r}.')
+    for k, v in value.items():
+        if k not in names:
+            raise IllegalMoveError(f"{k!r} is not a resource. Resources: {', '.join(names)}.")
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise IllegalMoveError(f"{what}: the amount of {names[k]} must be a positive "
+                                   f"whole number, not {v!r}.")
+    return value
+
+
+class MarketTrading(Game):
+    name = "market-trading"
+    title = "Market Trading"
+    min_players = 2
+    max_players = 6
+    start_phase = "harvest"
+    counters = ("bowl",)
+    options = (
+        Option("improve_limit", "once-per-step", "How often each improvement you own may be "
+               "used: once in each trade step, once per turn, or without limit.",
+               ("once-per-step", "once-per-turn", "unlimited")),
+        Option("forage_source", "supply", "Forage takes its two resources from the supply, "
+               "or from the resources you hold.", ("supply", "hand")),
+        Option("build_payment", "bank", "Where the resources paid to build go.",
+               ("bank", "market")),
+        Option("end", "immediate", "The first empty bowl wins at once, or the round is "
+               "finished for equal turns.", ("immediate", "equal-turns")),
+        Option("first_player", "seat-1", "Who starts: the first seat, or drawn from the seed.",
+               ("seat-1", "random")),
+    )
+
+    def __init__(self, rules=None):
+        self.rules = r = rules or default_rules()
+        self.names = {k: v.name for k, v in r.resources.items()}
+        self.value = {k: v.value for k, v in r.resources.items()}
+        self.first_value = {k: v.first for k, v in r.resources.items()}
+        self.order = list(r.resources)
+        self.converts = {k: (dict(i.convert_in), dict(i.convert_out))
+                         for k, i in r.improvements.items() if i.convert_in}
+        self.costs = {k: tuple(i.cost) for k, i in r.improvements.items()}
+        self.phases = {p.name: p for p in (
+            Phase("harvest", "trade", on_begin=self._begin_turn, label="1. Harvest"),
+            Phase("trade", "build", on_begin=self._begin_trade, label="2. Trade and improve"),
+            Phase("build", "trade_again", on_begin=self._begin_build, label="3. Build"),
+            Phase("trade_again", "forage", on_begin=self._begin_trade,
+                  label="4. Trade and improve again"),
+            Phase("forage", "donate", on_begin=self._begin_forage, label="5. Forage"),
+            Phase("donate", "harvest", on_begin=self._donate, label="6. Donation"),
+        )}
+        self.moves = {m.name: m for m in (
+            Move("trade", self._trade, "Traded",
+                 doc="give: {resource: n} from your hand; take: {resource: n} from the market"),
+            Move("improve", self._improve, "Improved", doc="improvement: an id you own"),
+            Move("end_step", self._end_step, "StepEnded"),
+            Move("build", self._build, "Built", doc="improvement: a face-up id"),
+            Move("skip_build", self._skip, "BuildSkipped"),
+            Move("forage", self._forage, "Foraged",
+                 doc="tile: a tile number (row-major from 0) or [row, col]"),
+            Move("skip_forage", self._skip, "ForageSkipped"),
+        )}
+        from .bots import BOTS
+        self.bots = BOTS
+
+    # == set-up ===================================================================================
+    def setup(self, state):
+        r = self.rules
+        rng = state.rng
+        tiles = r.rows * r.cols
+        boards, yields, piles = [], [], []
+        for _ in state.seats():
+            board = rng.choices(r.terrains, weights=r.weights, k=tiles)
+            pile = [0] * tiles
+            for t in rng.sample(range(tiles), r.start_piles):
+                pile[t] = r.start_pile_size
+            boards.append(board)
+            yields.append([r.t1_of[t] for t in board])
+            piles.append(pile)
+        deck = [i.id for i in r.improvements.values() for _ in range(i.copies)]
+        rng.shuffle(deck)
+        face_up = [deck.pop() for _ in range(min(r.face_up, len(deck)))]
+        market = {k: r.market_start.get(k, 0) for k in r.resources}
+        first = rng.randrange(state.n) if state.config["first_player"] == "random" else 0
+        state.data = MTData(
+            board=boards, yields=yields, piles=piles, bowl=[r.bowl] * state.n,
+            earned=[0] * state.n, built=[[] for _ in state.seats()], deck=deck,
+            face_up=face_up, market=market, bank={k: 0 for k in r.resources}, first=first,
+            stats={"turn_points": [[] for _ in state.seats()], "trades": 0, "improves": 0,
+                   "builds": [0] * state.n, "flooded": 0, "forages": 0})
+
+    # == helpers ==================================================================================
+    def _tile(self, state, seat, tile):
+        r = self.rules
+        n = r.rows * r.cols
+        if isinstance(tile, list) and len(tile) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in tile):
+            row, col = tile
+            if not (0 <= row < r.rows and 0 <= col < r.cols):
+                raise IllegalMoveError(f"Your board has rows 0-{r.rows - 1} and columns "
+                                       f"0-{r.cols - 1}; there is no tile {tile}.")
+            return row * r.cols + col
+        if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < n:
+            raise IllegalMoveError(f"Choose a tile 0-{n - 1} (row by row) or [row, col], not "
+                                   f"{tile!r}.")
+        return tile
+
+    def _has(self, hand, need):
+        for k, v in need.items():
+            if hand.get(k, 0) < v:
+                return False
+        return True
+
+    def _take(self, hand, need):
+        for k, v in need.items():
+            left = hand[k] - v
+            if left:
+                hand[k] = left
+            else:
+                del hand[k]
+
+    def _give(self, hand, got):
+        for k, v in got.items():
+            hand[k] = hand.get(k, 0) + v
+
+    def _points(self, state, seat, n, why):
+        d = state.data
+        if n <= 0:
+            return
+        d.earned[seat] += n
+        d.bowl[seat] = max(0, d.bowl[seat] - n)
+        d.last.setdefault("points", []).append([why, n])
+        if d.bowl[seat] == 0 and seat not in d.emptied:
+            d.emptied.append(seat)
+            state.note("BowlEmptied", seat=seat)
+            if state.config["end"] == "immediate":
+                self._finish(state, [seat], "emptied the point bowl first")
+
+    def _finish(self, state, winners, reason, tiebreak=None):
+        d = state.data
+        if not d.vp_curve or d.vp_curve[-1] != d.earned:
+            d.vp_curve.append(list(d.earned))
+        scores = {s: self.rules.bowl - d.bowl[s] for s in state.seats()}
+        state.finish(winners, reason, scores, tiebreak)
+
+    def usable(self, state, seat):
+        """Improvements ``seat`` may still use in this step: {id: index into built}."""
+        d = state.data
+        limit = state.config["improve_limit"]
+        out = {}
+        for i, cid in enumerate(d.built[seat]):
+            if cid in self.converts and cid not in out and (limit == "unlimited" or
+                                                            i not in d.used):
+                out[cid] = i
+        return out
+
+    def affordable(self, state):
+        """Face-up improvements the active player's hand can pay for."""
+        hand = state.data.hand
+        out = []
+        costs = self.costs
+        for c in state.data.face_up:
+            for k, v in costs[c]:
+                if hand.get(k, 0) < v:
+                    break
+            else:
+                out.append(c)
+        return out
+
+    # == 1. Harvest ===============================================================================
+    def _begin_turn(self, state):
+        d = state.data
+        if d.active < 0:
+            d.active = d.first
+            state.round = 1
+        else:
+            d.active = (d.active + 1) % state.n
+            if d.active == d.first:
+                still = d.vp_curve and d.vp_curve[-1] == d.earned
+                d.idle_rounds = d.idle_rounds + 1 if still else 0
+                d.vp_curve.append(list(d.earned))
+                if d.emptied:                         # end=equal-turns: the round is over
+                    return self._finish_equal(state)
+                if d.idle_rounds >= self.rules.stall_rounds:
+                    return self._stalled(state, f"no points in {d.idle_rounds} rounds: the "
+                                                f"markets are stuck")
+                state.round += 1
+                if state.round > self.rules.max_rounds:
+                    return self._stalled(state, f"stall guard: {self.rules.max_rounds} "
+                                                f"rounds played")
+        d.turns += 1
+        s = d.active
+        d.hand, d.used, d.built_now, d.turn_trades = {}, [], None, 0
+        d.last = {"seat": s, "round": state.round}
+        piles, yields = d.piles[s], d.yields[s]
+        hand = d.hand
+        for t, n in enumerate(piles):
+            if n:
+                piles[t] = n - 1
+                res = yields[t]
+                hand[res] = hand.get(res, 0) + 1
+        d.last["harvest"] = dict(hand)
+        state.note("Harvested", seat=s, got=dict(hand))
+
+    def _finish_equal(self, state):
+        d = state.data
+        winners = list(d.emptied)
+        tiebreak = None
+        if len(winners) > 1:
+            best = max(d.earned[s] for s in winners)
+            winners = [s for s in winners if d.earned[s] == best]
+            tiebreak = "most points beyond the bowl" + (", still tied: shared"
+                                                        if len(winners) > 1 else "")
+        self._finish(state, winners, "emptied the point bowl (equal turns)", tiebreak)
+
+    def _stalled(self, state, why):
+        d = state.data
+        best = max(d.earned)
+        winners = [s for s in state.seats() if d.earned[s] == best]
+        d.stalled = True
+        self._finish(state, winners, f"{why}; most points wins",
+                     "shared" if len(winners) > 1 else None)
+
+    # == 2 and 4. Trade and improve ===============================================================
+    def _begin_trade(self, state):
+        d = state.data
+        if state.config["improve_limit"] == "once-per-step":
+            d.used = []
+        if not self.can_trade_or_improve(state):
+            return                                   # nothing the player could do
+        state.prompt(d.active, ("trade", "improve", "end_step"), step=state.phase)
+
+    def can_trade_or_improve(self, state):
+        """Is any trade or improvement possible for the active player right now?"""
+        d = state.data
+        hand = d.hand
+        if not hand:
+            return False
+        for cid in self.usable(state, d.active):
+            if self._has(hand, self.converts[cid][0]):
+                return True
+        market, cap, value = d.market, self.rules.market_cap, self.value
+        best_give = max((value[k] for k in hand if market[k] < cap), default=None)
+        if best_give is None:
+            return False
+        for k, m in market.items():
+            if m and value[k] <= best_give and (k not in hand or any(
+                    g != k and market[g] < cap and value[g] >= value[k] for g in hand)):
+                return True
+        return False
+
+    def _trade(self, state, seat, give, take):
+        d, names = state.data, self.names
+        _amounts(give, "give", names)
+        _amounts(take, "take", names)
+        both = set(give) & set(take)
+        if both:
+            raise IllegalMoveError(f"You cannot give and take {names[both.pop()]} in the same "
+                                   f"trade.")
+        hand, market, cap = d.hand, d.market, self.rules.market_cap
+        for k, v in give.items():
+            if hand.get(k, 0) < v:
+                raise IllegalMoveError(f"You have {hand.get(k, 0)} {names[k]} to give, not "
+                                       f"{v}.")
+            if market[k] + v > cap:
+                room = cap - market[k]
+                raise IllegalMoveError(
+                    f"The {names[k]} market is flooded: it holds {market[k]} of at most {cap}"
+                    + (f", room for {room} more." if room else "; it accepts no more."))
+        for k, v in take.items():
+            if market[k] < v:
+                raise IllegalMoveError(f"The market has {market[k]} {names[k]}, not {v}.")
+        value = self.value
+        vg = sum(value[k] * v for k, v in give.items())
+        vt = sum(value[k] * v for k, v in take.items())
+        if vt > vg:
+            raise IllegalMoveError(f"You would take {vt} points of resources for {vg}; what you "
+                                   f"take must be worth no more than what you give.")
+        self._take(hand, give)
+        self._give(hand, take)
+        for k, v in give.items():
+            market[k] += v
+        for k, v in take.items():
+            market[k] -= v
+        d.turn_trades += 1
+        d.stats["trades"] += 1
+        state.note("Traded", seat=seat, give=dict(give), take=dict(take))
+
+    def _improve(self, state, seat, improvement):
+        d = state.data
+        usable = self.usable(state, seat)
+        if improvement not in usable:
+            imp = self.rules.improvements.get(improvement) if isinstance(improvement, str) \
+                else None
+            if imp is None or improvement not in d.built[seat]:
+                raise IllegalMoveError(f"You have no improvement {improvement!r}; yours: "
+                                       f"{', '.join(d.built[seat]) or 'none yet'}.")
+            if improvement not in self.converts:
+                raise IllegalMoveError(f"{imp.name} converts nothing; it acts on build or "
+                                       f"forage.")
+            raise IllegalMoveError(f"You have used your {imp.name} already "
+                                   f"{'this step' if state.config['improve_limit'] == 'once-per-step' else 'this turn'}.")
+        cin, cout = self.converts[improvement]
+        if not self._has(d.hand, cin):
+            need = ", ".join(f"{v} {self.names[k]}" for k, v in cin.items())
+            raise IllegalMoveError(f"{self.rules.improvements[improvement].name} needs {need} "
+                                   f"in your hand.")
+        self._take(d.hand, cin)
+        self._give(d.hand, cout)
+        if state.config["improve_limit"] != "unlimited":
+            d.used.append(usable[improvement])
+        d.stats["improves"] += 1
+        state.note("Improved", seat=seat, improvement=improvement, used=dict(cin),
+                   made=dict(cout))
+
+    def _end_step(self, state, seat):
+        state.clear_prompt(seat)
+
+    def _skip(self, state, seat):
+        state.clear_prompt(seat)
+
+    # == 3. Build =================================================================================
+    def _begin_build(self, state):
+        if self.affordable(state):
+            state.prompt(state.data.active, ("build", "skip_build"))
+
+    def _build(self, state, seat, improvement):
+        d, r = state.data, self.rules
+        if improvement not in d.face_up:
+            raise IllegalMoveError(f"{improvement!r} is not face up. Face up: "
+                                   f"{', '.join(d.face_up)}.")
+        imp = r.improvements[improvement]
+        cost = dict(imp.cost)
+        if not self._has(d.hand, cost):
+            need = ", ".join(f"{v} {self.names[k]}" for k, v in imp.cost)
+            raise IllegalMoveError(f"{imp.name} costs {need}; you cannot afford it.")
+        self._take(d.hand, cost)
+        to_market = state.config["build_payment"] == "market"
+        for k, v in cost.items():
+            room = max(0, r.market_cap - d.market[k]) if to_market else 0
+            d.market[k] += min(v, room)
+            d.bank[k] += v - min(v, room)
+        at = d.face_up.index(improvement)
+        if d.deck:
+            d.face_up[at] = d.deck.pop()
+        else:
+            d.face_up.pop(at)
+        state.clear_prompt(seat)
+        state.note("Built", seat=seat, improvement=improvement)
+        d.built_now = improvement
+        d.stats["builds"][seat] += 1
+        for cid in list(d.built[seat]):                    # On Build: the existing ones only
+            e = r.improvements[cid].on_build
+            if e is not None:
+                self._effect(state, seat, cid, e, None)
+                if state.outcome is not None:
+                    break
+        d.built[seat].append(improvement)
+
+    def _effect(self, state, seat, cid, e, tile):
+        d = state.data
+        if e.gain:
+            self._give(d.hand, dict(e.gain))
+        if e.extra and tile is not None:
+            terrain = d.board[seat][tile]
+            for t, n in e.extra:
+                if t == terrain:
+                    d.piles[seat][tile] += n
+        state.note("ImprovementActed", seat=seat, improvement=cid)
+        if e.points:
+            self._points(state, seat, e.points, cid)
+
+    # == 5. Forage ================================================================================
+    def _begin_forage(self, state):
+        d = state.data
+        if state.config["forage_source"] == "hand":
+            k = self.rules.forage
+            if not any(n >= k and self.rules.resources[r].tier == 1 for r, n in d.hand.items()):
+                return
+        state.prompt(d.active, ("forage", "skip_forage"))
+
+    def _forage(self, state, seat, tile):
+        d, r = state.data, self.rules
+        t = self._tile(state, seat, tile)
+        res = d.yields[seat][t]
+        if state.config["forage_source"] == "hand":
+            if d.hand.get(res, 0) < r.forage:
+                raise IllegalMoveError(f"Foraging tile {t} ({d.board[seat][t]}) places "
+                                       f"{r.forage} {self.names[res]} from your hand; you have "
+                                       f"{d.hand.get(res, 0)}.")
+            self._take(d.hand, {res: r.forage})
+        d.piles[seat][t] += r.forage
+        state.clear_prompt(seat)
+        d.stats["forages"] += 1
+        d.last["forage"] = [t, res]
+        state.note("Foraged", seat=seat, tile=t, resource=res)
+        for cid in d.built[seat]:
+            e = r.improvements[cid].on_forage
+            if e is not None:
+                self._effect(state, seat, cid, e, t)
+                if state.outcome is not None:
+                    return
+
+    # == 6. Donation ==============================================================================
+    def _donate(self, state):
+        d = state.data
+        s = d.active
+        cap = self.rules.market_cap
+        market, bank, hand = d.market, d.bank, d.hand
+        pts = 0
+        given = {}
+        for k in self.order:
+            n = hand.get(k)
+            if not n:
+                continue
+            m = market[k]
+            room = cap - m if cap > m else 0
+            put = n if n < room else room
+            if put:
+                if m == 0:
+                    pts += self.first_value[k] + (put - 1) * self.value[k]
+                else:
+                    pts += put * self.value[k]
+                market[k] = m + put
+            if n > put:
+                bank[k] += n - put
+                d.stats["flooded"] += n - put
+            given[k] = [put, n - put]
+        d.hand = {}
+        d.last["donated"] = given
+        d.last["donation_points"] = pts
+        d.stats["turn_points"][s].append(pts)
+        state.note("Donated", seat=s, given=given, points=pts)
+        self._points(state, s, pts, "donation")
+
+    # == corrections ==============================================================================
+    def get_counter(self, state, seat, counter):
+        if seat is None:
+            raise IllegalMoveError("Say whose bowl to correct.")
+        return state.data.bowl[seat]
+
+    def set_counter(self, state, seat, counter, value):
+        d = state.data
+        d.earned[seat] += d.bowl[seat] - value
+        d.bowl[seat] = value
+
+    # == views ====================================================================================
+    def public_view(self, state):
+        d, r = state.data, self.rules
+        return {
+            "round": state.round, "active": d.active, "first": d.first,
+            "bowl": list(d.bowl), "earned": list(d.earned),
+            "boards": [{"terrain": list(d.board[s]), "piles": list(d.piles[s]),
+                        "rows": r.rows, "cols": r.cols} for s in state.seats()],
+            "built": [list(b) for b in d.built], "face_up": list(d.face_up),
+            "deck": len(d.deck), "market": dict(d.market), "market_cap": r.market_cap,
+            "bank": dict(d.bank), "hand": dict(d.hand), "used": list(d.used),
+            "built_now": d.built_now, "last": dict(d.last), "emptied": list(d.emptied),
+            "vp_curve": [list(c) for c in d.vp_curve],
+        }
+
+    def seat_view(self, state, seat):
+        return {"bowl": state.data.bowl[seat]}
+
+    def board_text(self, state, seat):
+        """One player's board as text: terrain letters with the pile on each tile."""
+        d, r = state.data, self.rules
+        lines = ["     " + " ".join(f"{c:>3}" for c in range(r.cols))]
+        for row in range(r.rows):
+            cells = []
+            for col in range(r.cols):
+                t = row * r.cols + col
+                n = d.piles[seat][t]
+                cells.append(f"{r.letters[d.board[seat][t]]}{n if n else '.':<2}")
+            lines.append(f"{row:>3}  " + " ".join(f"{c:>3}" for c in cells))
+        legend = ", ".join(f"{r.letters[t]} = {t} ({self.names[r.t1_of[t]].lower()})"
+                           for t in r.terrains)
+        lines.append(f"     {legend}; the number is the pile on the tile")
+        return "\n".join(lines)
+
+    def text_table(self, state):
+        d = state.data
+        lines = [f"Round {state.round}; market: " + ", ".join(
+            f"{self.names[k]} {v}" for k, v in d.market.items() if v)]
+        for s in state.seats():
+            mark = "*" if s == d.active else " "
+            lines.append(f"{mark}{state.players[s]}: bowl {d.bowl[s]} left, improvements: "
+                         f"{', '.join(d.built[s]) or 'none'}")
+            lines.append(self.board_text(state, s))
+        return "\n".join(lines)
+
+    def summary(self, state):
+        d = state.data
+        st = d.stats
+        pts = [p for per in st["turn_points"] for p in per]
+        return {"factions": {}, "market_trading": {
+            "rounds": state.round, "turns": d.turns, "trades": st["trades"],
+            "improves": st["improves"], "builds": list(st["builds"]),
+            "flooded_copies": st["flooded"], "forages": st["forages"],
+            "points_per_turn": sum(pts) / len(pts) if pts else 0.0,
+            "stalled": d.stalled, "bowls": list(d.bowl)}}
