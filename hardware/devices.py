@@ -19,6 +19,7 @@
 import heapq
 import itertools
 import logging
+import os
 import threading
 import time
 
@@ -56,6 +57,7 @@ class EdgeScheduler:
         self._output = False
         self._closed = False
         self._busy = False
+        self.realtime = None
         self._thread = threading.Thread(target=self._run, name=f"{name}-edges", daemon=True)
         self._thread.start()
 
@@ -119,7 +121,18 @@ class EdgeScheduler:
             except Exception:  # a closed device: nothing left to drive
                 log.exception("buzzer output failed")
 
+    def _realtime(self):
+        """Ask Linux for real-time priority for this thread (root or CAP_SYS_NICE): other
+        processes then cannot delay an edge. Without the right, it runs as a normal thread."""
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+            self.realtime = True
+        except (AttributeError, OSError):
+            self.realtime = False
+            log.debug("buzzer thread runs without real-time priority")
+
     def _run(self):
+        self._realtime()
         cond = self._cond
         with cond:
             while not self._closed:
@@ -189,7 +202,7 @@ class TableBuzzer:
         now). Returns a handle for :meth:`cancel`."""
         edges = self.plan(name, at)
         self.history.append((name, at, edges))
-        del self.history[:-50]
+        del self.history[:-1000]
         return self.scheduler.add(edges)
 
     def countdown(self, deadline, warning_before=30.0, tick_every=None):
