@@ -14,7 +14,7 @@ A TOML file, every key optional (the defaults below are the wiring in docs/wirin
     pins = [17, 27, 22]      # red, green, blue
     common_anode = false
     brightness = 1.0         # 0.0-1.0, scales every colour
-    part = "5 mm diffused RGB LED, common cathode, 3 x 220 ohm"
+    part = "SparkFun COM-09264 (5 mm RGB LED, common cathode), 3 x 220 ohm"
     [light.phases]           # phase name -> "#RRGGBB" or [r, g, b]; added to the defaults
     trade = "#00C853"
 
@@ -82,7 +82,7 @@ class LightConfig:
     pins: tuple = (17, 27, 22)
     common_anode: bool = False
     brightness: float = 1.0
-    part: str = "5 mm diffused RGB LED, common cathode, with 3 x 220 ohm resistors"
+    part: str = "SparkFun COM-09264 (5 mm RGB LED, common cathode) with 3 x 220 ohm resistors"
     phases: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_PHASE_COLOURS))
 
 
