@@ -2,7 +2,7 @@
 
 Copied to the Pico as ``/main.py`` next to the ``/firmware`` package (see docs/firmware.md).
 It builds the buses from the pins below, hands them to the drivers and runs
-:class:`firmware.app.ReaderApp` forever. Pins (docs/wiring.md):
+:class:`firmware.app.ReaderApp` until BOOTSEL is pressed (see :func:`main` for Ctrl-C). Pins (docs/wiring.md):
 
 * UART0 GP0 (TX) / GP1 (RX): PN532 in HSU mode, 115200 baud
 * UART1 GP4 (TX) / GP5 (RX): GM65 QR module, 9600 baud
@@ -22,6 +22,7 @@ NFC_UART, NFC_TX, NFC_RX, NFC_BAUD = 0, 0, 1, 115200
 QR_UART, QR_TX, QR_RX, QR_BAUD = 1, 4, 5, 9600
 BUZZER_PIN, BUZZER_HZ = 15, 2700
 LED_PINS = (16, 17, 18)
+GRACE_MS = 3000
 
 
 class UsbCdc:
@@ -96,9 +97,34 @@ def build(usb=None):
         reader_id=to_hex(machine.unique_id()))
 
 
-def main():
-    micropython.kbd_intr(-1)   # a 0x03 byte on the line is data, not Ctrl-C
-    build().run()
+def bootsel_pressed():
+    try:
+        import rp2
+        return bool(rp2.bootsel_button())
+    except (ImportError, AttributeError):
+        return False
+
+
+def main(grace_ms=GRACE_MS, stop=bootsel_pressed, usb=None, idle_ms=2):
+    """Run the reader. For ``grace_ms`` after boot Ctrl-C still interrupts (so ``mpremote``
+    can take over right after a reset); then a 0x03 byte on the line is data, not Ctrl-C.
+    Pressing BOOTSEL while it runs stops it and gives the REPL back."""
+    app = build(usb)
+    app.start()
+    t0 = ticks_ms()
+    guarded = False
+    n = 0
+    while True:
+        app.step()
+        n += 1
+        if not guarded and ticks_diff(ticks_ms(), t0) >= grace_ms:
+            micropython.kbd_intr(-1)
+            guarded = True
+        if n % 50 == 0 and stop():
+            micropython.kbd_intr(3)
+            return app
+        if idle_ms:
+            app.clock.sleep_ms(idle_ms)
 
 
 if __name__ == "__main__":

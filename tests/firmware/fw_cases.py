@@ -418,3 +418,20 @@ def case_main_builds_the_board_and_runs():
     a.usb.send(p.encode("led", 2, {"rgb": "FF8000"}))
     a.step()
     assert [machine.made["pwm"][n].duties[-1] for n in main.LED_PINS] == [65535, 32896, 0]
+
+
+def case_main_loop_guards_ctrl_c_and_stops_on_bootsel():
+    import micropython
+    from firmware import main
+    presses = []
+
+    def stop():
+        presses.append(1)
+        return len(presses) >= 3                # BOOTSEL seen on the third check
+
+    usb = FakeUsb()
+    app = main.main(grace_ms=0, stop=stop, usb=usb, idle_ms=0)
+    assert len(presses) == 3
+    assert [f.kind for f in p.Decoder().feed(usb.take())][:1] == ["hello"]
+    if hasattr(micropython, "interrupt_char"):           # the CPython stand-in records it
+        assert micropython.interrupt_char == 3           # Ctrl-C given back at the end
