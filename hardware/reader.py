@@ -11,7 +11,8 @@
   again well within 2 s.
 * ``on_event(event)`` is called **on a driver thread** with :mod:`hardware.events` objects:
   ``ReaderConnected`` (after the reader's hello), ``CardScanned``, ``ReaderFault``,
-  ``CommandAnswered``, ``ReaderLost``. The hub marshals them onto its own loop. An exception in
+  ``CommandAnswered``, and ``ReaderLost`` (once for each ``ReaderConnected``, when that link
+  ends; a port that never said hello is only logged). The hub marshals them onto its own loop. An exception in
   ``on_event`` is logged and never stops the driver.
 * the same card (same UID, or same QR payload) is ignored until it has been away for
   ``dedup_window`` s (0.5); garbage on the line is dropped, counted in ``fault_counts`` and logged;
