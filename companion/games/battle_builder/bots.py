@@ -306,7 +306,11 @@ def _greedy_shop(game, state, seat, moves):
     atk = _attack_avg(game, state, seat)
     blk = _block_avg(game, state, seat)
     best, best_v = None, 0.0
+    reserve = r.pvp["wager_min"] + 2 if state.config["pvp_rewards"] == "wager" else 0
+    spare = game.wallet(state, seat) - reserve
     for cid, cost in _affordable_cards(game, state, seat):
+        if cost > spare:
+            continue
         c = cards[cid]
         gain = (c.damage - atk) if c.kind == "attack" else 0.8 * (c.block - blk)
         if c.kind == "attack" and c.recycle:
@@ -315,6 +319,8 @@ def _greedy_shop(game, state, seat, moves):
         if v > best_v:
             best, best_v = ("buy", {"card": cid}), v
     for stat, cost in _affordable_upgrades(game, state, seat):
+        if cost > spare:
+            continue
         gain = r.shop["hp_step"] * 0.5 if stat == "hp" else r.shop["stamina_step"] * 0.15
         v = gain / max(1, cost)
         if v > best_v:

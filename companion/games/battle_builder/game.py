@@ -454,7 +454,11 @@ class BattleBuilder(Game):
                 d.track["choices"][self.rules.monsters[m].difficulty] += 1
 
     def _bid_auction(self, state, seat, tokens):
-        return _int(tokens, "Your bid", 0, self.wallet(state, seat))
+        most = self.wallet(state, seat)
+        if most == 0 and tokens != 0:
+            _int(tokens, "Your bid", 0)
+            raise IllegalMoveError("You have no tokens to bid; bid 0.")
+        return _int(tokens, "Your bid", 0, most)
 
     def _auction_revealed(self, state, window):
         d = state.data
@@ -530,7 +534,10 @@ class BattleBuilder(Game):
             raise IllegalMoveError(f"A bet is killing_blow (you deal the killing blow) or "
                                    f"no_fall (nobody on your team drops below "
                                    f"{b['no_fall_hp']} HP), not {bet!r}.")
-        _int(stake, "Your stake", 1, min(b["max_stake"], self.wallet(state, seat)))
+        most = min(b["max_stake"], self.wallet(state, seat))
+        if most < 1:
+            raise IllegalMoveError("You have no tokens to stake on a bet.")
+        _int(stake, "Your stake", 1, most)
         return {"bet": bet, "stake": stake}
 
     def _prep_revealed(self, state, window):
@@ -613,12 +620,14 @@ class BattleBuilder(Game):
         st = state.data.bstats[seat]
         mode = cfg["earning"]
         out = {c: 0 for c in CATEGORIES}
-        if mode == "standard" and cfg["tokens"] == "A":
+        if mode in ("standard", "betting") and cfg["tokens"] == "A":
             if won:
                 u = r.unified
                 team_taken = sum(state.data.bstats[s]["taken"] for s in battle["seats"])
-                bonus = u["fast_turns"].get(battle["turn"], 0) + st["overkill"] // \
-                    u["overkill_per"] + (u["perfect"] if team_taken == 0 else 0)
+                fast = max((v for k, v in u["fast_turns"].items() if battle["turn"] <= k),
+                           default=0)
+                bonus = fast + st["overkill"] // u["overkill_per"] + \
+                    (u["perfect"] if team_taken == 0 else 0)
                 return {"skill": bonus}
             return {}
         if mode == "action":

@@ -1,0 +1,251 @@
+"""Battle mechanics: one sealed card+stamina per seat, order by stamina with the monster at its
+speed, damage against a drawn defence card, HP, the end check, deck cycling, targeting,
+monster abilities and environments."""
+import pytest
+
+from companion.core.errors import IllegalMoveError
+
+from .helpers import (GAME, battle, do, fresh, set_fighter, set_monster, turn,
+                      vote_monsters)
+
+
+def in_battle(monster="slime", n=2, seed=1, **options):
+    options.setdefault("monster_abilities", "none")
+    st = fresh(n, seed, **options)
+    vote_monsters(st, [monster] * len(st.data.teams))
+    assert st.phase == "battle"
+    return st
+
+
+def test_a_turn_is_one_sealed_choice_per_seat_revealed_together():
+    st = in_battle()
+    do(st, 0, "play_turn", card="slash", stamina=5)
+    b = battle(st)
+    assert b["turn"] == 1 and st.data.battles["b1.1"]["log"] == []      # nothing resolved yet
+    assert st.windows["b1.1:1.1"].has_locked(0) and not st.windows["b1.1:1.1"].is_revealed()
+    do(st, 1, "play_turn", card="jab", stamina=0)
+    assert st.windows["b1.1:1.1"].is_revealed()
+    assert b["turn"] == 2 and "b1.1:1.2" in st.windows
+
+
+def test_order_by_stamina_monster_at_its_speed_then_damage_block_and_hp():
+    st = in_battle()                                        # slime: 13 HP, attack 3, speed 3
+    set_monster(st, deck=[1], discard=[])                   # its defence always blocks 1
+    set_fighter(st, 1, ddeck=["guard"])                     # seat 1 will block 2
+    turn(st, {0: ("slash", 5), 1: ("jab", 0)})
+    b = battle(st)
+    assert b["order"] == [["p", 0], ["m", 0], ["p", 1]]
+    m = b["monsters"][0]
+    assert m["hp"] == 13 - (4 - 1) - (2 - 1)                # slash 4, jab 2, each minus 1
+    assert st.data.hp[1] == 20 - (3 - 2)                    # the slower seat is attacked
+    assert st.data.hp[0] == 20
+    assert st.data.stamina == [15, 20]
+    assert st.data.bstats[0]["first"] == 1 and st.data.bstats[0]["before_monster"] == 1
+    assert st.data.bstats[1]["before_monster"] == 0
+    assert "slash" not in st.data.pile[0] and st.data.pile[0].count("jab") == 2
+
+
+def test_ties_are_broken_by_the_seeded_shuffle():
+    firsts = set()
+    for seed in range(30):
+        st = in_battle(seed=seed)
+        set_monster(st, deck=[0], discard=[])
+        turn(st, {0: ("jab", 3), 1: ("jab", 0)})            # seat 0 ties the monster (3)
+        order = battle(st)["order"]
+        firsts.add(tuple(order[0]))
+        again = in_battle(seed=seed)
+        set_monster(again, deck=[0], discard=[])
+        turn(again, {0: ("jab", 3), 1: ("jab", 0)})
+        assert battle(again)["order"] == order              # same seed, same tiebreak
+    assert firsts == {("p", 0), ("m", 0)}
+
+
+def test_deck_cycling_refills_the_pile_when_it_runs_out():
+    st = in_battle()
+    set_monster(st, hp=99, max_hp=99, deck=[0], discard=[])
+    set_fighter(st, 0, pile=["strike"])
+    turn(st, {0: ("strike", 0), 1: ("jab", 0)})
+    assert st.data.pile[0] == sorted(GAME.rules.setup["attack_deck"])
+    with pytest.raises(IllegalMoveError, match="not in your attack pile"):
+        set_fighter(st, 1, pile=["strike"])
+        do(st, 1, "play_turn", card="jab", stamina=0)
+
+
+def test_a_card_needs_its_minimum_stamina_unless_none_can_be_paid():
+    st = in_battle()
+    set_fighter(st, 0, pile=["lunge", "jab"], stamina=10)
+    with pytest.raises(IllegalMoveError, match="at least 3 stamina"):
+        do(st, 0, "play_turn", card="lunge", stamina=2)
+    set_fighter(st, 0, pile=["lunge"], stamina=2)           # cannot pay for any card: fumble
+    set_monster(st, hp=30, max_hp=30)
+    do(st, 0, "play_turn", card="lunge", stamina=0)
+    do(st, 1, "play_turn", card="jab", stamina=0)
+    b = battle(st)
+    assert any(e.get("fumble") for e in b["log"])
+    assert b["monsters"][0]["hp"] >= 30 - 2                 # only the jab could land
+
+
+def test_monster_defeated_is_a_win_with_full_rewards_and_a_vp_each():
+    st = in_battle()
+    set_monster(st, hp=3, deck=[0], discard=[])
+    turn(st, {0: ("strike", 4), 1: ("jab", 0)})             # seat 0 kills it before it acts
+    d = st.data
+    assert d.vp == [1, 1]
+    rec = d.track["battles"][-1]
+    assert rec["won"] and rec["reward"] == "full" and rec["turns"] == 1
+    # System A: base 3 + won in <= 2 turns 3 + perfect battle 2 (+ overkill 0)
+    assert d.tokens == [{"skill": 8}, {"skill": 8}]
+    assert rec["tokens"] == {"0": 8, "1": 8}
+    assert d.track["results"]["easy"] == {"won": 1, "lost": 0}
+    assert st.phase == "shop"
+
+
+def test_one_player_down_ends_the_battle_with_half_rewards_and_no_vp():
+    st = in_battle()
+    set_monster(st, hp=40, max_hp=40, deck=[0], discard=[])
+    set_fighter(st, 1, hp=1, ddeck=["guard"])
+    turn(st, {0: ("jab", 5), 1: ("jab", 0)})
+    d = st.data
+    assert d.hp[1] == 0 and d.vp == [0, 0]
+    rec = d.track["battles"][-1]
+    assert not rec["won"] and rec["reward"] == "half"
+    assert d.tokens == [{"skill": 1}, {"skill": 1}]         # 3 // 2, no bonus on a loss
+    assert d.track["results"]["easy"] == {"won": 0, "lost": 1}
+
+
+def test_everyone_down_gives_nothing():
+    st = in_battle("bat-swarm", monster_abilities="printed")   # AoE hits both
+    set_monster(st, hp=40, max_hp=40, deck=[0], discard=[])
+    for s in (0, 1):
+        set_fighter(st, s, hp=1, ddeck=["guard"])
+    turn(st, {0: ("jab", 0), 1: ("jab", 0)})
+    rec = st.data.track["battles"][-1]
+    assert rec["reward"] == "none" and st.data.tokens == [{"skill": 0}, {"skill": 0}]
+
+
+def test_the_turn_limit_loses_the_battle():
+    st = in_battle()
+    set_monster(st, hp=999, max_hp=999, attack=0, deck=[0], discard=[])
+    for _ in range(GAME.rules.battle["max_turns"]):
+        turn(st, {0: ("jab", 0) if "jab" in st.data.pile[0] else (st.data.pile[0][0], 0),
+                  1: ("jab", 0) if "jab" in st.data.pile[1] else (st.data.pile[1][0], 0)})
+    rec = st.data.track["battles"][-1]
+    assert not rec["won"] and rec["why"] == "turn limit"
+
+
+@pytest.mark.parametrize("mode,setup,expected", [
+    ("slower", {}, 1),
+    ("higher-hp", {"hp": [20, 15]}, 0),
+    ("more-vp", {"vp": [3, 1]}, 0),
+])
+def test_monster_targeting_options(mode, setup, expected):
+    st = in_battle(targeting=mode)
+    set_monster(st, hp=99, max_hp=99, deck=[0], discard=[])
+    if "hp" in setup:
+        st.data.hp[:] = setup["hp"]
+    if "vp" in setup:
+        st.data.vp[:] = setup["vp"]
+    for s in (0, 1):
+        set_fighter(st, s, ddeck=["guard"])
+    before = list(st.data.hp)
+    turn(st, {0: ("jab", 2), 1: ("jab", 1)})                # both slower than the monster
+    hit = [s for s in (0, 1) if st.data.hp[s] < before[s]]
+    assert hit == [expected]
+
+
+def test_targeting_top_damage_attacks_who_hurt_it_most_last_turn():
+    st = in_battle(targeting="top-damage")
+    set_monster(st, hp=99, max_hp=99, deck=[0], discard=[])
+    for s in (0, 1):
+        set_fighter(st, s, ddeck=["guard", "guard", "guard"])
+    turn(st, {0: ("jab", 0), 1: ("slash", 4)})              # seat 1 deals 4, seat 0 deals 2
+    hp = list(st.data.hp)
+    turn(st, {0: ("jab", 0), 1: ("jab", 0)})
+    assert st.data.hp[1] < hp[1] and st.data.hp[0] == hp[0]
+
+
+def test_variant_c_abilities():
+    # regeneration: +2 at the end of each turn
+    st = in_battle("slime", monster_abilities="all")
+    set_monster(st, hp=20, max_hp=20, deck=[0], discard=[])
+    turn(st, {0: ("jab", 0), 1: ("jab", 0)})
+    assert battle(st)["monsters"][0]["hp"] == 20 - 4 + 2
+    # counter: 1 damage to the attacker when hit
+    st = in_battle("goblin", monster_abilities="all")
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[], attack=0)
+    turn(st, {0: ("jab", 5), 1: ("jab", 5)})
+    assert st.data.hp == [19, 19]
+    # armour piercing: no defence card is drawn
+    st = in_battle("dragon-whelp", monster_abilities="all")
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    for s in (0, 1):
+        set_fighter(st, s, ddeck=["shield"])
+    turn(st, {0: ("jab", 0), 1: ("jab", 0)})                # AoE 7 through, shield unused
+    assert st.data.hp == [13, 13] and st.data.ddeck[0] == ["shield"]
+    # speed drain: the fastest player loses 2 more stamina
+    st = in_battle("harpy", monster_abilities="all")
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    turn(st, {0: ("jab", 6), 1: ("jab", 1)})
+    assert st.data.stamina == [20 - 6 - 2, 19]
+
+
+def test_enrage_adds_attack_after_turn_three():
+    st = in_battle("orc-brute", monster_abilities="printed")
+    set_monster(st, hp=999, max_hp=999, deck=[0], discard=[])
+    dealt = []
+    for t in range(4):
+        set_fighter(st, 1, ddeck=["guard"])
+        hp = st.data.hp[1]
+        p1 = "jab" if "jab" in st.data.pile[1] else st.data.pile[1][0]
+        p0 = "jab" if "jab" in st.data.pile[0] else st.data.pile[0][0]
+        turn(st, {0: (p0, 1), 1: (p1, 0)})
+        dealt.append(hp - st.data.hp[1])
+    assert dealt == [3, 3, 3, 5]                            # 5 - 2, then 7 - 2 from turn 4
+
+
+def test_environments():
+    st = in_battle(environments=True)
+    b = battle(st)
+    b["effect"] = "high-ground"
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    for s in (0, 1):
+        set_fighter(st, s, ddeck=["guard"])
+    turn(st, {0: ("jab", 5), 1: ("jab", 0)})
+    assert b["monsters"][0]["hp"] == 50 - 4 - 4             # +2 on each attack
+    assert st.data.hp[1] == 20 - (3 + 2 - 2)
+
+    st = in_battle(environments=True)
+    battle(st)["effect"] = "narrow-passage"
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    turn(st, {0: ("jab", 5), 1: ("slash", 0)})
+    assert battle(st)["monsters"][0]["hp"] == 48            # only the faster player hits
+
+    st = in_battle(environments=True)
+    battle(st)["effect"] = "sandstorm"
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    turn(st, {0: ("jab", 1), 1: ("jab", 0)})
+    assert battle(st)["speeds"] == {"0": 0, "1": 0, "m0": 1}
+
+    st = in_battle(environments=True)
+    battle(st)["effect"] = "healing-springs"
+    set_monster(st, hp=50, max_hp=50, deck=[0], discard=[])
+    set_fighter(st, 1, hp=10, ddeck=["guard"])
+    turn(st, {0: ("jab", 5), 1: ("jab", 0)})
+    assert st.data.hp[1] == 10 - 1 + 1
+
+
+def test_dual_monsters_each_player_picks_one_and_targets_are_chosen():
+    st = fresh(2, 3, dual_monsters=True, monster_abilities="none")
+    d = st.data
+    picks = {s: d.dual_draws[s][0] for s in (0, 1)}
+    for s in (0, 1):
+        do(st, s, "choose_monster", monster=picks[s])
+    b = battle(st)
+    assert [m["id"] for m in b["monsters"]] == [picks[0], picks[1]]
+    assert st.prompts[0]["targets"] == [0, 1]
+    with pytest.raises(IllegalMoveError, match="which monster"):
+        do(st, 0, "play_turn", card="jab", stamina=0)
+    for i in (0, 1):
+        set_monster(st, i, hp=50, max_hp=50, deck=[0], discard=[])
+    turn(st, {0: ("slash", 0, 1), 1: ("jab", 0, 1)})
+    assert b["monsters"][1]["hp"] == 50 - 6 and b["monsters"][0]["hp"] == 50

@@ -1,0 +1,103 @@
+"""Random playthroughs to the end for hundreds of seeds at every player count and a spread of
+variants, each replayed from its log to the identical state; timers, undo and corrections."""
+import random
+
+import pytest
+
+from companion.core.clock import FakeClock
+from companion.core.errors import UndoError
+from companion.core.log import MemoryLog
+from companion.core.play import play_out
+from companion.core.session import Session, fold
+
+from .helpers import GAME, session
+
+SPREAD = [
+    {"arc": "4+1"},
+    {"arc": "6+2", "tokens": "B", "earning": "action", "monster_select": "auction"},
+    {"arc": "4+1", "tokens": "C", "earning": "milestones", "dual_monsters": True,
+     "targeting": "top-damage", "environments": True},
+    {"arc": "6+2", "tokens": "D", "earning": "roles", "convert_when": "any-shop",
+     "pvp_trigger": "vote", "pvp_rewards": "wager", "spectator_bets": True},
+    {"arc": "4+1", "earning": "betting", "monster_abilities": "all", "targeting": "higher-hp",
+     "diminishing": True, "upgrade_trees": True, "deck_thinning": True},
+    {"arc": "6+2", "limited_shop": True, "scarce_shop": True, "pvp_pairing": "draft",
+     "pvp_rewards": "choice", "opportunity": True, "victory": "categories"},
+    {"arc": "4+1", "teams": "fixed", "best_of_three": True, "arenas": True, "revenge": True,
+     "card_value_rewards": True, "victory": "objectives", "tiebreak": "sudden-death"},
+    {"arc": "6+2", "targeting": "more-vp", "pvp_pairing": "rotation",
+     "pvp_rewards": "deck-value", "victory": "championship", "reward_split": "divided"},
+    {"arc": "4+1", "victory": "threshold", "tiebreak": "deck-value", "monster_pool": "hard"},
+    {"arc": "9+3", "monster_pool": "easy", "tiebreak": "shared"},
+]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_playthroughs_end_and_replay_identically(n):
+    for seed in range(100 if n == 2 else 70):
+        opts = SPREAD[seed % len(SPREAD)]
+        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
+                          options=opts, seed=seed * 7 + n, clock=FakeClock(),
+                          entropy=random.Random(seed).randbytes, session_id=f"t{seed}")
+        bots = [GAME.bots["random" if (seed + i) % 3 else "greedy"] for i in range(n)]
+        outcome = play_out(s, bots, random.Random(seed))
+        st = s.state
+        assert outcome.winners and all(0 <= w < n for w in outcome.winners), opts
+        battles, every = GAME.rules.arcs[st.config["arc"]]
+        if opts.get("victory") != "threshold":
+            assert len(st.data.track["battles"]) == battles * len(st.data.teams), opts
+            assert st.data.pvp_done == battles // every
+        for tok in st.data.tokens:
+            assert all(v >= 0 for v in tok.values())
+        assert all(v >= 0 for v in st.data.vp)
+        assert fold(GAME, s.records).fingerprint() == st.fingerprint(), opts
+
+
+def test_turn_timer_passes_for_seats_that_did_not_lock_in():
+    clock = FakeClock()
+    s = session(2, 3, clock=clock, turn_seconds=45, monster_abilities="none")
+    rng = random.Random(1)
+    while s.state.phase != "battle":
+        seat = min(s.state.prompts)
+        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+    bid = next(iter(s.state.data.battles))
+    assert s.next_deadline() == pytest.approx(clock.now() + 45)
+    s.execute(0, "play_turn", {"card": "jab", "stamina": 1})
+    clock.advance(45)
+    s.tick()
+    b = s.state.data.battles[bid]
+    assert b["turn"] == 2 and b["plays"]["1"] == [None, 0, None]
+    assert s.state.windows[f"{bid}:1.1"].entries[1].defaulted
+    assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+
+
+def test_replay_with_undos_and_corrections_in_the_middle():
+    rng = random.Random(5)
+    s = session(3, 77, arc="4+1", tokens="B")
+    bots = [GAME.bots["random"]] * 3
+    steps = 0
+    while not s.state.is_over():
+        seat = min(s.state.prompts)
+        s.execute(seat, *bots[seat](GAME, s.state, seat, rng))
+        steps += 1
+        if steps % 9 == 0:
+            try:
+                s.undo()
+            except UndoError:
+                pass
+        if steps % 13 == 0:
+            s.correct(rng.randrange(3), "vp", 1, "a VP the app missed")
+        if steps % 17 == 0:
+            s.correct(rng.randrange(3), "attack", 2, "tokens handed out by hand")
+        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+
+
+def test_corrections_of_counters_that_do_not_exist_are_refused():
+    s = session(2, 1)
+    from companion.core.errors import IllegalMoveError
+    with pytest.raises(IllegalMoveError, match="no combat tokens"):
+        s.correct(0, "combat", 1, "oops")
+    with pytest.raises(IllegalMoveError, match="not in a battle"):
+        s.correct(0, "health", 1, "oops")
+    s.correct(0, "skill", 3, "found tokens")
+    assert s.state.data.tokens[0]["skill"] == 3
