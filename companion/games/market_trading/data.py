@@ -124,16 +124,16 @@ def _items(path, doc, key):
         yield ident, it
 
 
-def _amounts(path, item, table, name, known, what="resource"):
+def _amounts(path, item, table, name, known, what="resource", prefix=""):
     value = _field(path, item, table, name, dict, {})
     out = []
     for k, v in value.items():
         if k not in known:
-            raise DataFileError(path, item, f"{name}.{k}", f"is not a {what}; use one of "
-                                f"{', '.join(known)}")
+            raise DataFileError(path, item, f"{prefix}{name}.{k}", f"is not a {what}; use one "
+                                f"of {', '.join(known)}")
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise DataFileError(path, item, f"{name}.{k}", f"must be a positive whole number, "
-                                f"not {v!r}")
+            raise DataFileError(path, item, f"{prefix}{name}.{k}", f"must be a positive whole "
+                                f"number, not {v!r}")
         out.append((k, v))
     return tuple(out)
 
@@ -176,9 +176,11 @@ def _effect(path, ident, it, name, resources):
         if k not in ("gain", "points", "extra"):
             raise DataFileError(path, ident, f"{name}.{k}", "is not an effect; use gain, "
                                                             "points or extra")
-    return Effect(gain=_amounts(path, ident, table, "gain", list(resources)),
+    return Effect(gain=_amounts(path, ident, table, "gain", list(resources),
+                                prefix=f"{name}."),
                   points=_field(path, ident, table, "points", int, 0, minimum=0),
-                  extra=_amounts(path, ident, table, "extra", TERRAINS, "terrain"))
+                  extra=_amounts(path, ident, table, "extra", TERRAINS, "terrain",
+                                 prefix=f"{name}."))
 
 
 def load_improvements(path, resources):
@@ -191,8 +193,8 @@ def load_improvements(path, resources):
         conv = _field(path, ident, it, "convert", dict, None)
         cin, cout = (), ()
         if conv is not None:
-            cin = _amounts(path, ident, conv, "in", list(resources))
-            cout = _amounts(path, ident, conv, "out", list(resources))
+            cin = _amounts(path, ident, conv, "in", list(resources), prefix="convert.")
+            cout = _amounts(path, ident, conv, "out", list(resources), prefix="convert.")
             if not cin or not cout:
                 raise DataFileError(path, ident, "convert", "needs both in and out")
         imp = Improvement(ident, _field(path, ident, it, "name", str),

@@ -1,0 +1,58 @@
+"""Helpers for Market Trading tests: real states through the core's apply path."""
+import random
+
+from companion.core.clock import FakeClock
+from companion.core.game import advance, apply, enter, new_state
+from companion.core.log import MemoryLog
+from companion.core.session import Session
+from companion.games import get
+
+GAME = get("market-trading")
+
+
+def fresh(n=2, seed=1, **options):
+    return new_state(GAME, [f"P{i}" for i in range(n)], options, seed)
+
+
+def session(n=2, seed=1, log=None, clock=None, **options):
+    return Session.start(GAME, [f"P{i}" for i in range(n)], log or MemoryLog(),
+                         options=options, seed=seed, clock=clock or FakeClock(),
+                         entropy=random.Random(seed).randbytes)
+
+
+def do(state, seat, move, **args):
+    apply(GAME, state, {"kind": "move", "seat": seat, "move": move, "args": args})
+
+
+def at_step(state, step, hand=None, market=None, go_on=False):
+    """Put the active player at ``step`` (a phase name) holding ``hand``; with ``go_on``, let
+    the flow continue to the next prompt as the engine would."""
+    d = state.data
+    state.prompts.clear()
+    if hand is not None:
+        d.hand = dict(hand)
+    if market is not None:
+        d.market.update(market)
+    enter(GAME, state, step)
+    if go_on:
+        advance(GAME, state)
+
+
+def play_to_end(state, bot="greedy", seed=0, limit=20000):
+    rng = random.Random(seed)
+    b = GAME.bots[bot]
+    for _ in range(limit):
+        if state.is_over():
+            return
+        seat = min(state.prompts)
+        move, args = b(GAME, state, seat, rng)
+        do(state, seat, move, **args)
+    raise AssertionError("the game did not end")
+
+
+def step(state, bot="greedy", seed=0):
+    """One bot command."""
+    rng = random.Random(seed)
+    seat = min(state.prompts)
+    move, args = GAME.bots[bot](GAME, state, seat, rng)
+    do(state, seat, move, **args)
