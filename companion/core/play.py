@@ -70,46 +70,82 @@ def wilson(k, n, z=1.96):
     return (max(0.0, mid - half), min(1.0, mid + half))
 
 
-def simulate(game, players, games, seed=0, bots="greedy", options=None, progress=None):
+def play_one(game, players, gseed, seat_bots, options=None):
+    """One bot game on the real session path; returns (outcome, session)."""
+    from .clock import FakeClock
+    log = MemoryLog(copy_records=False)
+    s = Session.start(game, players, log, options=options, seed=gseed, clock=FakeClock(),
+                      entropy=random.Random(gseed).randbytes, session_id="sim")
+    return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
+
+
+def _play_chunk(game_name, players, seeds, bots, options):
+    """Worker: play the games of these seeds; small per-game records only."""
+    from companion.games import get
+    game = get(game_name)
+    seat_bots = resolve_bots(game, bots, len(players))
+    out = []
+    for gseed in seeds:
+        outcome, s = play_one(game, players, gseed, seat_bots, options)
+        curve = getattr(s.state.data, "vp_curve", None) or []
+        out.append((outcome.winners, [outcome.scores[i] for i in range(len(players))],
+                    _lead_changes(curve), len(s.records), game.summary(s.state)))
+    return out
+
+
+def simulate(game, players, games, seed=0, bots="greedy", options=None, progress=None,
+             jobs=1):
     """Play ``games`` bot games. Returns a dict of aggregate figures.
 
-    Wins are counted fractionally for shared wins (1/k each), so win rates add up to 1.
+    Every game's seed is drawn from ``seed`` first, so the figures do not depend on ``jobs``
+    (worker processes; 0 = one per core). Shared wins count 1/k to each winner, so win rates
+    add up to 1. ``summaries`` holds each game's ``game.summary(state)`` for game reports.
     """
-    from .clock import FakeClock
     n = len(players)
-    seat_bots = resolve_bots(game, bots, n)
+    resolve_bots(game, bots, n)                  # fail early with a clear error
+    options = game.resolve_options(options)
     master = random.Random(seed)
+    seeds = [master.getrandbits(48) for _ in range(games)]
+    results = []
+    if jobs == 1 or games < 50:
+        step = max(1, min(200, games // 20 or 1))
+        for i in range(0, games, step):
+            results.extend(_play_chunk(game.name, players, seeds[i:i + step], bots, options))
+            if progress is not None:
+                progress(len(results), games)
+    else:
+        import concurrent.futures
+        import os
+        workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+        size = max(10, games // (workers * 8))
+        chunks = [seeds[i:i + size] for i in range(0, games, size)]
+        with concurrent.futures.ProcessPoolExecutor(workers) as ex:
+            futures = [ex.submit(_play_chunk, game.name, players, c, bots, options)
+                       for c in chunks]
+            for f in futures:
+                results.extend(f.result())
+                if progress is not None:
+                    progress(len(results), games)
     wins = [0.0] * n
-    outright = [0] * n
-    spreads, lead_changes, lengths = [], [], []
-    for g in range(games):
-        gseed = master.getrandbits(48)
-        log = MemoryLog(copy_records=False)
-        clock = FakeClock()
-        s = Session.start(game, players, log, options=options, seed=gseed, clock=clock,
-                          entropy=random.Random(gseed).randbytes, session_id=f"sim-{g}")
-        outcome = play_out(s, seat_bots, random.Random(gseed ^ 0x5EED))
-        for w in outcome.winners:
-            wins[w] += 1.0 / len(outcome.winners)
-        if len(outcome.winners) == 1:
-            outright[outcome.winners[0]] += 1
-        scores = [outcome.scores[i] for i in range(n)]
+    spreads, lead_changes, lengths, summaries = [], [], [], []
+    for winners, scores, changes, length, summary in results:
+        for w in winners:
+            wins[w] += 1.0 / len(winners)
         spreads.append(max(scores) - min(scores))
-        curve = getattr(s.state.data, "vp_curve", None) or []
-        lead_changes.append(_lead_changes(curve))
-        lengths.append(len(s.records))
-        if progress is not None:
-            progress(g + 1, games)
+        lead_changes.append(changes)
+        lengths.append(length)
+        summaries.append(summary)
     per_seat = []
     for i in range(n):
         lo, hi = wilson(round(wins[i]), games)
         per_seat.append({"seat": i, "player": players[i], "wins": wins[i],
                          "win_rate": wins[i] / games if games else 0.0, "ci95": [lo, hi]})
     return {"game": game.name, "players": n, "games": games, "seed": seed, "bots": bots,
-            "options": game.resolve_options(options), "seats": per_seat,
+            "options": options, "seats": per_seat,
             "mean_spread": sum(spreads) / games if games else 0.0,
             "mean_lead_changes": sum(lead_changes) / games if games else 0.0,
-            "mean_commands": sum(lengths) / games if games else 0.0}
+            "mean_commands": sum(lengths) / games if games else 0.0,
+            "summaries": summaries}
 
 
 def _lead_changes(curve):

@@ -56,6 +56,10 @@ def register(sub):
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--bots", default="greedy")
     s.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
+    s.add_argument("--edition", default=None, help="the game's edition (same as --option "
+                   "edition=E), e.g. trade or tariff for trade-warz")
+    s.add_argument("--jobs", type=int, default=1, help="worker processes (0 = one per core); "
+                   "the figures do not depend on it")
     s.add_argument("--json", action="store_true", help="print the figures as JSON")
     s.set_defaults(func=run_simulate)
 
@@ -101,10 +105,18 @@ def run_simulate(args):
     if args.games < 1:
         raise ConfigError("--games must be at least 1.")
     players = _players(args.players, None)
+    options = _options(args.option)
+    if args.edition is not None:
+        options["edition"] = args.edition
     t0 = time.perf_counter()
     r = simulate(game, players, args.games, seed=args.seed, bots=args.bots,
-                 options=_options(args.option), progress=_progress(args.games))
+                 options=options, progress=_progress(args.games),
+                 jobs=args.jobs)
     r["seconds"] = round(time.perf_counter() - t0, 3)
+    summaries = r.pop("summaries")
+    report = getattr(game, "report", None)
+    if report is not None:
+        r["report"] = report(summaries)
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
@@ -116,4 +128,7 @@ def run_simulate(args):
         print(f"{s['seat'] + 1:>4}  {s['win_rate']:8.1%}  {lo:6.1%} - {hi:6.1%}")
     print(f"mean VP spread (winner - last): {r['mean_spread']:.1f}")
     print(f"mean lead changes per game: {r['mean_lead_changes']:.2f}")
+    if r.get("report"):
+        text = getattr(game, "report_text", None)
+        print(text(r["report"]) if text else json.dumps(r["report"], indent=2))
     return 0
