@@ -1,7 +1,17 @@
 """Trade Warz and Tariff Warz: one game, two editions (see DESIGN.md).
 
-This package holds the card database (:mod:`companion.games.trade_warz.cards` and ``data/*.toml``).
-The rules engine that defines ``GAME`` (and ``card_catalog()`` for the card reader) is built on
-it in a later task; until then the package deliberately exposes no ``GAME``, so the game registry
-does not list it.
+The card database: :mod:`companion.games.trade_warz.cards` and ``data/*.toml``
+(docs/trade-warz-cards.md). The rules engine: :mod:`.game` (phases, moves, prompts),
+:mod:`.engine` (effects), :mod:`.views`, :mod:`.bots`, :mod:`.report` (balance figures);
+the numbers of play are in ``rules.toml``; rulings in docs/trade-warz.md.
 """
+from .game import TradeWarz
+
+GAME = TradeWarz()
+
+
+def card_catalog():
+    """Every physical item of both editions (cards, Events, Trade Partners, Leader tiles) for
+    the card reader: ``{"version": ..., "cards": {id: name}}``."""
+    from .cards import default_db
+    return default_db().catalog()

@@ -1,0 +1,176 @@
+"""What the screens see: the public view (the table's touchscreen, spectators) and each seat's
+own view (its phone). The public view never holds a hand, a pile's order, a face-down Export
+before the flip, a sealed Policy or bid before the reveal, or a swap offer's card.
+
+Colour is never the only cue: every CMYK step carries its letter and name.
+"""
+from .cards import CMYK, UPKEEP_ORDER
+
+CMYK_LEGEND = [{"letter": k, "name": CMYK[k].name, "resolves": CMYK[k].resolves,
+                "ring": CMYK[k].ring, "fill": CMYK[k].fill} for k in UPKEEP_ORDER]
+
+
+def _leader(ix, lid):
+    if lid is None:
+        return None
+    lead = ix[lid]
+    return {"id": lid, "name": lead.name, "hand_size": lead.hand_size, "draw": lead.draw,
+            "export_slots": lead.export_slots, "ability": lead.ability, "text": lead.text,
+            "prototype": lead.prototype}
+
+
+def _card(ix, cid):
+    return dict(ix.info[cid]) if cid in ix.info else {"id": cid, "name": ix.name_of(cid)}
+
+
+def public_view(game, state):
+    d = state.data
+    ix = game.ix(state)
+    n = state.n
+    started = all(x is not None for x in d.leaders)
+    partners = []
+    for p in ix.partners:
+        pt = ix[p]
+        routes = {str(k): {"seat": s, "card": cid, "name": ix.name_of(cid)}
+                  for k, (s, cid) in sorted(d.routes[p].items())}
+        placed = [{"seat": x["seat"], "slot": x["slot"], "state": x["state"],
+                   "card": x["card"], "name": ix.name_of(x["card"]) if x["card"] else None}
+                  for x in d.placements if x["partner"] == p]
+        partners.append({"id": p, "name": pt.name, "bonus": pt.bonus, "base_slots": pt.slots,
+                         "slots": game.slots_at(state, p) if started else pt.slots,
+                         "text": pt.text, "routes": routes, "placed": placed})
+    ask = None
+    if d.ask is not None:
+        ask = dict(d.ask)
+        ask["who"] = game.seat_name(state, d.ask["seat"])
+        if ask.get("source"):
+            ask["source_name"] = ix.name_of(ask["source"])
+    event = None
+    if d.event is not None:
+        ev = ix[d.event]
+        event = {"id": ev.id, "name": ev.name, "text": ev.text,
+                 "cmyk": {"letter": ev.cmyk, "name": CMYK[ev.cmyk].name}}
+    income = []
+    for s in range(n):
+        inc = d.income[s]
+        eff = sum(e["amount"] for e in inc["effects"])
+        income.append({"routes": inc["routes"], "route_total": inc["route_total"],
+                       "effects": inc["effects"], "total": inc["route_total"] + eff})
+    reminders = []
+    for t in d.in_play:
+        for e in ix.reminders.get(t["card"], ()):
+            reminders.append({"source": t["card"], "owner": t["owner"], "text": e.text})
+    for s, pid in enumerate(d.policy):
+        for e in ix.reminders.get(pid, ()):
+            reminders.append({"source": pid, "owner": s, "text": e.text})
+    offers = []
+    for o in d.offers:
+        if o["kind"] == "influence":
+            offers.append(dict(o))
+        else:
+            offers.append({"id": o["id"], "kind": "swap", "from": o["from"], "to": o["to"]})
+    contests = []
+    for c in d.contests:
+        item = {"id": c["id"], "partner": c["partner"], "partner_name": ix.name_of(c["partner"]),
+                "slot": c["slot"], "seats": list(c["seats"]), "cards": dict(c["cards"]),
+                "state": c["state"], "chooser": c["chooser"]}
+        if c["state"] == "done":
+            item.update(bids=c["bids"], power=c["power"], parts=c["parts"],
+                        winner=c["winner"], tiebreak=c.get("tiebreak"))
+        contests.append(item)
+    standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
+    play = game.rules.edition(d.edition)
+    return {
+        "edition": d.edition, "edition_title": ix.edition.title,
+        "variants": [v for v in ("chill", "quick_start", "diplomatic") if state.config[v]],
+        "round": state.round, "rounds": d.rounds,
+        "round_text": f"Round {state.round} of {d.rounds}" if state.round else "Setting up",
+        "phase": state.phase, "win_gdp": d.win,
+        "win_rule": "first to reach it" if d.boom_first else
+                    "highest at or above it; a tie plays on",
+        "tiebreak": list(play.tiebreak),
+        "leaders": [_leader(ix, lid) for lid in d.leaders],
+        "pick_order": d.pick_order, "first_player": d.first,
+        "gdp": list(d.gdp), "standing": standing,
+        "gdp_curve": [list(r) for r in d.gdp_curve],
+        "disputes_per_round": list(d.disputes_per_round),
+        "hand_counts": [len(h) for h in d.hands], "pile_counts": [len(p) for p in d.piles],
+        "decks": {k: len(v) for k, v in d.decks.items()},
+        "discards": {k: len(v) for k, v in d.discards.items()},
+        "event": event,
+        "partners": partners,
+        "influence": [dict(i) for i in d.influence] if ix.rules.influence_accumulates else None,
+        "partners_influenced": [game.partners_influenced(state, s) for s in range(n)],
+        "policies": [None if pid is None else {**_card(ix, pid), "choices": d.policy_ch[s]}
+                     for s, pid in enumerate(d.policy)],
+        "policy_reveal": {str(s): {"card": c.get("card"), "name": ix.name_of(c["card"])
+                                   if c.get("card") else None,
+                                   "fast_pass": bool(c.get("fast_pass"))}
+                          for s, c in d.revealed.items()},
+        "fast_pass": list(d.fast_pass) if ix.rules.fast_pass and state.config["fast_pass"]
+        else None,
+        "locked": list(d.locked),
+        "in_play": [{"card": t["card"], "name": ix.name_of(t["card"]), "owner": t["owner"],
+                     **t["ch"]} for t in d.in_play],
+        "reminders": reminders,
+        "trade": {"timed": not state.config["chill"], "over": d.trade_over,
+                  "timer_started": d.timer_started, "done": list(d.done),
+                  "turn": d.turn if state.config["chill"] and state.phase == "trade" else None,
+                  "passes": d.passes, "aims": {str(s): a for s, a in d.aims.items()}},
+        "check": {"policies": d.policy_check, "exports": d.check,
+                  "mismatch": dict(d.mismatch) if d.mismatch else None},
+        "upkeep": {"steps": d.upkeep,
+                   "current": next((st["letter"] for st in d.upkeep
+                                    if st["state"] == "current"), None)},
+        "cmyk": CMYK_LEGEND,
+        "disputes": {"order": list(d.dispute_order), "chooser": d.chooser,
+                     "current": d.current, "contests": contests},
+        "income": income,
+        "ask": ask,
+        "offers": offers, "loans": list(d.loans),
+        "activated": list(d.activated),
+    }
+
+
+def seat_view(game, state, seat):
+    d = state.data
+    ix = game.ix(state)
+    hand = []
+    started = all(x is not None for x in d.leaders)
+    for cid in d.hands[seat]:
+        c = _card(ix, cid)
+        if started:
+            c["cost_now"] = game.cost_of(state, seat, cid)
+        hand.append(c)
+    facedown = []
+    for p in d.placements:
+        if p["seat"] == seat and p["state"] == "down":
+            w = state.windows.get(p["window"])
+            e = w.entries.get(seat) if w is not None else None
+            cid = e.choice["card"] if e is not None and e.choice else None
+            facedown.append({"partner": p["partner"], "slot": p["slot"], "card": cid,
+                             "name": ix.name_of(cid) if cid else None})
+    swaps = [dict(o) for o in d.offers if o["kind"] == "swap" and seat in (o["from"],
+                                                                          o["to"])]
+    return {"seat": seat, "leader": _leader(ix, d.leaders[seat]), "gdp": d.gdp[seat],
+            "hand": hand, "pile": len(d.piles[seat]), "facedown": facedown,
+            "budget": game.budget(state, seat) if state.phase == "trade" else d.gdp[seat],
+            "slots_left": game.slots_left(state, seat) if started else None,
+            "swaps": swaps, "aim": d.aims.get(seat)}
+
+
+def text_table(game, state):
+    d = state.data
+    ix = game.ix(state)
+    lines = [f"{ix.edition.title}: round {state.round} of {d.rounds}"]
+    head = f"{'player':16}{'Leader':16}{'GDP':>5}{'routes':>8}{'partners':>10}"
+    lines.append(head)
+    for s in range(state.n):
+        lid = d.leaders[s]
+        lines.append(f"{state.players[s]:16}{ix.name_of(lid) if lid else '-':16}"
+                     f"{d.gdp[s]:>5}{len(game.routes_of(state, s)):>8}"
+                     f"{game.partners_influenced(state, s):>10}")
+    if d.gdp_curve:
+        lines.append("GDP by round: " + "; ".join(
+            f"R{i + 1} " + "/".join(map(str, row)) for i, row in enumerate(d.gdp_curve)))
+    return "\n".join(lines)
