@@ -1,0 +1,68 @@
+"""One real window for the UI tests (SDL offscreen, 800x480, from tests/conftest.py's env)."""
+import pytest
+
+from ui.app import configure_window
+
+configure_window(fullscreen=False, size=(1920, 1080))   # the biggest: the surface can shrink, not grow
+
+from kivy.base import EventLoop  # noqa: E402
+from kivy.core.window import Window  # noqa: E402
+from kivy.uix.modalview import ModalView  # noqa: E402
+
+from companion.core.clock import FakeClock  # noqa: E402
+from companion.core.log import MemoryLog  # noqa: E402
+from companion.service.hub import Hub  # noqa: E402
+from ui.app import TableApp  # noqa: E402
+
+from .harness import Driver  # noqa: E402
+
+
+@pytest.fixture
+def window():
+    Window.size = (800, 480)
+    EventLoop.idle()
+    yield Window
+    Window.size = (800, 480)
+
+
+@pytest.fixture
+def clock():
+    return FakeClock(1000.0)
+
+
+@pytest.fixture
+def hub(clock):
+    h = Hub(MemoryLog(), table="t", clock=clock, entropy=_entropy())
+    yield h
+    h.stop()
+
+
+def _entropy():
+    import random
+    rng = random.Random(7)
+    return lambda n: bytes(rng.randrange(256) for _ in range(n))
+
+
+@pytest.fixture
+def start_app(window):
+    """``start_app(hub, **kwargs) -> Driver``: the real app's root in the real window."""
+    apps = []
+
+    def start(hub, **kw):
+        kw.setdefault("sound", False)
+        app = TableApp(hub, **kw)
+        root = app.build()
+        Window.add_widget(root)
+        apps.append((app, root))
+        d = Driver(app)
+        d.pump()
+        return d
+
+    yield start
+    for app, root in apps:
+        for w in list(Window.children):
+            if isinstance(w, ModalView):
+                w.dismiss(animation=False)
+        Window.remove_widget(root)
+        app.dispatch("on_stop")        # closes the app and lets kv's `app` proxy let go of it
+    EventLoop.idle()

@@ -1,0 +1,142 @@
+"""The pure display helpers (no window): formatting, timers, routing, the public journal,
+commitment checks, alerts, and the Great Powers recap from notices."""
+import pytest
+
+from companion.core.clock import FakeClock
+from companion.core.log import MemoryLog
+from companion.core.sealed import commitment
+from companion.service.hub import Hub
+from ui import model
+from ui.adapters import GameUI, adapter_for
+from ui.adapters.great_powers import ADAPTER as GP, turn_recap
+
+
+@pytest.mark.parametrize("seconds,text", [(180, "3:00"), (179.01, "3:00"), (30, "0:30"),
+                                          (29.4, "0:30"), (0.2, "0:01"), (0, "0:00"),
+                                          (-5, "0:00"), (3600, "60:00")])
+def test_countdown_rounds_up_like_a_game_clock(seconds, text):
+    assert model.fmt_clock(seconds) == text
+
+
+def test_timer_left_and_mode():
+    t = {"deadline": 130.0, "left": 60.0, "paused": False, "warn_before": 30.0,
+         "duration": 60.0}
+    assert model.timer_left(t, 70.0) == 60.0
+    assert model.timer_mode(t, 60.0) == "running"
+    assert model.timer_mode(t, 30.0) == "warning"
+    assert model.timer_mode(t, 0.0) == "done"
+    paused = dict(t, deadline=None, paused=True, left=12.0)
+    assert model.timer_left(paused, 999.0) == 12.0
+    assert model.timer_mode(paused, 12.0) == "paused"
+    no_warning = dict(t, warn_before=0)
+    assert model.timer_mode(no_warning, 5.0) == "running"
+
+
+def test_main_timer_prefers_a_running_one():
+    view = {"timers": {"a": {"paused": True, "left": 5.0},
+                       "b": {"paused": False, "left": 50.0}}}
+    assert model.main_timer(view)[0] == "b"
+    assert model.main_timer({"timers": {}}) == (None, None)
+
+
+def test_public_notices_never_carry_a_private_one():
+    ns = [{"kind": "EventPeeked", "seat": 1}, {"kind": "NextEvent", "to": 1, "name": "War"}]
+    assert model.public_notices(ns) == [{"kind": "EventPeeked", "seat": 1}]
+
+
+def test_journal_drops_private_notices_and_undo_takes_back_the_last_command():
+    j = model.Journal()
+    j.add(1, [{"kind": "A"}])
+    j.add(2, [{"kind": "B"}, {"kind": "Secret", "to": 0}])
+    j.add(2, [{"kind": "B"}])                        # the same version again: ignored
+    assert [n["kind"] for n in j.notices()] == ["A", "B"]
+    j.add(3, [{"kind": "Undone", "what": "B"}])
+    assert [n["kind"] for n in j.notices()] == ["A"]
+
+
+def test_window_locks_check_each_revealed_choice_against_its_commitment():
+    c0 = commitment("w", 0, ["navy"], "ab" * 16)
+    view = {"players": ["Ann", "Bo", "Cy"]}
+    sealed = {"id": "w", "seats": [0, 1, 2], "revealed": False,
+              "locked": {"0": {"commitment": c0, "defaulted": False}}}
+    states = [x.state for x in model.window_locks(view, sealed)]
+    assert states == ["locked", "choosing", "choosing"]
+    revealed = {"id": "w", "seats": [0, 1, 2], "revealed": True, "locked": {
+        "0": {"commitment": c0, "defaulted": False, "choice": ["navy"], "salt": "ab" * 16},
+        "1": {"commitment": c0, "defaulted": False, "choice": ["army"], "salt": "ab" * 16},
+        "2": {"commitment": "", "defaulted": True, "choice": [], "salt": ""}}}
+    states = [x.state for x in model.window_locks(view, revealed)]
+    assert states == ["revealed", "mismatch", "defaulted"]
+
+
+def test_alert_rows_name_the_problem_and_respect_dismissal():
+    view = {"hub": {"alerts": [{"kind": "scan", "message": "Unknown card"},
+                               {"kind": "reader", "message": "Reader unplugged"}]}}
+    rows = model.alert_rows(view)
+    assert [(r[0], r[2]) for r in rows] == [("Card not recognised", "warn"),
+                                           ("Card reader", "danger")]
+    assert len(model.alert_rows(view, {("scan", "Unknown card")})) == 1
+
+
+def test_rounds_total_from_the_view_or_the_options():
+    assert model.rounds_total({"game_view": {"turns": 10}}) == 10
+    assert model.rounds_total({"game_view": {}, "hub": {"options": {"rounds": 5}}}) == 5
+    assert model.rounds_total({"game_view": {"rounds": True}}) is None
+
+
+def _hub():
+    h = Hub(MemoryLog(), clock=FakeClock(5.0))
+    h.configure("great-powers", players=3, names=["Ann", "Bo", "Cy"])
+    return h
+
+
+def test_routing_follows_the_game_and_a_tab_holds_until_the_phase_changes():
+    h = _hub()
+    nav = model.Nav()
+    assert model.route(h.public_view(), nav, GameUI()) == "lobby"
+    nav.home = True
+    assert model.route(h.public_view(), nav, GameUI()) == "home"
+    nav.home = False
+    h.start(seed=2)
+    v = h.public_view()
+    assert model.route(v, nav, GP, model.Journal()) == "gp_powers"
+    nav.tab, nav.tab_at = "scores", model.where(v)
+    assert model.route(v, nav, GP, model.Journal()) == "scores"
+    for seat, traits in enumerate((["navy", "army", "colony"], ["navy", "army", "colony"],
+                                   ["army", "navy", "industry"])):
+        h.submit(seat, "submit_bids", {"traits": traits})
+    v = h.public_view()
+    assert v["phase"] == "action"
+    assert model.route(v, nav, GP, model.Journal()) == "gp_reveal"      # the tab let go
+    assert nav.tab is None
+    nav.acks.add(("reveal", v["session"], 1))
+    assert model.route(v, nav, GP, model.Journal()) == "gp_action"
+
+
+def test_generic_route_is_the_timer_while_there_is_one_else_the_round():
+    view = {"session": "s", "phase": "p", "round": 1, "outcome": None,
+            "timers": {"t": {"paused": False, "left": 3}}}
+    assert model.route(view, model.Nav(), GameUI()) == "timer"
+    view["timers"]["t"]["paused"] = True
+    assert model.route(view, model.Nav(), GameUI()) == "timer"
+    view["timers"] = {}
+    assert model.route(view, model.Nav(), GameUI()) == "round"
+    view["outcome"] = {"winners": [0]}
+    assert model.route(view, model.Nav(), GameUI()) == "victory"
+
+
+def test_great_powers_recap_reads_the_turn_from_public_notices():
+    ns = [{"kind": "PhaseBegan", "phase": "score", "round": 2},
+          {"kind": "Scored", "trait": "army", "seats": [1], "vp": 7},
+          {"kind": "EventPeeked", "seat": 0, "why": "highest Nationalism"},
+          {"kind": "PhaseBegan", "phase": "event", "round": 2},
+          {"kind": "EventFlipped", "event": "x", "name": "Exports", "text": "t"},
+          {"kind": "EventAwarded", "event": "x", "seats": [], "vp": 10},
+          {"kind": "PhaseBegan", "phase": "bid", "round": 3},
+          {"kind": "Scored", "trait": "navy", "seats": [0], "vp": 5}]
+    rec = turn_recap(ns, 2)
+    assert [s["trait"] for s in rec["scored"]] == ["army"]
+    assert rec["event"]["name"] == "Exports" and rec["awarded"]["seats"] == []
+    assert rec["peeked"][0]["seat"] == 0
+    assert adapter_for("great-powers") is GP
+    assert type(adapter_for("no-such-game")) is GameUI

@@ -1,0 +1,84 @@
+"""The timer screen on any game's timer (the core's toy game: a 60 s sealed round with a 0:30
+warning), on the session's fake clock: countdown, warning colour and sound once, pause."""
+import pytest
+
+from companion.core.log import MemoryLog
+from companion.games import get
+from companion.service.hub import Hub
+from ui import theme
+from ui.widgets.common import TButton
+
+from ..core.toy import Toy
+
+
+@pytest.fixture
+def toy_hub(clock):
+    h = Hub(MemoryLog(), clock=clock, games=lambda n: Toy() if n == "toy" else get(n))
+    h.configure("toy", players=3, names=["Ann", "Bo", "Cy"])
+    h.start(seed=1)
+    yield h
+    h.stop()
+
+
+def test_countdown_warning_sound_and_pause(toy_hub, clock, start_app):
+    d = start_app(toy_hub, catalog={"toy": Toy()})
+    app = d.app
+    assert app.screen_name == "timer"
+    digits = app.screen("timer").ids.digits
+    assert digits.text == "1:00" and app.screen("timer").mode == "running"
+    clock.advance(29.5)
+    app._tick()
+    d.pump()
+    assert digits.text == "0:31" and app.sounds_played == []
+    clock.advance(1.0)
+    app._tick()
+    d.pump()
+    assert digits.text == "0:30"
+    assert app.screen("timer").mode == "warning"
+    assert tuple(digits.color) == theme.WARN
+    assert len(app.sounds_played) == 1
+    clock.advance(5)
+    app._tick()
+    assert len(app.sounds_played) == 1               # once per run of the timer
+    d.shot("timer-warning")
+    d.tap(d.one("Pause", TButton))
+    assert toy_hub.public_view()["timers"]["bid"]["paused"]
+    assert "Paused" in d.texts() and d.find("Resume", TButton)
+    d.shot("timer-paused")
+    clock.advance(100)
+    app._tick()
+    assert digits.text == "0:25"                     # a paused clock does not move
+    d.tap(d.one("Resume", TButton))
+    assert not toy_hub.public_view()["timers"]["bid"]["paused"]
+    clock.advance(26)
+    toy_hub.start_timers()                            # the hub's thread runs the deadline
+    d.wait_for(lambda: app.view.get("round") == 2)
+    assert digits.text == "1:00"
+    assert app.screen("timer").mode == "running"
+    assert len(app.sounds_played) == 1                # a resume is not a new warning
+
+
+def test_the_top_bar_keeps_the_time_on_other_screens(toy_hub, clock, start_app):
+    d = start_app(toy_hub, catalog={"toy": Toy()})
+    d.tap(d.one("Round", TButton))
+    assert d.app.screen_name == "round"
+    clock.advance(12.2)
+    d.app._tick()
+    d.pump()
+    chip = d.app.root.ids.top.ids.timer_chip
+    assert chip.text == "0:48"
+    d.tap(chip)
+    assert d.app.screen_name == "timer"
+
+
+def test_a_warning_announced_by_the_hub_sounds_once(toy_hub, clock, start_app):
+    d = start_app(toy_hub, catalog={"toy": Toy()}, sound=True)
+    clock.advance(30)
+    toy_hub.start_timers()                            # the hub announces the warning
+    d.wait_for(lambda: d.app.sounds_played)
+    v = toy_hub.public_view()
+    assert d.app.sounds_played == [(v["session"], "bid", 1, "bid")]
+    assert d.app._sound is not False                  # the sound loaded (dummy audio)
+    clock.advance(1)
+    d.app._tick()
+    assert len(d.app.sounds_played) == 1

@@ -1,0 +1,96 @@
+"""Per-game display adapters: which screen a phase shows, what the score chart plots, how a
+game's counters are named. Pure (no Kivy), read only the public view and the public journal.
+
+An adapter never decides a rule. If a screen needs a rule the public view does not carry, the
+game's public view is missing something: that is a bug to report, not to reimplement here.
+
+Discovery is by module, like the games: ``ui/adapters/<pkg>.py`` exposing ``ADAPTER`` whose
+``game`` is the game's name. A game without one gets :class:`GameUI` (the generic screens).
+"""
+import dataclasses
+import importlib
+import pkgutil
+
+from ui import model
+
+
+@dataclasses.dataclass
+class Series:
+    seat: int
+    name: str
+    points: list               # value after each round, in order
+    now: float | None = None   # the live value (this round, not yet on the curve)
+
+
+@dataclasses.dataclass
+class ScoreData:
+    title: str                  # e.g. "Victory points"
+    unit: str                   # e.g. "VP"
+    series: list                # [Series]
+    target: tuple | None = None  # (value, label): a line on the chart, e.g. (50, "50 GDP wins")
+    explain: dict = dataclasses.field(default_factory=dict)   # seat -> [line, ...]
+    explain_title: str = ""
+    rounds: int | None = None    # x axis length
+
+
+class GameUI:
+    """The generic adapter: phase ring, timer, round, scores from the outcome."""
+    game = None
+    round_word = "Round"
+    tabs = ()                    # extra nav tabs: ((screen, label), ...)
+    screens = ()                 # extra screens this game uses (see ui.screens registry)
+
+    def route(self, view, acks, journal):
+        """The screen for this moment of the game, or None for the generic choice."""
+        return None
+
+    def rounds_total(self, view):
+        return model.rounds_total(view)
+
+    def round_text(self, view):
+        n, total = view.get("round") or 0, self.rounds_total(view)
+        if not n:
+            return ""
+        return f"{self.round_word} {n} of {total}" if total else f"{self.round_word} {n}"
+
+    def score(self, view, journal=None) -> ScoreData | None:
+        o = view.get("outcome")
+        if not o:
+            return None
+        players = view.get("players") or []
+        series = [Series(s, players[s], [], o["scores"].get(str(s)))
+                  for s in range(len(players))]
+        return ScoreData("Score", "", series)
+
+    def counters(self, game) -> list:
+        """``[(counter, label, colour or None)]`` for the correction dialog."""
+        return [(c, c.replace("_", " ").capitalize(), None) for c in game.counters]
+
+    def counter_value(self, view, seat, counter):
+        """The current public value of a counter, or None if the public view does not show it
+        (then the dialog does not either: it may be a secret)."""
+        return None
+
+    def seat_counters(self, game) -> bool:
+        """Whether corrections are per seat (True) or may also be for the table."""
+        return True
+
+
+_cache = None
+
+
+def registry() -> dict:
+    global _cache
+    if _cache is None:
+        found = {}
+        for info in pkgutil.iter_modules(__path__):
+            mod = importlib.import_module(f"{__name__}.{info.name}")
+            ad = getattr(mod, "ADAPTER", None)
+            if ad is not None and ad.game:
+                found[ad.game] = ad
+        _cache = found
+    return _cache
+
+
+def adapter_for(game_name) -> GameUI:
+    return registry().get(game_name) or GameUI()

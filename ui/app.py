@@ -1,0 +1,361 @@
+"""The table screen: a Kivy app that is only a view of the hub and an input to it.
+
+Entry points:
+
+* :func:`run_app` for ``companion run``: blocking, returns when the window closes.
+* :class:`TableApp` for tests and benchmarks: ``TableApp(hub)``; ``build()`` gives the root
+  widget without running the event loop.
+
+The app reads ``hub.public_view()`` only (never a seat view: this screen faces every player),
+subscribes to hub events (marshalled to the main thread and batched, see :mod:`ui.bridge`) and
+calls hub commands. It holds no game truth: killed and restarted, it resumes the open session
+from the log and shows the game where it was.
+"""
+import importlib
+import os
+import pathlib
+import time
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.lang import Builder
+from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
+                             ObjectProperty, StringProperty)
+
+from ui import model, theme
+from ui.adapters import GameUI, adapter_for
+from ui.screens import SCREENS, TAB_LABELS
+
+HERE = pathlib.Path(__file__).resolve().parent
+KV = HERE / "kv"
+ASSETS = HERE / "assets"
+BASE = 800, 480
+
+
+class TableApp(App):
+    """The table screen's app. Kivy properties hold the navigation state; the game is in the
+    hub."""
+    u = NumericProperty(1.0)                 # layout unit: min(w / 800, h / 480)
+    view = DictProperty({})                  # the latest public view
+    screen_name = StringProperty("")
+    following = BooleanProperty(True)        # the screen follows the game's phase
+    top_title = StringProperty("Table Companion")
+    top_status = StringProperty("")
+    timer_text = StringProperty("")
+    timer_mode = StringProperty("")
+    now = NumericProperty(0.0)               # session time, refreshed while a timer runs
+    tabs = ListProperty([])                  # [(screen, label)] of the nav rail
+    rail_visible = BooleanProperty(False)
+    toast = StringProperty("")
+    note = StringProperty("")                # simulated-hardware note
+    adapter = ObjectProperty(GameUI(), rebind=True)
+
+    def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
+                 sound=True, **kwargs):
+        super().__init__(**kwargs)
+        self.title = "Table Companion"
+        self.hub = hub
+        self._catalog = catalog
+        self.auto_resume = auto_resume
+        self.note = simulated_hardware_note or ""
+        self.sound_on = sound
+        self.nav = model.Nav()
+        self.journal = model.Journal()
+        self.dismissed = set()
+        self.sounds_played = []              # (timer, deadline) of every warning sounded
+        self._warned = set()
+        self._session = None
+        self._screens = {}
+        self._ticker = None
+        self._toast_ev = None
+        self._sound = None
+        self.bridge = None
+        self.frames = 0                      # screen updates applied (tests, benchmarks)
+        self.last_update = 0.0               # perf_counter() of the last applied update
+
+    # -- set-up -------------------------------------------------------------------------------
+    @property
+    def catalog(self) -> dict:
+        """``{name: Game}`` the Home screen offers."""
+        if self._catalog is None:
+            from companion.games import registry
+            self._catalog = registry()
+        return self._catalog
+
+    def build(self):
+        from kivy.core.window import Window
+        from ui.bridge import HubBridge
+        import ui.widgets.banner  # noqa: F401  (registers the widget classes the .kv uses)
+        import ui.widgets.common  # noqa: F401
+        import ui.widgets.dialogs  # noqa: F401
+        for name in ("theme.kv", "app.kv", "dialogs.kv"):
+            load_kv(KV / name)
+        Window.clearcolor = theme.BG
+        Window.bind(size=self._resize)
+        self._resize(Window, Window.size)
+        from ui.widgets.root import TableRoot
+        self.root = TableRoot()
+        self.bridge = HubBridge(self.hub, self._on_change, self.show_error, self._hub_event)
+        if self.auto_resume and self.hub.session is None:
+            try:
+                self.hub.resume()
+            except Exception as e:             # a broken log must not keep the table dark
+                self.show_error(f"Could not resume the last game: {e}")
+        self.refresh()
+        return self.root
+
+    def on_stop(self):
+        self.close()
+
+    def close(self):
+        """Stop listening to the hub and the window (idempotent)."""
+        if self.root is not None:
+            from kivy.core.window import Window
+            Window.unbind(size=self._resize)
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        if self.bridge is not None:
+            self.bridge.close()
+
+    def _resize(self, _win, size):
+        w, h = size
+        self.u = max(0.5, min(w / BASE[0], h / BASE[1]))
+
+    # -- the view -----------------------------------------------------------------------------
+    def _on_change(self, events):
+        self.refresh(events)
+
+    def refresh(self, events=()):
+        """Read the public view and show it (main thread)."""
+        view = self.hub.public_view()
+        sid = view.get("session")
+        if sid != self._session:
+            self.journal.clear()
+            self._session = sid
+            self._warned = set()
+            if sid is not None and self.hub.session is not None:
+                self.journal.add(self.hub.session.version - 1, view.get("notices"))
+        for ev in events:
+            if ev.get("kind") == "changed" and sid is not None:
+                self.journal.add(ev.get("version", 0), ev.get("notices"))
+        game = view.get("game") or (view.get("hub") or {}).get("game")
+        if self.adapter.game != game:
+            self.adapter = adapter_for(game)
+        self.view = view
+        name = model.route(view, self.nav, self.adapter, self.journal)
+        self.following = self.nav.tab is None
+        self._top(view)
+        self._show(name)
+        from ui.widgets.root import banner_rows
+        live = {(a.get("kind"), a.get("message")) for a in
+                (view.get("hub") or {}).get("alerts") or []} | {("note", self.note)}
+        self.dismissed &= live          # an alert that went away may come back: show it again
+        self.root.ids.banners.rows = banner_rows(self, view, self.note)
+        self.root.ids.rail.mark()
+        self._schedule_ticker(view)
+        self.frames += 1
+        self.last_update = time.perf_counter()
+
+    def _top(self, view):
+        hubpart = view.get("hub") or {}
+        if view.get("session") is None:
+            self.top_title = "Table Companion"
+            g = hubpart.get("game")
+            game = self.catalog.get(g) if g else None
+            self.top_status = f"{game.title} · setting up" if game else ""
+            self.rail_visible = False
+            self.tabs = []
+        else:
+            self.top_title = view.get("title") or ""
+            parts = [self.adapter.round_text(view), view.get("phase_label") or ""]
+            if view.get("outcome") is not None:
+                parts = ["Game over"]
+            self.top_status = " · ".join(p for p in parts if p)
+            self.rail_visible = not self.nav.home
+            tabs = [("round", "Round")]
+            if view.get("timers") or "timer" in [t for t, _ in self.adapter.tabs]:
+                tabs.append(("timer", "Timer"))
+            tabs += [t for t in self.adapter.tabs if t[0] != "timer"]
+            tabs.append(("scores", "Scores"))
+            self.tabs = tabs
+        self._tick_timer_chip()
+
+    def screen(self, name):
+        """The screen object called ``name`` (created, and its .kv loaded, on first use)."""
+        s = self._screens.get(name)
+        if s is None:
+            module, cls = SCREENS[name]
+            load_kv(KV / f"{name}.kv")
+            s = getattr(importlib.import_module(module), cls)(name=name)
+            self._screens[name] = s
+            self.root.ids.sm.add_widget(s)
+        return s
+
+    def _show(self, name):
+        sm = self.root.ids.sm
+        s = self.screen(name)
+        if sm.current != name:
+            sm.current = name
+        self.screen_name = name
+        s.update(self.view)
+
+    # -- navigation ---------------------------------------------------------------------------
+    def go(self, name):
+        """A player tapped a tab: show that screen until the phase changes."""
+        if name == "now":
+            self.nav.tab = self.nav.tab_at = None
+        else:
+            self.nav.tab = name
+            self.nav.tab_at = model.where(self.view)
+        self.refresh()
+
+    def ack(self, key):
+        """The table has seen a moment (a reveal, a recap): move on."""
+        self.nav.acks.add(key)
+        self.nav.tab = self.nav.tab_at = None
+        self.refresh()
+
+    def go_home(self):
+        self.nav.home = True
+        self.nav.tab = self.nav.tab_at = None
+        self.refresh()
+
+    def leave_home(self):
+        self.nav.home = False
+        self.refresh()
+
+    # -- commands -----------------------------------------------------------------------------
+    def command(self, fn, *args, done=None, **kwargs):
+        """Run a hub command off the main thread; refusals come back as a toast."""
+        if self.bridge is None:
+            return False
+        return self.bridge.call(fn, *args, done=done, **kwargs)
+
+    def show_error(self, message):
+        self.show_toast(message)
+
+    def show_toast(self, message, seconds=5):
+        self.toast = message
+        if self._toast_ev is not None:
+            self._toast_ev.cancel()
+        self._toast_ev = Clock.schedule_once(lambda dt: setattr(self, "toast", ""), seconds)
+
+    def dismiss_alert(self, key):
+        self.dismissed.add(tuple(key))
+        self.refresh()
+
+    def open_undo(self):
+        from ui.widgets.dialogs import UndoDialog
+        UndoDialog(app=self).open()
+
+    def open_correction(self):
+        from ui.widgets.dialogs import CorrectionDialog
+        if self.hub.session is None:
+            return
+        CorrectionDialog(app=self).open()
+
+    # -- timers and sound -----------------------------------------------------------------------
+    def clock_now(self):
+        s = self.hub.session
+        return s.clock.now() if s is not None else None
+
+    def _schedule_ticker(self, view):
+        running = any(not t.get("paused") for t in (view.get("timers") or {}).values())
+        if running and self._ticker is None:
+            self._ticker = Clock.schedule_interval(self._tick, 0.1)
+        elif not running and self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        self._tick()
+
+    def _tick(self, _dt=None):
+        now = self.clock_now()
+        if now is not None:
+            self.now = now
+        self._tick_timer_chip()
+        s = self._screens.get(self.screen_name)
+        if s is not None and now is not None:
+            s.tick(now)
+
+    def _tick_timer_chip(self):
+        name, t = model.main_timer(self.view)
+        if t is None:
+            self.timer_text, self.timer_mode = "", ""
+            return
+        left = model.timer_left(t, self.clock_now())
+        mode = model.timer_mode(t, left)
+        self.timer_text = model.fmt_clock(left)
+        self.timer_mode = mode
+        if mode == "warning":
+            self.warn(name)
+
+    def _hub_event(self, event):
+        if event.get("kind") == "timer_warning":
+            Clock.schedule_once(lambda dt: self._warn_from_hub(event.get("timer")))
+
+    def _warn_from_hub(self, name):
+        if name in (self.view.get("timers") or {}):
+            self.warn(name)
+
+    def warn(self, name):
+        """The 0:30 warning: a sound (the colour is on the timer), once per timer per phase
+        and round, however often it is paused and resumed or the hub announces it."""
+        v = self.view
+        key = (v.get("session"), name, v.get("round"), v.get("phase"))
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.sounds_played.append(key)
+        if self.sound_on:
+            self._play_warning()
+
+    def _play_warning(self):
+        try:
+            if self._sound is None:
+                from kivy.core.audio import SoundLoader
+                self._sound = SoundLoader.load(str(ASSETS / "warning.wav")) or False
+            if self._sound:
+                self._sound.stop()
+                self._sound.play()
+        except Exception:                       # no audio device: the colour still warns
+            self._sound = False
+
+
+_loaded = set()
+
+
+def load_kv(path):
+    path = str(path)
+    if path not in _loaded:
+        Builder.load_file(path)
+        _loaded.add(path)
+
+
+def configure_window(fullscreen=True, size=None):
+    """Window settings; must run before the window exists (before ``kivy.core.window``)."""
+    from kivy.config import Config
+    w, h = size or BASE
+    Config.set("graphics", "width", str(int(w)))
+    Config.set("graphics", "height", str(int(h)))
+    Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
+    Config.set("graphics", "resizable", "1")
+    Config.set("input", "mouse", "mouse,disable_multitouch")
+    Config.set("kivy", "exit_on_escape", "0" if fullscreen else "1")
+
+
+def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None):
+    """Show the table screen for ``hub`` until the window closes (blocking).
+
+    ``size``: a window size such as ``(800, 480)`` (ignored when fullscreen). Starts the hub's
+    timer thread (idempotent) so deadlines and 0:30 warnings reach the screen.
+    """
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    configure_window(fullscreen, size)
+    hub.start_timers()
+    app = TableApp(hub, simulated_hardware_note=simulated_hardware_note)
+    try:
+        app.run()
+    finally:
+        app.close()
+    return 0

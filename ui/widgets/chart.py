@@ -1,0 +1,117 @@
+"""A score chart: one line per player over the rounds, the live value as an open ring, an
+optional target line (e.g. 50 GDP wins) and each line named at its end (colour is never the
+only cue)."""
+from kivy.app import App
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.properties import ObjectProperty
+from kivy.uix.widget import Widget
+
+from ui import theme
+
+
+def nice_step(span: float) -> int:
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000):
+        if span / step <= 6:
+            return step
+    return 2000
+
+
+def _text(text, size, colour, bold=False):
+    lab = CoreLabel(text=text, font_size=size, color=colour,
+                    font_name=theme.FONT_BOLD if bold else theme.FONT)
+    lab.refresh()
+    return lab.texture
+
+
+class ScoreChart(Widget):
+    data = ObjectProperty(None, allownone=True)      # ui.adapters.ScoreData
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.bind(pos=self.redraw, size=self.redraw, data=self.redraw)
+
+    def redraw(self, *_):
+        self.canvas.clear()
+        d = self.data
+        if d is None or not d.series:
+            return
+        u = App.get_running_app().u
+        values = [v for s in d.series for v in s.points] + \
+            [s.now for s in d.series if s.now is not None]
+        top = max(values + [1])
+        if d.target:
+            top = max(top, d.target[0] * 1.08)
+        step = nice_step(top)
+        ymax = ((int(top) // step) + 1) * step
+        rounds = max([len(s.points) + (1 if s.now is not None else 0) for s in d.series] +
+                     [d.rounds or 0, 1])
+        left, bottom, right, topm = u * 38, u * 26, u * 92, u * 10
+        x0, y0 = self.x + left, self.y + bottom
+        w, h = self.width - left - right, self.height - bottom - topm
+        if w <= 10 or h <= 10:
+            return
+
+        def X(i):                       # i: 1-based round
+            return x0 + (i - 0.5) / rounds * w
+
+        def Y(v):
+            return y0 + v / ymax * h
+
+        small = u * 12
+        with self.canvas:
+            for v in range(0, ymax + 1, step):
+                Color(*theme.with_alpha(theme.LINE, 0.6))
+                Line(points=[x0, Y(v), x0 + w, Y(v)], width=1)
+                tex = _text(str(v), small, theme.MUTED)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(x0 - tex.width - u * 6, Y(v) - tex.height / 2))
+            for i in range(1, rounds + 1):
+                tex = _text(str(i), small, theme.MUTED)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(X(i) - tex.width / 2, self.y + u * 4))
+            if d.target:
+                value, label = d.target
+                Color(*theme.WARN)
+                Line(points=[x0, Y(value), x0 + w, Y(value)], width=u * 1.6,
+                     dash_length=u * 8, dash_offset=u * 5)
+                tex = _text(label, u * 13, theme.WARN, bold=True)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(x0 + u * 6, Y(value) + u * 3))
+            ends = []
+            for s in d.series:
+                colour = theme.seat_colour(s.seat)
+                pts = []
+                for i, v in enumerate(s.points, start=1):
+                    pts += [X(i), Y(v)]
+                Color(*colour)
+                if len(pts) >= 4:
+                    Line(points=pts, width=u * 1.8, joint="round")
+                r = u * 4
+                for j in range(0, len(pts), 2):
+                    Ellipse(pos=(pts[j] - r, pts[j + 1] - r), size=(2 * r, 2 * r))
+                last = (pts[-2], pts[-1]) if pts else None
+                if s.now is not None:
+                    nx, ny = X(len(s.points) + 1), Y(s.now)
+                    if last:
+                        Line(points=[last[0], last[1], nx, ny], width=u * 1.2,
+                             dash_length=u * 4, dash_offset=u * 4)
+                    Line(circle=(nx, ny, r * 1.3), width=u * 1.6)
+                    last = (nx, ny)
+                if last:
+                    ends.append([last[1], s, colour])
+            # names at the right edge, nudged apart so they never overlap
+            ends.sort(key=lambda e: e[0])
+            gap = u * 15
+            for i in range(1, len(ends)):
+                if ends[i][0] - ends[i - 1][0] < gap:
+                    ends[i][0] = ends[i - 1][0] + gap
+            for y, s, colour in ends:
+                value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
+                tex = _text(f"{s.name[:10]} {value}", u * 12.5, colour, bold=True)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))

@@ -1,0 +1,94 @@
+"""Small themed widgets. Their rules are in ``ui/kv/theme.kv``."""
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from ui import theme
+
+
+class TLabel(Label):
+    """Body text: left-aligned, vertically centred, wraps in its box. ``shorten_ok``: the text
+    may end in an ellipsis (a player's name, a link), which the layout tests accept."""
+    shorten_ok = BooleanProperty(False)
+
+
+class TTitle(TLabel):
+    """A heading."""
+
+
+class TMuted(TLabel):
+    """Secondary text."""
+
+
+class SymLabel(Label):
+    """A label in DejaVu Sans (check marks, dots, arrows)."""
+
+
+class TButton(Button):
+    """A flat button. ``tone``: normal, primary, ok, warn, danger, ghost; ``selected`` marks
+    the chosen one of a group."""
+    tone = StringProperty("normal")
+    selected = BooleanProperty(False)
+    shorten_ok = BooleanProperty(False)
+    radius = NumericProperty(8)
+
+
+class Panel(BoxLayout):
+    """A rounded card."""
+    bg = ColorProperty(theme.PANEL)
+    radius = NumericProperty(10)
+    border = ColorProperty([0, 0, 0, 0])
+
+
+class Chip(Label):
+    """Text on a coloured rounded rectangle; the text colour follows the fill."""
+    bg = ColorProperty(theme.PANEL_HI)
+    border = ColorProperty([0, 0, 0, 0])
+    radius = NumericProperty(6)
+
+
+class Dot(Widget):
+    """A filled circle with an optional ring."""
+    colour = ColorProperty(theme.MUTED)
+    ring = ColorProperty([0, 0, 0, 0])
+
+
+class Spacer(Widget):
+    pass
+
+
+class ConfirmButton(TButton):
+    """A button for a drastic table action: the first tap arms it ("Tap again to ..."), a
+    second tap within a few seconds fires ``on_confirm``."""
+    confirm_text = StringProperty("Tap again to confirm")
+    armed = BooleanProperty(False)
+    __events__ = ("on_confirm",)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._plain = None
+        self._disarm_ev = None
+
+    def on_release(self):
+        from kivy.clock import Clock
+        if self.armed:
+            self._disarm()
+            self.dispatch("on_confirm")
+            return
+        self.armed = True
+        self._plain = self.text
+        self.text = self.confirm_text
+        self._disarm_ev = Clock.schedule_once(lambda dt: self._disarm(), 4)
+
+    def _disarm(self):
+        if self._disarm_ev is not None:
+            self._disarm_ev.cancel()
+            self._disarm_ev = None
+        if self.armed:
+            self.armed = False
+            self.text = self._plain or self.text
+
+    def on_confirm(self):
+        pass

@@ -1,0 +1,67 @@
+"""The frame around every screen: top bar, alert banners, the nav rail, the toast."""
+from kivy.app import App
+from kivy.properties import ListProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.floatlayout import FloatLayout
+
+from ui import model
+
+
+class TableRoot(FloatLayout):
+    pass
+
+
+class TopBar(BoxLayout):
+    pass
+
+
+class NavRail(BoxLayout):
+    tabs = ListProperty([])
+
+    def on_tabs(self, *_):
+        self.rebuild()
+
+    def rebuild(self):
+        from ui.widgets.common import TButton
+        box = self.ids.tabs
+        box.clear_widgets()
+        app = App.get_running_app()
+        entries = [("now", "Now")] + list(self.tabs)
+        for name, label in entries:
+            b = TButton(text=label, tone="ghost")
+            b.screen = name
+            b.bind(on_release=lambda btn: app.go(btn.screen))
+            box.add_widget(b)
+        self.mark()
+
+    def mark(self, *_):
+        app = App.get_running_app()
+        for b in self.ids.tabs.children:
+            if b.screen == "now":
+                b.selected = app.following
+            else:
+                b.selected = (not app.following) and b.screen == app.screen_name
+
+
+class BannerStack(BoxLayout):
+    rows = ListProperty([])
+
+    def on_rows(self, *_):
+        from ui.widgets.banner import Banner
+        self.clear_widgets()
+        rows = list(self.rows)
+        shown = rows[-2:]                                   # the newest two
+        hidden = len(rows) - len(shown)
+        for i, (title, message, tone, key) in enumerate(shown):
+            more = f"+{hidden} more" if i == 0 and hidden else ""
+            self.add_widget(Banner(title=title, message=message, tone=tone, key=key,
+                                   more=more))
+
+
+def banner_rows(app, view, note):
+    """Alerts, newest last; the simulated-hardware note comes first (so it yields its place
+    to real alerts)."""
+    rows = model.alert_rows(view, app.dismissed)
+    if note and ("note", note) not in app.dismissed:
+        rows.insert(0, ("Simulated hardware", note, "info", ("note", note)))
+    return rows
