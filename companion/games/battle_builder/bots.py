@@ -308,11 +308,14 @@ def _greedy_shop(game, state, seat, moves):
     best, best_v = None, 0.0
     reserve = r.pvp["wager_min"] + 2 if state.config["pvp_rewards"] == "wager" else 0
     spare = game.wallet(state, seat) - reserve
+    hungry = sum(cards[c].min_stamina for c in d.attack[seat])     # stamina the deck needs
     for cid, cost in _affordable_cards(game, state, seat):
         if cost > spare:
             continue
         c = cards[cid]
         gain = (c.damage - atk) if c.kind == "attack" else 0.8 * (c.block - blk)
+        if c.min_stamina:                  # a card that needs stamina is played less often
+            gain -= c.min_stamina * (hungry + c.min_stamina) / 10.0
         if c.kind == "attack" and c.recycle:
             gain += 2
         v = gain / max(1, cost)

@@ -131,6 +131,7 @@ class Rules:
     shop: dict
     pvp: dict
     victory: dict
+    targets: dict               # difficulty -> design target win rate
     cards: dict                 # id -> Card (attack and defence)
     monsters: dict              # id -> Monster
     environments: dict
@@ -450,6 +451,10 @@ def load_rules(directory=DATA) -> Rules:
     victory = _section(path, doc, "victory", {
         "threshold": (I, 1), "most_monsters": (I, 0), "most_pvp_wins": (I, 0),
         "highest_deck_value": (I, 0), "most_hp": (I, 0), "objectives_dealt": (I, 1)})
+    targets = _section(path, doc, "calibration", {k: (F, 0.0) for k in DIFFICULTIES})
+    for k, v in targets.items():
+        if v > 1:
+            raise DataFileError(path, "calibration", k, "must be a share from 0 to 1")
     environments, arenas, objectives = load_effects(directory / "effects.toml")
     if len(objectives) < victory["objectives_dealt"] * 4:
         raise DataFileError(directory / "effects.toml", problem=f"needs at least "
@@ -460,7 +465,7 @@ def load_rules(directory=DATA) -> Rules:
         split=split, action=action, milestones=milestones, roles=roles,
         same_role_penalty=penalty, betting=betting, systems=systems,
         conversion=(conv["give"], conv["get"]), shop=shop, pvp=pvp, victory=victory,
-        cards=cards, monsters=load_monsters(directory / "monsters.toml"),
+        targets=targets, cards=cards, monsters=load_monsters(directory / "monsters.toml"),
         environments=environments, arenas=arenas, objectives=objectives)
 
 

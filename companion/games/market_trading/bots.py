@@ -172,7 +172,7 @@ def _forage_tile(game, state, seat):
     """A tile whose resource the market still pays for, or that feeds an improvement; spread
     out over empty tiles (every pile yields one per harvest)."""
     d, r = state.data, game.rules
-    board, piles, yields = d.board[seat], d.piles[seat], d.yields[seat]
+    piles = d.piles[seat]
     market, cap = d.market, r.market_cap
     feeds, extra = set(), {}
     for cid in d.built[seat]:
@@ -182,23 +182,22 @@ def _forage_tile(game, state, seat):
                 extra[t] = extra.get(t, 0) + n
         if cid in game.converts:
             feeds.update(game.converts[cid][0])
-    worth = {}
-    for terrain, res in r.t1_of.items():
+    src_hand = state.config["forage_source"] == "hand"
+    best, best_v = None, None
+    for terrain, tiles in d.tiles_of[seat].items():
+        res = r.t1_of[terrain]
+        if src_hand and d.hand.get(res, 0) < r.forage:
+            continue
         m = market[res]
         w = 3 if m < cap - 1 else (1 if m < cap else 0)
         if res in feeds:
             w += 4
         if w:
             w += 2 * extra.get(terrain, 0)
-        worth[terrain] = w
-    src_hand = state.config["forage_source"] == "hand"
-    best, best_v = None, None
-    for t in range(len(board)):
-        if src_hand and d.hand.get(yields[t], 0) < r.forage:
-            continue
-        v = worth[board[t]] * 10 - piles[t]
-        if best_v is None or v > best_v:
-            best, best_v = t, v
+        low = min(tiles, key=piles.__getitem__)          # the first tile with the least
+        v = w * 10 - piles[low]
+        if best_v is None or v > best_v or (v == best_v and low < best):
+            best, best_v = low, v
     return best
 
 

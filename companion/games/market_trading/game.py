@@ -34,6 +34,7 @@ from .data import default_rules
 class MTData:
     board: list                     # per seat: terrain name per tile (row-major)
     yields: list                    # per seat: the T1 resource of each tile
+    tiles_of: list                  # per seat: {terrain: [tiles]} (a lookup table)
     piles: list                     # per seat: resources on each tile
     bowl: list                      # tokens left in each bowl
     earned: list                    # points taken, including any beyond the bowl
@@ -142,8 +143,14 @@ class MarketTrading(Game):
         face_up = [deck.pop() for _ in range(min(r.face_up, len(deck)))]
         market = {k: r.market_start.get(k, 0) for k in r.resources}
         first = rng.randrange(state.n) if state.config["first_player"] == "random" else 0
+        tiles_of = []
+        for board in boards:
+            by = {}
+            for t, terrain in enumerate(board):
+                by.setdefault(terrain, []).append(t)
+            tiles_of.append(by)
         state.data = MTData(
-            board=boards, yields=yields, piles=piles, bowl=[r.bowl] * state.n,
+            board=boards, yields=yields, tiles_of=tiles_of, piles=piles, bowl=[r.bowl] * state.n,
             earned=[0] * state.n, built=[[] for _ in state.seats()], deck=deck,
             face_up=face_up, market=market, bank={k: 0 for k in r.resources}, first=first,
             stats={"turn_points": [[] for _ in state.seats()], "trades": 0, "improves": 0,

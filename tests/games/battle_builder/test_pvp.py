@@ -119,12 +119,14 @@ def test_revenge_token_and_card_value_rewards():
 
 def test_three_players_one_sits_out_and_may_bet_on_the_match():
     st = fresh(3, 2, spectator_bets=True, pvp_pairing="rotation")
-    drive(st, lambda s: s.phase == "pvp_prep" and s.prompts)
+    drive(st, lambda s: s.phase == "shop" and s.round == 3)
     d = st.data
-    assert d.byes == [0] and d.pairings == [[1, 2]]
     d.tokens[0]["skill"] = 5
-    st.prompts[0]["stake"] = [0, 5]
-    assert st.prompts[0]["bet_on"] == [1, 2]
+    for seat in sorted(st.prompts):
+        do(st, seat, "done_shopping")
+    assert st.phase == "pvp_prep"
+    assert d.byes == [0] and d.pairings == [[1, 2]]
+    assert st.prompts[0]["bet_on"] == [1, 2] and st.prompts[0]["stake"] == [0, 5]
     with pytest.raises(IllegalMoveError, match="Bet on seat 1 or 2"):
         do(st, 0, "prepare_pvp", bet_on=0, stake=1)
     do(st, 0, "prepare_pvp", bet_on=1, stake=2)
