@@ -692,9 +692,9 @@ class BattleBuilder(Game):
                     self._gain_spread(state, s, bet["stake"] * r.betting["payout"])
                 state.note("BetSettled", seat=s, bet=bet["bet"], stake=bet["stake"], won=ok)
             earned[str(s)] = self.wallet(state, s) - before
-        if won:
+        if won:                                  # 1 VP per monster, every team member
             for s in team:
-                d.vp[s] += r.battle["vp_monster"]
+                d.vp[s] += r.battle["vp_monster"] * len(battle["monsters"])
                 for m in battle["monsters"]:
                     d.monsters_defeated[s][m["difficulty"]] += 1
         for m in battle["monsters"]:

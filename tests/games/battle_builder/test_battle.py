@@ -249,3 +249,9 @@ def test_dual_monsters_each_player_picks_one_and_targets_are_chosen():
         set_monster(st, i, hp=50, max_hp=50, deck=[0], discard=[])
     turn(st, {0: ("slash", 0, 1), 1: ("jab", 0, 1)})
     assert b["monsters"][1]["hp"] == 50 - 6 and b["monsters"][0]["hp"] == 50
+    for i in (0, 1):
+        set_monster(st, i, hp=1, deck=[0], discard=[])
+    turn(st, {0: (st.data.pile[0][0], 20, 0), 1: (st.data.pile[1][0], 20, 1)})
+    assert st.data.vp == [2, 2]                             # 1 VP per monster defeated
+    rec = st.data.track["battles"][-1]
+    assert rec["won"] and rec["reward"] == "full" and len(rec["difficulty"]) == 2
