@@ -15,6 +15,7 @@ Oversized payloads (over :data:`MAX_PAYLOAD_BYTES`) are dropped by both brokers 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import logging
 import os
@@ -26,6 +27,7 @@ import struct
 import subprocess
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from companion.core.errors import CompanionError
@@ -415,6 +417,18 @@ class EmbeddedBroker(Broker):
 
 PROBE_USER = "_probe"     # internal: not a valid seat id, so it can never be a seat
 
+_LIVE_CHILDREN: "weakref.WeakSet[MosquittoBroker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_children_at_exit():
+    """A hub that exits without calling stop() must not leave mosquitto holding its ports."""
+    for b in list(_LIVE_CHILDREN):
+        try:
+            b.stop()
+        except Exception:
+            pass
+
 
 def find_mosquitto(binary: str | None = None) -> str:
     if binary:
@@ -547,6 +561,7 @@ class MosquittoBroker(Broker):
             err = self._wait_ready()
             if err is None:
                 self._running = True
+                _LIVE_CHILDREN.add(self)
                 return self
             self._kill_child()
             if not (auto and "in use" in err.lower()):
@@ -592,6 +607,7 @@ class MosquittoBroker(Broker):
         if not self._running:
             return
         self._running = False
+        _LIVE_CHILDREN.discard(self)
         self._kill_child()
         self._cleanup_dir()
 

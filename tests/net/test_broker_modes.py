@@ -1,8 +1,10 @@
 """What differs between the broker modes: mosquitto's files and child process, the embedded
 broker keeping secrets off the disk, the external broker refusing to manage logins."""
 import os
+import pathlib
 import socket
 import stat
+import subprocess
 import sys
 import threading
 
@@ -193,3 +195,15 @@ def test_probe_login_speaks_raw_mqtt(broker, hub_cred):
     assert brokers.probe_login(host, port, hub_cred.username, hub_cred.password) == 0
     assert brokers.probe_login(host, port, hub_cred.username, "wrong") in (4, 5)
     assert brokers.probe_login(host, port, None, None) in (4, 5)
+
+
+def test_a_hub_that_exits_without_stop_leaves_no_mosquitto_behind():
+    script = ("from companion.net.brokers import MosquittoBroker\n"
+              f"b = MosquittoBroker(binary={MOSQUITTO!r}).start()\n"
+              "print(b.pid, b.run_dir)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=30, cwd=str(pathlib.Path(__file__).resolve().parents[2]))
+    assert r.returncode == 0, r.stderr
+    pid, run_dir = r.stdout.split()
+    assert not os.path.exists(f"/proc/{pid}")
+    assert not os.path.exists(run_dir)
