@@ -15,7 +15,7 @@ Both pick Leaders at random, so win rates per Leader compare the Leaders, not th
 # -- shared helpers ----------------------------------------------------------------------------------
 
 
-def _placements(game, state, seat, limit=None):
+def _placements(game, state, seat):
     """Every legal (card, partner, slot, cost) for ``seat`` now."""
     d = state.data
     ix = game.ix(state)
@@ -373,11 +373,6 @@ def _greedy_policy(game, state, seat, rng):
     return args
 
 
-def _contested(state, partner, slot):
-    return [p["seat"] for p in state.data.placements
-            if p["partner"] == partner and p["slot"] == slot]
-
-
 def _greedy_trade(game, state, seat, p, rng):
     d = state.data
     ix = game.ix(state)
@@ -410,18 +405,35 @@ def _greedy_trade(game, state, seat, p, rng):
                 return "activate_ability", {"discard": [worst], "draw": {"export": 1}}
     # the best route on offer
     left = _rounds_left(state)
-    reserve = 2 if left > 1 else 0
+    if game.slots_left(state, seat) <= 0:
+        return finish, {}
+    exports = sorted({c for c in d.hands[seat] if c in ix.exports})
+    if not exports:
+        return finish, {}
+    budget = game.budget(state, seat)
+    reserve = 2 if left > 2 else 0
+    crowd = {}
+    for pl in d.placements:
+        if pl["seat"] != seat:
+            key = (pl["partner"], pl["slot"])
+            crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
-    for c, pt, k, cost in _placements(game, state, seat):
-        worth = game.route_value(state, seat, c, pt) * (left - 0.5) - cost
-        others = [s for s in _contested(state, pt, k) if s != seat]
-        if others:
-            worth -= 3.0 + 1.5 * len(others)
-        if game.budget(state, seat) - cost < reserve and left > 2:
-            worth -= 1.0
-        worth += rng.random() * 0.5
-        if worth > best_v:
-            best, best_v = (c, pt, k), worth
+    for pt in ix.partners:
+        slots = game.open_slots(state, seat, pt)
+        if not slots:
+            continue
+        for c in exports:
+            cost = game.cost_of(state, seat, c, pt)
+            if cost > budget:
+                continue
+            worth = game.route_value(state, seat, c, pt) * (left - 0.5) - cost
+            if budget - cost < reserve:
+                worth -= 1.0
+            for k in slots:
+                v = worth - (3.0 + 1.5 * crowd[(pt, k)] if (pt, k) in crowd else 0.0)
+                v += rng.random() * 0.5
+                if v > best_v:
+                    best, best_v = (c, pt, k), v
     if best is not None:
         return "place_export", {"card": best[0], "partner": best[1], "slot": best[2]}
     return finish, {}

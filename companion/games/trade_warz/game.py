@@ -95,9 +95,11 @@ class TWData:
     chooser: int | None = None
     current: int | None = None
     disputes_done: bool = False
+    round_disputes: int = 0
     # upkeep and income, for the screens
     upkeep: list = dataclasses.field(default_factory=list)
     income: list = dataclasses.field(default_factory=list)
+    end: str | None = None        # how the game ended: boom (the line) or close (last round)
     gdp_curve: list = dataclasses.field(default_factory=list)
     disputes_per_round: list = dataclasses.field(default_factory=list)
 
@@ -249,11 +251,11 @@ class TradeWarz(Engine, Game):
 
     # -- helpers ----------------------------------------------------------------------------------
     def ix(self, state):
-        ed = state.data.edition if state.data is not None else state.config["edition"]
-        got = self._ix.get(ed)
-        if got is None:
-            got = self._ix[ed] = index(ed)
-        return got
+        try:
+            return state._tw_ix
+        except AttributeError:
+            got = state._tw_ix = index(state.config["edition"])
+            return got
 
     def seat_name(self, state, s):
         if s is None:
@@ -476,8 +478,7 @@ class TradeWarz(Engine, Game):
         n = state.n
         d.extra_policy = [0] * n
         d.activated = [False] * n
-        d.upkeep, d.contests, d.placements, d.revealed = [], [], [], {}
-        d.income = [self._blank_income() for _ in range(n)]
+        d.round_disputes = 0
         if state.config["quick_start"] and state.round == 1 and \
                 self.rules.quick_start_skip_event:
             state.note("EventSkipped", why="Quick Start")
@@ -1243,6 +1244,7 @@ class TradeWarz(Engine, Game):
                                          for i in idx},
                                "state": "open", "chooser": None, "bids": None, "power": None,
                                "winner": None})
+        d.round_disputes = len(d.contests)
         d.dispute_order = self.order(state, range(state.n))
         d.dturn = 0
         d.chooser = None
@@ -1469,7 +1471,7 @@ class TradeWarz(Engine, Game):
         d = state.data
         ix = self.ix(state)
         d.gdp_curve.append(list(d.gdp))
-        d.disputes_per_round.append(len(d.contests))
+        d.disputes_per_round.append(d.round_disputes)
         if d.event is not None:
             d.event_discard.append(d.event)
             d.event = None
@@ -1565,12 +1567,13 @@ class TradeWarz(Engine, Game):
         s = seats[0]
         if not d.gdp_curve or len(d.gdp_curve) < state.round:
             d.gdp_curve.append(list(d.gdp))
-            d.disputes_per_round.append(len(d.contests))
+            d.disputes_per_round.append(d.round_disputes)
         self._finish(state, seats, f"{self.seat_name(state, s)} reached {d.gdp[s]} GDP "
                                    f"(Economic Boom, round {state.round}, {ph} phase)", None)
 
     def _finish(self, state, winners, reason, tiebreak):
         d = state.data
+        d.end = "boom" if "Economic Boom" in reason else "close"
         state.finish(winners, reason, {s: d.gdp[s] for s in range(state.n)}, tiebreak)
 
     # -- answers to asks ------------------------------------------------------------------------------
@@ -1931,10 +1934,25 @@ class TradeWarz(Engine, Game):
         return text_table(self, state)
 
     def summary(self, state):
+        """Per-game facts for `companion stats` (factions = Leader names by seat) and for
+        :func:`report` (Leaders, winners, GDP curve, disputes per round, how it ended)."""
         d = state.data
         ix = self.ix(state)
+        o = state.outcome
         return {"factions": {str(s): ix.name_of(l) for s, l in enumerate(d.leaders) if l},
-                "leaders": {str(s): l for s, l in enumerate(d.leaders)},
-                "edition": d.edition, "gdp_curve": [list(r) for r in d.gdp_curve],
+                "leaders": {str(s): l for s, l in enumerate(d.leaders) if l},
+                "leader_names": {l: ix.name_of(l) for l in d.leaders if l},
+                "winners": list(o.winners) if o else [],
+                "reason": d.end, "edition": d.edition,
+                "gdp_curve": [list(r) for r in d.gdp_curve],
                 "disputes_per_round": list(d.disputes_per_round), "rounds": state.round}
+
+    def report(self, summaries):
+        """Balance figures over many games (see :mod:`.report`)."""
+        from .report import report
+        return report(summaries)
+
+    def report_text(self, r):
+        from .report import report_text
+        return report_text(r)
 
