@@ -229,7 +229,8 @@ def _make_amqtt_classes():
             return may(user, "read", topic)     # SUBSCRIBE (a filter) and RECEIVE (a topic)
 
     class WalledBroker(amqtt_broker.Broker):
-        """amqtt's broker with two holes closed and a payload limit.
+        """amqtt's broker with a leak closed and a payload limit (the other hole, Wills published
+        unchecked, is closed at login by SeatAuthPlugin).
 
         amqtt 0.12.1 sends retained messages on connect for *every* filter any client has
         subscribed to, to *every* connecting client, without a topic check: a seat would get

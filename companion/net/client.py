@@ -153,7 +153,9 @@ class MqttClient:
         rc = self._result
         if rc is None or rc.is_failure:
             self._client.loop_stop()
-            self._client.socket() and self._client.socket().close()
+            sock = self._client.socket()
+            if sock is not None:
+                sock.close()
             reason = str(rc) if rc is not None else "closed the connection"
             raise ConnectError(f"The broker at {ep.url} refused {self.username or 'an anonymous'}"
                                f" login: {reason}.")
