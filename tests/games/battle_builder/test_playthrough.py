@@ -34,7 +34,7 @@ SPREAD = [
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_playthroughs_end_and_replay_identically(n):
-    for seed in range(100 if n == 2 else 70):
+    for seed in range(100):
         opts = SPREAD[seed % len(SPREAD)]
         s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
                           options=opts, seed=seed * 7 + n, clock=FakeClock(),
