@@ -86,6 +86,8 @@ class MqttClient:
     def __init__(self, url: str, username: str | None, password: str | None, *,
                  client_id: str | None = None, will: tuple | None = None,
                  keepalive: int = 30, on_message=None, reconnect: bool = False):
+        """``reconnect=True`` (the hub): paho reconnects by itself after a lost connection
+        (1 s to 2 min back-off) and this class subscribes again."""
         self.endpoint = parse_url(url)
         self.username = username
         self.client_id = client_id or f"{username or 'anon'}-{secrets.token_hex(6)}"
@@ -110,12 +112,18 @@ class MqttClient:
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
         self._suback = threading.Condition()
+        self._subscriptions: dict[str, int] = {}   # replayed after an automatic reconnect
         self._subacks: dict[int, list[int]] = {}
         self._client = c
         self._keepalive = keepalive
 
     # -- paho callbacks (paho's thread) ------------------------------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties):
+        if self._connected.is_set() and not reason_code.is_failure:
+            # an automatic reconnect (reconnect=True): a clean session lost the subscriptions
+            set_nodelay(client.socket())
+            if self._subscriptions:
+                client.subscribe(list(self._subscriptions.items()))
         self._result = reason_code
         self._connected.set()
 
@@ -175,6 +183,7 @@ class MqttClient:
         then delivers nothing on it.
         """
         topics = [(t, q) for t, q in topics]
+        self._subscriptions.update(topics)
         rc, mid = self._client.subscribe(topics)
         if rc != paho.MQTT_ERR_SUCCESS:
             raise ConnectError(f"Subscribe failed: {paho.error_string(rc)}.")

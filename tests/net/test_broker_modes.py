@@ -207,3 +207,30 @@ def test_a_hub_that_exits_without_stop_leaves_no_mosquitto_behind():
     pid, run_dir = r.stdout.split()
     assert not os.path.exists(f"/proc/{pid}")
     assert not os.path.exists(run_dir)
+
+
+def test_a_reconnecting_client_subscribes_again_after_a_broker_restart(tmp_path):
+    hub = cred.hub_credential()
+    t = TableTopics("restart")
+    port = brokers.free_port()
+    run = tmp_path / "run"
+    with MosquittoBroker(binary=MOSQUITTO, users=[hub], tcp_port=port, ws_port=None,
+                         run_dir=run) as b:
+        listener = MqttClient(b.url, hub.username, hub.password, reconnect=True).connect()
+        listener.subscribe([(t.events, 1)])
+    assert listener.wait_disconnected(5)
+    with MosquittoBroker(binary=MOSQUITTO, users=[hub], tcp_port=port, ws_port=None,
+                         run_dir=run) as b:
+        sender = hub_client(b, hub)
+        # paho retries after 1 s; publish until the resubscribed listener hears one
+        for i in range(100):
+            sender.publish(t.events, b"after-restart")
+            try:
+                listener.wait_for(lambda m: m.payload == b"after-restart", timeout=0.1)
+                break
+            except TimeoutError:
+                continue
+        else:
+            raise AssertionError("the listener never came back")
+        sender.close()
+        listener.close()
