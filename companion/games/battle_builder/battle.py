@@ -123,12 +123,13 @@ def timeout(game, state, battle):
     _reveal(game, state, w)
 
 
-def _cycle(state, seat, cid, card):
+def _cycle(state, seat, cid, card, fumbled=False):
     """Play ``cid`` from the seat's pile: it goes to the discard; an empty pile is refilled from
-    the whole deck (the rulebook's deck cycling). A recycling card stays in the pile."""
+    the whole deck (the rulebook's deck cycling). A recycling card stays in the pile, unless it
+    was fumbled."""
     d = state.data
     pile = d.pile[seat]
-    if card.recycle:
+    if card.recycle and not fumbled:
         return
     pile.remove(cid)
     if not pile:
@@ -157,7 +158,7 @@ def resolve_turn(game, state, battle, choices):
             continue
         card = cards[cid]
         d.stamina[s] -= st
-        _cycle(state, s, cid, card)
+        _cycle(state, s, cid, card, fumbled=st < card.min_stamina)
         plays[s] = [cid, st, ch.get("target")]
         if st < card.min_stamina:                    # a fumble: it cycles, deals nothing
             plays[s][0] = None

@@ -986,7 +986,8 @@ class BattleBuilder(Game):
         d = state.data
         for s, ch in window.revealed().items():
             ch = dict(ch or {})
-            if "wager" not in ch and state.config["pvp_rewards"] == "wager":
+            fighting = any(s in p for p in d.pairings)
+            if fighting and "wager" not in ch and state.config["pvp_rewards"] == "wager":
                 ch["wager"] = min(self.rules.pvp["wager_min"], self.wallet(state, s))
             if "wager" in ch:
                 ch["wager"] = self._pay_any(state, s, ch["wager"])

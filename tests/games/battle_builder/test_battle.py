@@ -83,6 +83,11 @@ def test_a_card_needs_its_minimum_stamina_unless_none_can_be_paid():
     b = battle(st)
     assert any(e.get("fumble") for e in b["log"])
     assert b["monsters"][0]["hp"] >= 30 - 2                 # only the jab could land
+    set_fighter(st, 0, pile=["whirlwind", "lunge"], stamina=1)  # a recycling card, fumbled,
+    set_fighter(st, 1, pile=["jab"])                             # still leaves the pile
+    do(st, 0, "play_turn", card="whirlwind", stamina=1)
+    do(st, 1, "play_turn", card="jab", stamina=0)
+    assert st.data.pile[0] == ["lunge"]
 
 
 def test_monster_defeated_is_a_win_with_full_rewards_and_a_vp_each():

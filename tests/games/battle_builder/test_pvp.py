@@ -297,3 +297,17 @@ def test_playtest_data_is_recorded_with_times_and_stored_with_the_session():
     assert play["game_seconds"] == pytest.approx(clock.now() - 100.0 - 2.0)
     assert play["vp_spread"] == max(s.state.data.vp) - min(s.state.data.vp)
     assert play["tokens_per_battle"] > 0 and len(play["pvp"]) == 1
+
+
+def test_a_closed_pvp_preparation_charges_fighters_the_minimum_and_spectators_nothing():
+    from companion.core.game import apply
+    st = fresh(3, 2, spectator_bets=True, pvp_pairing="rotation", pvp_rewards="wager")
+    drive(st, lambda s: s.phase == "shop" and s.round == 3)
+    for seat in range(3):
+        st.data.tokens[seat]["skill"] = 6
+    for seat in sorted(st.prompts):
+        do(st, seat, "done_shopping")
+    assert st.phase == "pvp_prep" and sorted(st.prompts) == [0, 1, 2]
+    apply(GAME, st, {"kind": "close", "window": f"pvp-{st.data.pvp_no}"})
+    assert [t["skill"] for t in st.data.tokens] == [6, 4, 4]   # seat 0 sits out
+    assert st.data.pots == {"p1.1": 4} and st.phase == "pvp"
