@@ -1715,7 +1715,7 @@ class TradeWarz(Engine, Game):
                                    f"table cannot tell whose card it is; check it by hand.")
         s = holders[0]
         d.mismatch = {"kind": "policy", "seat": s, "chosen": chosen.get(s), "scanned": card}
-        state.note("ScanMismatch", kind="policy", seat=s, chosen=chosen.get(s), scanned=card)
+        state.note("ScanMismatch", what="policy", seat=s, chosen=chosen.get(s), scanned=card)
 
     def _check_export_scan(self, state, card):
         d = state.data
@@ -1740,7 +1740,7 @@ class TradeWarz(Engine, Game):
         p = d.placements[i]
         d.mismatch = {"kind": "export", "seat": p["seat"], "placement": i, "options": options,
                       "chosen": p["card"], "scanned": card}
-        state.note("ScanMismatch", kind="export", seat=p["seat"], chosen=p["card"],
+        state.note("ScanMismatch", what="export", seat=p["seat"], chosen=p["card"],
                    scanned=card, partner=p["partner"], slot=p["slot"])
 
     def _settle_mismatch(self, state, seat, keep, placement=None):
@@ -1799,7 +1799,7 @@ class TradeWarz(Engine, Game):
             p["checked"] = True
         kept = m["scanned"] if keep == "scanned" else m["chosen"]
         d.mismatch = None
-        state.note("MismatchSettled", kind=m["kind"], seat=s, keep=keep, card=kept,
+        state.note("MismatchSettled", what=m["kind"], seat=s, keep=keep, card=kept,
                    scanned=m["scanned"], chosen=m["chosen"])
 
     # -- prompts ------------------------------------------------------------------------------------
