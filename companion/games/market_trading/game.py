@@ -365,8 +365,9 @@ class MarketTrading(Game):
             if improvement not in self.converts:
                 raise IllegalMoveError(f"{imp.name} converts nothing; it acts on build or "
                                        f"forage.")
-            raise IllegalMoveError(f"You have used your {imp.name} already "
-                                   f"{'this step' if state.config['improve_limit'] == 'once-per-step' else 'this turn'}.")
+            when = "this step" if state.config["improve_limit"] == "once-per-step" else \
+                "this turn"
+            raise IllegalMoveError(f"You have used your {imp.name} already {when}.")
         cin, cout = self.converts[improvement]
         if not self._has(d.hand, cin):
             need = ", ".join(f"{v} {self.names[k]}" for k, v in cin.items())
