@@ -540,7 +540,7 @@ class MarketTrading(Game):
                 t = row * r.cols + col
                 n = d.piles[seat][t]
                 cells.append(f"{r.letters[d.board[seat][t]]}{n if n else '.':<2}")
-            lines.append(f"{row:>3}  " + " ".join(f"{c:>3}" for c in cells))
+            lines.append((f"{row:>3}  " + " ".join(f"{c:>3}" for c in cells)).rstrip())
         legend = ", ".join(f"{r.letters[t]} = {t} ({self.names[r.t1_of[t]].lower()})"
                            for t in r.terrains)
         lines.append(f"     {legend}; the number is the pile on the tile")
