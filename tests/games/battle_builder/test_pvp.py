@@ -274,13 +274,13 @@ def test_secret_objectives_are_private_until_the_end():
     assert GAME.public_view(st)["objectives"]["0"] == kept
 
 
-def test_playtest_data_is_recorded_with_times_and_stored_with_the_session():
+def test_playtest_data_is_recorded_with_times_and_stored_with_the_session(tmp_path):
     from companion.core.clock import FakeClock
-    from companion.core.log import MemoryLog
+    from companion.core.log import SQLiteLog
     import random
     from .helpers import session
     clock = FakeClock(100.0)
-    log = MemoryLog()
+    log = SQLiteLog(tmp_path / "sessions.db")
     s = session(2, 7, log=log, clock=clock, arc="4+1")
     rng = random.Random(7)
     while not s.state.is_over():
@@ -297,6 +297,10 @@ def test_playtest_data_is_recorded_with_times_and_stored_with_the_session():
     assert play["game_seconds"] == pytest.approx(clock.now() - 100.0 - 2.0)
     assert play["vp_spread"] == max(s.state.data.vp) - min(s.state.data.vp)
     assert play["tokens_per_battle"] > 0 and len(play["pvp"]) == 1
+    log.close()
+    again = SQLiteLog(tmp_path / "sessions.db")
+    assert again.info(s.id).summary["playtest"] == play          # stored, read back
+    again.close()
 
 
 def test_a_closed_pvp_preparation_charges_fighters_the_minimum_and_spectators_nothing():
