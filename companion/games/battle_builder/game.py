@@ -1324,6 +1324,56 @@ class BattleBuilder(Game):
                          f"{engine.max_stamina(self, state, s):>6}  {deck or 'basic'}")
         return "\n".join(lines)
 
+    # == figures for `companion simulate battle-builder` (the core's report hook) ===============
+    def report(self, summaries):
+        """Monster win rate per difficulty against the design targets, over many games'
+        summaries, with 95% intervals; what was chosen; tokens per battle; VP spread."""
+        from companion.core.play import wilson
+        won = {k: 0 for k in DIFFICULTIES}
+        lost = {k: 0 for k in DIFFICULTIES}
+        chosen = {k: 0 for k in DIFFICULTIES}
+        tokens, spreads = [], []
+        for sm in summaries:
+            p = sm["playtest"]
+            for k in DIFFICULTIES:
+                won[k] += p["results"][k]["won"]
+                lost[k] += p["results"][k]["lost"]
+                chosen[k] += p["monster_choices"][k]
+            tokens.append(p["tokens_per_battle"])
+            spreads.append(p["vp_spread"])
+        rows = []
+        for k in DIFFICULTIES:
+            n = won[k] + lost[k]
+            target = self.rules.targets[k]
+            if not n:
+                rows.append({"difficulty": k, "battles": 0, "target": target})
+                continue
+            lo, hi = wilson(won[k], n)
+            rows.append({"difficulty": k, "battles": n, "won": won[k], "win_rate": won[k] / n,
+                         "ci95": [lo, hi], "target": target,
+                         "verdict": "on target" if lo <= target <= hi else
+                         ("too easy" if lo > target else "too hard")})
+        total = sum(chosen.values()) or 1
+        return {"difficulties": rows, "choices": {k: v / total for k, v in chosen.items()},
+                "tokens_per_battle": sum(tokens) / len(tokens) if tokens else 0.0,
+                "vp_spread": sum(spreads) / len(spreads) if spreads else 0.0}
+
+    def report_text(self, r):
+        lines = [f"{'difficulty':>10}  {'battles':>7}  {'chosen':>6}  {'win rate':>8}  "
+                 f"95% interval     target  verdict"]
+        for row in r["difficulties"]:
+            k = row["difficulty"]
+            if not row["battles"]:
+                lines.append(f"{k:>10}  {0:>7}  {r['choices'][k]:6.1%}  never fought")
+                continue
+            lo, hi = row["ci95"]
+            lines.append(f"{k:>10}  {row['battles']:>7}  {r['choices'][k]:6.1%}  "
+                         f"{row['win_rate']:8.1%}  {lo:6.1%} - {hi:6.1%}  {row['target']:6.0%}"
+                         f"  {row['verdict']}")
+        lines.append(f"tokens per player per battle: {r['tokens_per_battle']:.1f}; final VP "
+                     f"spread: {r['vp_spread']:.2f}")
+        return "\n".join(lines)
+
     def summary(self, state):
         d = state.data
         t = d.track

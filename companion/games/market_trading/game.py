@@ -566,4 +566,38 @@ class MarketTrading(Game):
             "improves": st["improves"], "builds": list(st["builds"]),
             "flooded_copies": st["flooded"], "forages": st["forages"],
             "points_per_turn": sum(pts) / len(pts) if pts else 0.0,
-            "stalled": d.stalled, "bowls": list(d.bowl)}}
+            "stalled": d.stalled, "bowls": list(d.bowl), "first_player": d.first,
+            "first_player_won": (d.first in state.outcome.winners and
+                                 1.0 / len(state.outcome.winners)) if state.outcome else None}}
+
+    # == figures for `companion simulate market-trading` (the core's report hook) ===============
+    def report(self, summaries):
+        """Game length, what ends games, and the first player's share of wins."""
+        from companion.core.play import wilson
+        ms = [sm["market_trading"] for sm in summaries]
+        n = len(ms) or 1
+        rounds = sorted(m["rounds"] for m in ms)
+        first = sum(m["first_player_won"] or 0.0 for m in ms)
+        lo, hi = wilson(round(first), n)
+        return {"rounds_mean": sum(rounds) / n, "rounds_median": rounds[len(rounds) // 2]
+                if rounds else 0, "rounds_p90": rounds[min(len(rounds) - 1,
+                                                         int(0.9 * len(rounds)))]
+                if rounds else 0,
+                "turns_mean": sum(m["turns"] for m in ms) / n,
+                "points_per_turn": sum(m["points_per_turn"] for m in ms) / n,
+                "builds_per_game": sum(sum(m["builds"]) for m in ms) / n,
+                "trades_per_game": sum(m["trades"] for m in ms) / n,
+                "flooded_copies_per_game": sum(m["flooded_copies"] for m in ms) / n,
+                "stalled_share": sum(1 for m in ms if m["stalled"]) / n,
+                "first_player_win_rate": first / n, "first_player_ci95": [lo, hi]}
+
+    def report_text(self, r):
+        lo, hi = r["first_player_ci95"]
+        return "\n".join([
+            f"game length: {r['rounds_mean']:.1f} rounds on average (median "
+            f"{r['rounds_median']}, 90% within {r['rounds_p90']}), {r['turns_mean']:.1f} turns",
+            f"first player wins {r['first_player_win_rate']:.1%} ({lo:.1%} - {hi:.1%})",
+            f"points per turn {r['points_per_turn']:.2f}; per game {r['builds_per_game']:.1f} "
+            f"builds, {r['trades_per_game']:.1f} trades, {r['flooded_copies_per_game']:.1f} "
+            f"copies lost to flooded markets",
+            f"ended by stuck markets: {r['stalled_share']:.1%}"])

@@ -67,3 +67,19 @@ def test_cli_calibrates_an_alternative_data_directory(tmp_path, capsys):
     (d / "monsters.toml").write_text("not toml [")
     assert main(["report", "battle-builder", "--data", str(d)]) == 1
     assert "monsters.toml" in capsys.readouterr().err
+
+
+def test_simulate_report_hook_gives_win_rate_per_difficulty(capsys):
+    from companion.core.play import simulate
+    r = simulate(GAME, ["A", "B"], 6, seed=2, options={"arc": "4+1"})
+    rep = GAME.report(r["summaries"])
+    rows = {row["difficulty"]: row for row in rep["difficulties"]}
+    assert sum(row["battles"] for row in rows.values()) == 6 * 4
+    for row in rows.values():
+        if row["battles"]:
+            assert row["ci95"] == list(wilson(row["won"], row["battles"]))
+    assert abs(sum(rep["choices"].values()) - 1) < 1e-9
+    assert main(["simulate", "battle-builder", "--players", "2", "--games", "4",
+                 "--option", "monster_pool=medium", "--option", "arc=4+1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"medium\s+16\s+100.0%", out) and "easy" in out

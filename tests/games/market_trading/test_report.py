@@ -34,3 +34,13 @@ def test_generic_simulate_works(capsys):
     assert main(["simulate", "battle-builder", "--players", "2", "--games", "3",
                  "--option", "arc=4+1"]) == 0
     assert "mean VP spread" in capsys.readouterr().out
+
+
+def test_simulate_report_hook_gives_length_and_first_player(capsys):
+    from companion.core.play import simulate
+    r = simulate(GAME, ["A", "B"], 40, seed=3)
+    rep = GAME.report(r["summaries"])
+    assert abs(rep["first_player_win_rate"] - r["seats"][0]["wins"] / 40) < 1e-9  # seat 1 starts
+    assert rep["rounds_median"] <= rep["rounds_p90"] and 0 <= rep["stalled_share"] <= 1
+    assert main(["simulate", "market-trading", "--players", "2", "--games", "30"]) == 0
+    assert "first player wins" in capsys.readouterr().out
