@@ -167,16 +167,17 @@ class TableApp(App):
             self.rail_visible = False
             self.tabs = []
         else:
-            self.top_title = view.get("title") or ""
+            self.top_title = self.adapter.title(view)
             parts = [self.adapter.round_text(view), view.get("phase_label") or ""]
             if view.get("outcome") is not None:
                 parts = ["Game over"]
             self.top_status = " · ".join(p for p in parts if p)
             self.rail_visible = not self.nav.home
             tabs = [("round", "Round")]
-            if view.get("timers") or "timer" in [t for t, _ in self.adapter.tabs]:
+            own = dict(self.adapter.tabs)
+            if view.get("timers") and "timer" not in own:
                 tabs.append(("timer", "Timer"))
-            tabs += [t for t in self.adapter.tabs if t[0] != "timer"]
+            tabs += list(self.adapter.tabs)
             tabs.append(("scores", "Scores"))
             self.tabs = tabs
         self._tick_timer_chip()

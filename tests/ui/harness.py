@@ -168,3 +168,33 @@ class Driver:
             if ch > limit + 2:
                 bad.append((w.text, f"needs {ch:.0f}px height, has {limit:.0f}"))
         return bad
+
+
+def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
+    """The game's own bots answer the seats' prompts (and its table bot the table's; a clock
+    runs out timers) until ``done(public_view)``. Returns that view."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(limit):
+        v = hub.public_view()
+        if done(v):
+            return v
+        s = hub.session
+        g, st = s.game, s.state
+        if None in st.prompts:
+            tb = getattr(g, "table_bot", None)
+            p = st.prompts[None]
+            move, args = tb(g, st, None, rng) if tb else (p.get("next") or p["moves"][0],
+                                                        p.get("next_args") or {})
+            hub.table_move(move, args)
+            continue
+        seats = sorted(x for x in st.prompts if x is not None)
+        if not seats:
+            assert clock is not None and v["timers"], "nobody to act and no timer"
+            clock.advance(max(t["left"] for t in v["timers"].values()) + 0.01)
+            s.tick()
+            continue
+        bots = g.bots
+        move, args = bots.get(bot, bots["random"])(g, st, seats[0], rng)
+        hub.submit(seats[0], move, args)
+    raise AssertionError("the state was never reached")

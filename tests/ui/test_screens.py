@@ -1,8 +1,6 @@
 """Every screen at 800x480 (the official 7" display), saved as a screenshot (screenshots/,
 git-ignored; UI_SHOTS_DIR to move it) and checked for cut-off text; Home, Round and Timer also
 at 1280x720 and 1920x1080."""
-import random
-
 import pytest
 from kivy.core.window import Window
 
@@ -12,22 +10,9 @@ from companion.service.hub import Hub
 from ui.widgets.common import TButton
 
 from ..core.toy import Toy
+from .harness import play_until
 
 NAMES = ["Ann", "Bo", "Cyrus", "Dmitri", "Eleanor of Aquitaine", "Fen", "Gus", "Hal"]
-
-
-def play_until(hub, done, seed=1, limit=3000):
-    """Random bots answer the seats' prompts until ``done(view)``."""
-    rng = random.Random(seed)
-    for _ in range(limit):
-        v = hub.public_view()
-        if done(v):
-            return v
-        s = hub.session
-        seat = min(x for x in s.state.prompts if x is not None)
-        move, args = s.game.bots["random"](s.game, s.state, seat, rng)
-        hub.submit(seat, move, args)
-    raise AssertionError("the state was never reached")
 
 
 def gp(hub, n=5, seed=3):

@@ -20,6 +20,7 @@ class Series:
     name: str
     points: list               # value after each round, in order
     now: float | None = None   # the live value (this round, not yet on the curve)
+    short: str = ""            # the name at the line's end on the chart (default: name)
 
 
 @dataclasses.dataclass
@@ -46,6 +47,9 @@ class GameUI:
 
     def rounds_total(self, view):
         return model.rounds_total(view)
+
+    def title(self, view) -> str:
+        return view.get("title") or ""
 
     def round_text(self, view):
         n, total = view.get("round") or 0, self.rounds_total(view)
@@ -74,6 +78,38 @@ class GameUI:
     def seat_counters(self, game) -> bool:
         """Whether corrections are per seat (True) or may also be for the table."""
         return True
+
+    def ring(self, game) -> list:
+        """``[(phase, label)]`` of the phase ring (default: every phase, declared order)."""
+        return model.phase_ring(game)
+
+    def round_info(self, view) -> list:
+        """``[(title, text)]`` shown on the Round screen (the event, a reveal, ...)."""
+        return []
+
+    def table_actions(self, view) -> list:
+        """``[(label, callback_name, args)]``: extra table buttons on the Round screen, for a
+        table prompt that needs more than Next (``callback_name`` is a screen method or
+        ``"move:<name>"`` for a table move with ``args``)."""
+        return []
+
+    def timer_rows(self, view) -> list:
+        """``[(name, status, colour_key)]`` under the timer, e.g. who is done trading;
+        ``colour_key``: ok, muted, accent, warn."""
+        return []
+
+    def timer_idle(self, view) -> str:
+        """What the timer screen says when no timer runs yet."""
+        return ""
+
+    def seat_label(self, view, seat) -> str:
+        players = view.get("players") or []
+        return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"
+
+    def lobby_window(self, view):
+        """The sealed choice made in the lobby after the start (e.g. a blind Leader pick):
+        its public window, or None."""
+        return None
 
 
 _cache = None

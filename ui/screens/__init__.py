@@ -16,6 +16,8 @@ SCREENS = {
     "gp_action": ("ui.screens.great_powers", "ActionScreen"),
     "gp_score": ("ui.screens.great_powers", "ScorePhaseScreen"),
     "gp_war": ("ui.screens.great_powers", "WarScreen"),
+    "tw_upkeep": ("ui.screens.trade_warz", "UpkeepScreen"),
+    "tw_disputes": ("ui.screens.trade_warz", "DisputesScreen"),
 }
 
 TAB_LABELS = {"round": "Round", "timer": "Timer", "scores": "Scores"}

@@ -92,7 +92,7 @@ class PowersScreen(ViewScreen):
         head = dict(size_hint_y=None, height=u * 32)
         grid.add_widget(TMuted(text="Player", size_hint_x=1, **head))
         for t in TOKENS:
-            grid.add_widget(token_chip(t, size_hint_x=None, width=u * 54, font_size=u * 15,
+            grid.add_widget(token_chip(t, size_hint_x=None, width=u * 54, fs=15,
                                        **head))
         grid.add_widget(TMuted(text="Bid", size_hint_x=None, width=u * 106,
                                halign="center", **head))
@@ -239,7 +239,7 @@ class RevealScreen(ViewScreen):
         u = self.app.u
         for t in TRAITS:
             col = BoxLayout(orientation="vertical", spacing=u * 4)
-            col.add_widget(token_chip(t, size_hint_y=None, height=u * 30, font_size=u * 15))
+            col.add_widget(token_chip(t, size_hint_y=None, height=u * 30, fs=15))
             stack = BoxLayout(orientation="vertical", spacing=u * 4)
             col.add_widget(stack)
             box.add_widget(col)
@@ -433,7 +433,7 @@ class ActionDialog(Dialog):
             for s, name in enumerate(view.get("players") or []):
                 if s == self.seat:
                     continue
-                b = TButton(text=name, font_size=self.app.u * 16, shorten=True,
+                b = TButton(text=name, fs=16, shorten=True,
                             shorten_ok=True)
                 b.seat = s
                 b.bind(on_release=self._target)
@@ -510,7 +510,7 @@ class ScorePhaseScreen(ViewScreen):
                 who, colour = "tied: nobody scores", theme.MUTED
             row = AwardRow(height=u * 52, who=who, colour=colour, what=" · ".join(extra))
             row.add_widget(token_chip(trait, size_hint=(None, None), size=(u * 58, u * 30),
-                                      font_size=u * 15, pos_hint={"center_y": 0.5}), index=1)
+                                      fs=15, pos_hint={"center_y": 0.5}), index=1)
             box.add_widget(row)
         box.add_widget(BoxLayout())
 
@@ -555,7 +555,7 @@ class ScorePhaseScreen(ViewScreen):
         if drawn:
             self.pending = f"{who} drew 3 Action cards and may resolve one:"
             for c in drawn:
-                b = TButton(text=c["name"], font_size=u * 15)
+                b = TButton(text=c["name"], fs=15)
                 b.bind(on_release=lambda _b, c=c: ActionDialog(
                     app=self.app, seat=seat, card=c, drawn=True).open())
                 box.add_widget(b)
@@ -564,11 +564,11 @@ class ScorePhaseScreen(ViewScreen):
             for s, name in enumerate(view.get("players") or []):
                 if s == seat:
                     continue
-                b = TButton(text=name, font_size=u * 15, shorten=True, shorten_ok=True)
+                b = TButton(text=name, fs=15, shorten=True, shorten_ok=True)
                 b.bind(on_release=lambda _b, s=s: self._submit(seat, "steal_colony",
                                                                {"target": s}))
                 box.add_widget(b)
-        d = TButton(text="Decline", tone="ghost", font_size=u * 15)
+        d = TButton(text="Decline", tone="ghost", fs=15)
         d.bind(on_release=lambda _b: self._submit(seat, "decline_bonus", {}))
         box.add_widget(d)
 
@@ -616,7 +616,7 @@ class WarScreen(ViewScreen):
             what = "a Foe" if war.get("foe") is None else "an ally"
             self.prompt = f"{seat_name(view, picker)} picks {what}:"
             for s in free:
-                b = TButton(text=seat_name(view, s), font_size=self.app.u * 16,
+                b = TButton(text=seat_name(view, s), fs=16,
                             shorten=True, shorten_ok=True)
                 b.bind(on_release=lambda _b, s=s: self._pick(picker, s))
                 box.add_widget(b)

@@ -75,7 +75,7 @@ class HomeScreen(ViewScreen):
         if [getattr(b, "game", None) for b in reversed(box.children)] != list(cat):
             box.clear_widgets()
             for name, g in cat.items():
-                b = TButton(text=g.title, font_size=u * 18, size_hint_y=None, height=u * 48)
+                b = TButton(text=g.title, fs=18, size_hint_y=None, height=u * 48)
                 b.game = name
                 b.bind(on_release=lambda btn: self.pick_game(btn.game))
                 box.add_widget(b)
@@ -90,7 +90,7 @@ class HomeScreen(ViewScreen):
         if g is None:
             return
         for n in range(g.min_players, g.max_players + 1):
-            b = TButton(text=str(n), selected=(n == self.players), font_size=self.app.u * 20)
+            b = TButton(text=str(n), selected=(n == self.players), fs=20)
             b.count = n
             b.bind(on_release=lambda btn: self.set_players(btn.count))
             box.add_widget(b)
@@ -114,18 +114,18 @@ class HomeScreen(ViewScreen):
             if choices:
                 ctl.cols = min(3, len(choices))
                 for c in choices:
-                    b = TButton(text=pretty(c), selected=(c == value), font_size=u * 15)
+                    b = TButton(text=pretty(c), selected=(c == value), fs=15)
                     b.bind(on_release=lambda _b, n=o.name, c=c: self.set_option(n, c))
                     ctl.add_widget(b)
             elif isinstance(o.default, int):
                 low = 0 if o.default == 0 else 1
-                minus = TButton(text="-", font_size=u * 22)
+                minus = TButton(text="-", fs=22)
                 minus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(
                     n, max(low, v - 1)))
-                plus = TButton(text="+", font_size=u * 22)
+                plus = TButton(text="+", fs=22)
                 plus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(n, v + 1))
                 ctl.add_widget(minus)
-                ctl.add_widget(TLabel(text=str(value), halign="center", font_size=u * 22))
+                ctl.add_widget(TLabel(text=str(value), halign="center", fs=22))
                 ctl.add_widget(plus)
             else:
                 ctl.cols = 1

@@ -2,7 +2,7 @@
 from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
-from ui import theme
+from ui import model, theme
 from ui.screens.base import ViewScreen
 from ui.screens.home import pretty
 from ui.widgets.qr import QRCode  # noqa: F401  (used by lobby.kv)
@@ -26,10 +26,13 @@ class SeatRow(BoxLayout):
 
 
 class LobbyScreen(ViewScreen):
+    """Before the start: who has joined. After it, while the game's opening sealed choice runs
+    (a blind Leader pick): who has locked theirs in."""
     url = StringProperty("")
     room = StringProperty("")
     game_title = StringProperty("")
     summary = StringProperty("")
+    picking = StringProperty("")           # the label of the sealed pick, once started
 
     def update(self, view):
         hub = view.get("hub") or {}
@@ -54,15 +57,28 @@ class LobbyScreen(ViewScreen):
                 box.add_widget(r)
                 rows.append(r)
         joined = 0
+        window = app.adapter.lobby_window(view) if view.get("session") else None
+        locks = {x.seat: x for x in model.window_locks(view, window)} if window else {}
+        self.picking = (window.get("label") or "Sealed pick") if window else ""
         for row, s in zip(rows, seats):
             word, colour = presence(s)
+            lock = locks.get(s["seat"])
+            if lock is not None and lock.state == "locked":
+                word, colour = "\u2713 picked", theme.OK
+            elif lock is not None and s.get("phone") and s.get("online"):
+                word = "choosing"
             row.number = str(s["seat"] + 1)
             row.name = s["name"]
             row.status = word
             row.status_colour = colour
             row.colour = theme.seat_colour(s["seat"])
             joined += bool(s.get("phone"))
-        self.ids.joined.text = f"{joined} of {len(seats)} phones joined"
+        if window:
+            done = sum(1 for x in locks.values() if x.state == "locked")
+            self.ids.joined.text = f"{done} of {len(locks)} picked"
+            self.summary = "Blind pick: all at once, in secret, on the phones."
+        else:
+            self.ids.joined.text = f"{joined} of {len(seats)} phones joined"
 
     def start(self):
         app = self.app

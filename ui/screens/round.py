@@ -1,9 +1,27 @@
-"""Round: the phase ring with the current phase lit, round x of N, and the table's Next."""
+"""Round: the phase ring with the current phase lit, round x of N, what the table is waiting
+for (with any sealed choices' lock status), and the table's Next."""
 from kivy.properties import BooleanProperty, StringProperty
 
 from ui import model
 from ui.screens.base import ViewScreen
+from ui.widgets.common import TButton, TNote, TText
 from ui.widgets.phase_ring import PhaseRing  # noqa: F401  (used by round.kv)
+
+
+def sealed_lines(view) -> list:
+    """One line per open sealed choice: how many have locked, who is still choosing."""
+    out = []
+    for w in view.get("windows") or []:
+        if w.get("revealed"):
+            continue
+        locks = model.window_locks(view, w)
+        done = [x for x in locks if x.state == "locked"]
+        left = [x.seat for x in locks if x.state == "choosing"]
+        line = f"{w.get('label') or w['id']}: {len(done)} of {len(locks)} locked in"
+        if left:
+            line += f"; waiting for {model.names(view, left)}"
+        out.append(line)
+    return out
 
 
 class RoundScreen(ViewScreen):
@@ -18,16 +36,51 @@ class RoundScreen(ViewScreen):
         session = app.hub.session
         if session is None:
             return
-        ring = model.phase_ring(session.game)
+        ring = app.adapter.ring(session.game)
         names = [n for n, _ in ring]
         self.ids.ring.phases = [label for _, label in ring]
         self.ids.ring.current = names.index(view["phase"]) if view.get("phase") in names else -1
         self.round_text = app.adapter.round_text(view)
         self.phase_text = view.get("phase_label") or ""
-        self.can_next = bool(view.get("table_prompt"))
+        tp = view.get("table_prompt") or {}
+        self.can_next = bool(tp)
         self.next_text = model.next_label(view) if self.can_next else "Next"
-        self.waiting_text = model.waiting_text(view) or "Nothing to wait for."
+        self.waiting_text = tp.get("text") or model.waiting_text(view) or \
+            "Nothing to wait for."
+        self._info(view)
+        self._actions(view)
+
+    def _info(self, view):
+        box = self.ids.info
+        box.clear_widgets()
+        items = list(self.app.adapter.round_info(view))
+        items += [("Sealed", line) for line in sealed_lines(view)]
+        for title, text in items[:4]:
+            box.add_widget(TNote(text=title, fs=13))
+            box.add_widget(TText(text=text, fs=15))
+
+    def _actions(self, view):
+        box = self.ids.actions
+        box.clear_widgets()
+        u = self.app.u
+        acts = self.app.adapter.table_actions(view)
+        for label, what, args in acts:
+            b = TButton(text=label, fs=16)
+            b.bind(on_release=lambda _b, w=what, a=args: self.act(w, a))
+            box.add_widget(b)
+        box.height = u * 52 if acts else 0
+        box.opacity = 1 if acts else 0
+
+    def act(self, what, args):
+        app = self.app
+        if what.startswith("move:"):
+            app.command(app.hub.table_move, what[5:], args)
+        else:
+            getattr(app.adapter, what)(app, args)
 
     def next(self):
         app = self.app
         app.command(app.hub.next)
+
+
+

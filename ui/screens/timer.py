@@ -3,10 +3,20 @@ colour (and a sound, played by the app), a paused state, and Pause / Resume for 
 
 Generic over ``public_view()["timers"]``: any game's timer shows here. If no timer runs and
 the table has something to confirm (e.g. "Start the trade timer"), that is the big button."""
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 
-from ui import model
+from ui import model, theme
 from ui.screens.base import ViewScreen
+
+COLOURS = {"ok": theme.OK, "muted": theme.MUTED, "accent": theme.ACCENT, "warn": theme.WARN}
+
+
+class SeatStatus(BoxLayout):
+    """A player and a word about them (done, trading, ...), under the timer."""
+    name = StringProperty("")
+    status = StringProperty("")
+    colour = ColorProperty(theme.MUTED)
 
 MODE_WORDS = {"running": "", "warning": "Last seconds!", "paused": "Paused",
               "done": "Time is up"}
@@ -29,16 +39,28 @@ class TimerScreen(ViewScreen):
         self.has_timer = t is not None
         self.can_next = bool(view.get("table_prompt"))
         self.next_text = model.next_label(view) if self.can_next else ""
+        self._rows(view)
         if t is None:
-            self.title = "No timer running"
+            idle = self.app.adapter.timer_idle(view)
+            self.title = "No timer running" if not idle else (view.get("phase_label") or "")
             self.clock, self.mode, self.state_text, self.fraction = "", "", "", 0.0
-            self.hint = model.waiting_text(view)
+            self.hint = idle or model.waiting_text(view)
             return
         self.title = model.timer_title(name)
         warn = float(t.get("warn_before") or 0)
         self.hint = (f"Warning at {model.fmt_clock(warn)}. " if warn else "") + \
             "Tap Pause to stop the clock for everyone."
         self.tick(self.app.clock_now())
+
+    def _rows(self, view):
+        box = self.ids.rows
+        box.clear_widgets()
+        rows = self.app.adapter.timer_rows(view)
+        for name, status, colour in rows:
+            box.add_widget(SeatStatus(name=name, status=status,
+                                      colour=COLOURS.get(colour, theme.MUTED)))
+        box.opacity = 1 if rows else 0
+        box.height = self.app.u * 46 if rows else 0
 
     def tick(self, now):
         view = getattr(self, "_view", None)

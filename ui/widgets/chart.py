@@ -111,7 +111,7 @@ class ScoreChart(Widget):
                     ends[i][0] = ends[i - 1][0] + gap
             for y, s, colour in ends:
                 value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
-                tex = _text(f"{s.name[:10]} {value}", u * 12.5, colour, bold=True)
+                tex = _text(f"{(s.short or s.name)[:10]} {value}", u * 12.5, colour, bold=True)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))

@@ -12,6 +12,7 @@ class TLabel(Label):
     """Body text: left-aligned, vertically centred, wraps in its box. ``shorten_ok``: the text
     may end in an ellipsis (a player's name, a link), which the layout tests accept."""
     shorten_ok = BooleanProperty(False)
+    fs = NumericProperty(0)          # font size in units (x app.u); 0: the class's size
 
 
 class TTitle(TLabel):
@@ -20,6 +21,15 @@ class TTitle(TLabel):
 
 class TMuted(TLabel):
     """Secondary text."""
+
+
+class TText(Label):
+    """A paragraph: wraps to its width and is as tall as its text."""
+    fs = NumericProperty(0)
+
+
+class TNote(TText):
+    """A small muted paragraph."""
 
 
 class SymLabel(Label):
@@ -32,6 +42,7 @@ class TButton(Button):
     tone = StringProperty("normal")
     selected = BooleanProperty(False)
     shorten_ok = BooleanProperty(False)
+    fs = NumericProperty(0)          # font size in units; 0: the body size
     radius = NumericProperty(8)
 
 
@@ -44,6 +55,7 @@ class Panel(BoxLayout):
 
 class Chip(Label):
     """Text on a coloured rounded rectangle; the text colour follows the fill."""
+    fs = NumericProperty(0)          # font size in units; 0: the small size
     bg = ColorProperty(theme.PANEL_HI)
     border = ColorProperty([0, 0, 0, 0])
     radius = NumericProperty(6)

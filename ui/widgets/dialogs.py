@@ -86,21 +86,21 @@ class CorrectionDialog(Dialog):
         box.clear_widgets()
         box.cols = min(4, max(1, len(players)))
         for s, name in enumerate(players):
-            b = TButton(text=name, selected=(s == self.seat), font_size=u * 16, shorten=True)
+            b = TButton(text=name, selected=(s == self.seat), fs=16, shorten=True)
             b.seat = s
             b.bind(on_release=lambda btn: self._set(seat=btn.seat))
             box.add_widget(b)
         box = self.ids.counters
         box.clear_widgets()
         for c, label, colour in self.counters:
-            b = TButton(text=label, selected=(c == self.counter), font_size=u * 15)
+            b = TButton(text=label, selected=(c == self.counter), fs=15)
             b.counter = c
             b.bind(on_release=lambda btn: self._set(counter=btn.counter))
             box.add_widget(b)
         box = self.ids.reasons
         box.clear_widgets()
         for r in REASONS:
-            b = TButton(text=r, selected=(r == self.reason), font_size=u * 15)
+            b = TButton(text=r, selected=(r == self.reason), fs=15)
             b.bind(on_release=lambda btn: self._set(reason=btn.text))
             box.add_widget(b)
         self._summary()

@@ -22,19 +22,28 @@ class PhaseRing(FloatLayout):
         self.bind(pos=self._redraw, size=self._redraw, phases=self._relabel,
                   current=self._redraw)
 
+    def _redraw_later(self, *_):
+        from kivy.clock import Clock
+        Clock.schedule_once(self._redraw, 0)
+
     def _relabel(self, *_):
         for lab in self._labels:
             self.remove_widget(lab)
         self._labels = []
         for text in self.phases:
             lab = TLabel(text=text, halign="center", size_hint=(None, None))
+            lab.bind(texture_size=self._redraw_later)
             self._labels.append(lab)
             self.add_widget(lab)
         self._redraw()
 
     def geometry(self):
-        r = min(self.width, self.height) / 2 * 0.62
-        return self.center_x, self.center_y, r
+        """Centre and radius: as big as the ring can be with its labels still inside."""
+        u = App.get_running_app().u
+        widest = max([lab.texture_size[0] for lab in self._labels] + [u * 60])
+        tall = u * 24
+        r = min(self.width / 2 - widest - u * 14, self.height / 2 - tall - u * 14)
+        return self.center_x, self.center_y, max(u * 40, r)
 
     def _redraw(self, *_):
         self.canvas.before.clear()
@@ -42,6 +51,14 @@ class PhaseRing(FloatLayout):
         if not n:
             return
         u = App.get_running_app().u
+        for i, lab in enumerate(self._labels):
+            lit = i == self.current
+            lab.font_size = u * (18 if lit else 15)
+            lab.font_name = theme.FONT_BOLD if lit else theme.FONT
+            lab.color = theme.TEXT if lit else theme.MUTED
+            lab.text_size = (None, None)
+            lab.texture_update()
+            lab.size = lab.texture_size
         cx, cy, r = self.geometry()
         width = max(2.0, r * self.thickness)
         seg = 360.0 / n
@@ -66,12 +83,21 @@ class PhaseRing(FloatLayout):
                 Color(*theme.WHITE)
                 d = width * 0.55
                 Ellipse(pos=(mx - d / 2, my - d / 2), size=(d, d))
-        label_r = r + width * 0.7 + u * 22
+        label_r = r + width * 0.7 + u * 5
         for i, lab in enumerate(self._labels):
             mid = math.radians((i + 0.5) * seg)
-            lit = i == self.current
-            lab.font_size = u * (19 if lit else 15)
-            lab.font_name = theme.FONT_BOLD if lit else theme.FONT
-            lab.color = theme.TEXT if lit else theme.MUTED
-            lab.size = (u * 110, u * 26)
-            lab.center = (cx + label_r * math.sin(mid) * 1.12, cy + label_r * math.cos(mid))
+            sx, cy_ = math.sin(mid), math.cos(mid)
+            ax, ay = cx + label_r * sx, cy + label_r * cy_
+            # hug the ring: labels on the right start at it, on the left end at it
+            if sx > 0.3:
+                lab.x = ax
+            elif sx < -0.3:
+                lab.right = ax
+            else:
+                lab.center_x = ax
+            if cy_ > 0.85:
+                lab.y = ay
+            elif cy_ < -0.85:
+                lab.top = ay
+            else:
+                lab.center_y = ay
