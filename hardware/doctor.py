@@ -22,6 +22,12 @@ class Check:
         return self.status in ("ok", "off")
 
 
+def mock_factory():
+    """gpiozero's own mock pins (PWM-capable), for checking a config on any machine."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+    return MockFactory(pin_class=MockPWMPin)
+
+
 def gpio_checks(config: HardwareConfig, pin_factory=None):
     """Build the devices on ``pin_factory`` (default: gpiozero's own choice for this machine)."""
     from gpiozero import Device

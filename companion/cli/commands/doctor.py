@@ -22,14 +22,11 @@ def register(subparsers):
 
 def run(args) -> int:
     from hardware import config as hwconfig
-    from hardware.doctor import diagnose
+    from hardware.doctor import diagnose, mock_factory
 
     path = args.config or hwconfig.default_path()
     config = hwconfig.load_config(path)
-    factory = None
-    if args.mock:
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
-        factory = MockFactory(pin_class=MockPWMPin)
+    factory = mock_factory() if args.mock else None
     rows = diagnose(config, factory, args.reader, args.timeout)
     width = max(len(r.part) for r in rows)
     for r in rows:
