@@ -185,15 +185,7 @@ def apply(game: Game, state: State, rec: dict) -> None:
         _apply_move(game, state, rec["seat"], rec["move"], rec.get("args") or {},
                     rec.get("salt"))
     elif kind == "close":
-        w = state.window(rec["window"])
-        if w.is_revealed():
-            raise IllegalMoveError(f"{w.label or w.id} is already revealed.")
-        missing = w.waiting_on()
-        w.fill_defaults()
-        for s in missing:
-            state.clear_prompt(s)
-        state.note("WindowClosed", window=w.id, defaulted=missing)
-        _reveal(game, state, w)
+        close_window(game, state, state.window(rec["window"]))
     elif kind == "timer":
         name = rec["timer"]
         t = state.timers.get(name)
@@ -258,6 +250,19 @@ def _apply_move(game, state, seat, name, args, salt):
 def _arg_problem(e: TypeError) -> str:
     msg = str(e)
     return msg.split(") ", 1)[-1] if ") " in msg else msg
+
+
+def close_window(game: Game, state: State, w) -> None:
+    """Close a sealed window before everyone is in (the table's call, or a game's timer in
+    ``on_timer``): seats that have not locked in get the window's default; then all reveal."""
+    if w.is_revealed():
+        raise IllegalMoveError(f"{w.label or w.id} is already revealed.")
+    missing = w.waiting_on()
+    w.fill_defaults()
+    for s in missing:
+        state.clear_prompt(s)
+    state.note("WindowClosed", window=w.id, defaulted=missing)
+    _reveal(game, state, w)
 
 
 def _reveal(game, state, w):

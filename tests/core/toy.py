@@ -50,12 +50,8 @@ class Toy(Game):
         state.data["shouts"] += 1
 
     def on_timer(self, state, name):
-        w = state.windows[f"r{state.round}"]
-        w.fill_defaults()
-        for s in list(state.prompts):
-            state.clear_prompt(s)
-        from companion.core.game import _reveal
-        _reveal(self, state, w)
+        from companion.core.game import close_window
+        close_window(self, state, state.windows[f"r{state.round}"])
 
     def _revealed(self, state, w):
         state.stop_timer("bid")

@@ -10,7 +10,7 @@ speed modifier, never below 0. Highest first; ties are broken by a seeded shuffl
 resolves in that order; a participant at 0 HP does not act. The end check comes after everyone
 has acted (step 6), except that a PvP battle stops the moment one player is down.
 """
-from companion.core.game import _reveal
+from companion.core.game import close_window
 
 NO_CHOICE = {"card": None, "stamina": 0, "target": None}
 
@@ -115,12 +115,7 @@ def timeout(game, state, battle):
     w = state.windows.get(battle["window"])
     if w is None or w.is_revealed():
         return
-    missing = w.waiting_on()
-    w.fill_defaults()
-    for s in missing:
-        state.clear_prompt(s)
-    state.note("WindowClosed", window=w.id, defaulted=missing, why="turn timer")
-    _reveal(game, state, w)
+    close_window(game, state, w)
 
 
 def _cycle(state, seat, cid, card, fumbled=False):
