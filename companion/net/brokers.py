@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 MOSQUITTO_BINARIES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 WS_PATH = "/mqtt"
+#: Embedded broker: seconds of silence allowed beyond a client's keepalive before it is dropped
+#: (mosquitto allows half the keepalive). paho pings up to 1 s late, hence 2.
+KEEPALIVE_GRACE = 2
 
 
 class BrokerError(CompanionError):
@@ -193,6 +196,15 @@ def _amqtt():
 
 def _make_amqtt_classes():
     amqtt_broker, Action, BaseAuthPlugin, BaseTopicPlugin = _amqtt()
+    from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
+
+    def handle_read_timeout(self):
+        """amqtt 0.12.1 leaves this empty, so a client that vanishes without a TCP close (a phone
+        that lost Wi-Fi) stays "connected" and its Last Will never fires. Here a client silent
+        for its keepalive plus :data:`KEEPALIVE_GRACE` seconds is dropped (the Will fires)."""
+        EmbeddedBroker._abort(self)
+
+    BrokerProtocolHandler.handle_read_timeout = handle_read_timeout
 
     class SeatAuthPlugin(BaseAuthPlugin):
         """Logins from a :class:`PasswordTable` in memory; a Last Will only on a topic the user
@@ -240,6 +252,13 @@ def _make_amqtt_classes():
 
         max_payload = MAX_PAYLOAD_BYTES
 
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            # amqtt iterates this dict across awaits (each delivery awaits the topic check):
+            # a client subscribing meanwhile raised "dictionary changed size during iteration"
+            # and the message was lost for the remaining subscribers.
+            self._subscriptions = _SnapshotDict(self._subscriptions)
+
         async def _handle_message_delivery(self, client_session, handler, wait_deliver):
             msg = wait_deliver.result()
             if msg is not None and msg.data is not None and len(msg.data) > self.max_payload:
@@ -265,6 +284,16 @@ def _make_amqtt_classes():
                 await asyncio.wait(tasks)
 
     return SeatAuthPlugin, WallPlugin, WalledBroker
+
+
+class _SnapshotDict(dict):
+    """A dict whose iteration walks a copy, so it may change while a coroutine iterates it."""
+
+    def __iter__(self):
+        return iter(list(dict.keys(self)))
+
+    def items(self):
+        return list(dict.items(self))
 
 
 _AMQTT_CLASSES = None
@@ -311,7 +340,7 @@ class EmbeddedBroker(Broker):
         listeners = {"default": {"type": "tcp", "bind": self._bind(self.tcp_port)}}
         if self.ws_port is not None:
             listeners["ws"] = {"type": "ws", "bind": self._bind(self.ws_port)}
-        config = {"listeners": listeners,
+        config = {"listeners": listeners, "timeout_disconnect_delay": KEEPALIVE_GRACE,
                   "plugins": {f"{__name__}.SeatAuthPlugin": {}, f"{__name__}.WallPlugin": {}}}
         broker = broker_cls(config, loop=asyncio.get_running_loop())
         broker.max_payload = self.max_payload

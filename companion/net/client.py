@@ -85,9 +85,12 @@ class MqttClient:
 
     def __init__(self, url: str, username: str | None, password: str | None, *,
                  client_id: str | None = None, will: tuple | None = None,
-                 keepalive: int = 30, on_message=None, reconnect: bool = False):
+                 keepalive: int = 30, on_message=None, reconnect: bool = False,
+                 max_inflight: int | None = None):
         """``reconnect=True`` (the hub): paho reconnects by itself after a lost connection
-        (1 s to 2 min back-off) and this class subscribes again."""
+        (1 s to 2 min back-off) and this class subscribes again. ``max_inflight``: QoS 1
+        publishes awaiting their PUBACK before paho queues the next (paho's default is 20;
+        the hub sends a burst of views per command and raises it)."""
         self.endpoint = parse_url(url)
         self.username = username
         self.client_id = client_id or f"{username or 'anon'}-{secrets.token_hex(6)}"
@@ -102,6 +105,8 @@ class MqttClient:
                         reconnect_on_failure=reconnect)
         if transport == "websockets":
             c.ws_set_options(path=self.endpoint.path)
+        if max_inflight is not None:
+            c.max_inflight_messages_set(max_inflight)
         if username is not None:
             c.username_pw_set(username, password)
         if will is not None:
