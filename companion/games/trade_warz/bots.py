@@ -25,13 +25,14 @@ def _placements(game, state, seat):
     if not exports:
         return []
     budget = game.budget(state, seat)
+    table = game.export_options(state, seat, exports)
     out = []
     for p in ix.partners:
         slots = game.open_slots(state, seat, p)
         if not slots:
             continue
         for c in exports:
-            cost = game.cost_of(state, seat, c, p)
+            cost = table[c, p][0]
             if cost <= budget:
                 for k in slots:
                     out.append((c, p, k, cost))
@@ -418,22 +419,23 @@ def _greedy_trade(game, state, seat, p, rng):
             key = (pl["partner"], pl["slot"])
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
+    table = game.export_options(state, seat, exports)
     for pt in ix.partners:
         slots = game.open_slots(state, seat, pt)
         if not slots:
             continue
+        # the least crowded open slot here (the first of them)
+        k = min(slots, key=lambda x: crowd.get((pt, x), 0))
+        penalty = 3.0 + 1.5 * crowd[(pt, k)] if (pt, k) in crowd else 0.0
         for c in exports:
-            cost = game.cost_of(state, seat, c, pt)
+            cost, value = table[c, pt]
             if cost > budget:
                 continue
-            worth = game.route_value(state, seat, c, pt) * (left - 0.5) - cost
+            v = value * (left - 0.5) - cost - penalty + rng.random() * 0.5
             if budget - cost < reserve:
-                worth -= 1.0
-            for k in slots:
-                v = worth - (3.0 + 1.5 * crowd[(pt, k)] if (pt, k) in crowd else 0.0)
-                v += rng.random() * 0.5
-                if v > best_v:
-                    best, best_v = (c, pt, k), v
+                v -= 1.0
+            if v > best_v:
+                best, best_v = (c, pt, k), v
     if best is not None:
         return "place_export", {"card": best[0], "partner": best[1], "slot": best[2]}
     return finish, {}

@@ -23,7 +23,8 @@ DONE = "done"
 PILES = ("export", "tactic", "policy", "personal")
 PILE_TITLES = {"export": "Export deck", "tactic": "Tactic deck", "policy": "Policy deck",
                "personal": "your own pile"}
-ATTACK_TARGETS = frozenset(("opponent", "each_opponent", "any", "richest", "poorest"))
+NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
+_COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
 
 
 class Engine:
@@ -77,15 +78,25 @@ class Engine:
 
     # -- modifiers ------------------------------------------------------------------------------
     def mods(self, state, kind):
-        """``[(effect, owner, rec, source_id), ...]`` of every ``kind`` modifier in play."""
-        d = state.data
+        """``[(effect, owner, rec, source_id, partner), ...]``: every ``kind`` modifier in play.
+        ``partner`` is the Trade Partner the effect is limited to (None: any; ``NOWHERE`` when
+        it names a chosen partner that was never chosen). ``kind`` may be ``cost:<card kind>``
+        for the cost changes of one kind of card. Cached until a source changes (``data.v``)."""
+        try:
+            c = state._tw_mods
+            if c["v"] == state.data.v:
+                return c[kind]
+        except (AttributeError, KeyError):
+            pass
         c = state.__dict__.get("_tw_mods")
-        if c is None or c[0] != d.v:
-            c = (d.v, {})
-            state._tw_mods = c
-        got = c[1].get(kind)
-        if got is None:
-            got = c[1][kind] = self._collect(state, kind)
+        if c is None or c["v"] != state.data.v:
+            c = state._tw_mods = {"v": state.data.v}
+        if kind.startswith("cost:"):
+            card_kind = kind[5:]
+            got = [m for m in self.mods(state, "cost_change") if m[0].card_kind == card_kind]
+        else:
+            got = self._collect(state, kind)
+        c[kind] = got
         return got
 
     def _collect(self, state, kind):
@@ -95,26 +106,32 @@ class Engine:
         out = []
         if not table:
             return out
+
+        def add(e, owner, rec, src):
+            p = e.partner
+            if p is not None:
+                p = self.partner_of(e, rec) or NOWHERE
+            out.append((e, owner, rec, src, p))
         for s, lid in enumerate(d.leaders):
             for _, e in table.get(lid, ()):
-                out.append((e, s, None, lid))
+                add(e, s, None, lid)
         for s, pid in enumerate(d.policy):
             if pid is not None:
                 for _, e in table.get(pid, ()):
-                    out.append((e, s, d.policy_ch[s], pid))
+                    add(e, s, d.policy_ch[s], pid)
         for p in ix.partners:
             for _, e in table.get(p, ()):
-                out.append((e, None, {"this": p}, p))
+                add(e, None, {"this": p}, p)
         for p, slots in d.routes.items():
             for s, cid in slots.values():
                 for _, e in table.get(cid, ()):
-                    out.append((e, s, {"route": p}, cid))
+                    add(e, s, {"route": p}, cid)
         for t in d.in_play:
             for _, e in table.get(t["card"], ()):
-                out.append((e, t["owner"], t["ch"], t["card"]))
+                add(e, t["owner"], t["ch"], t["card"])
         if d.event is not None:
             for _, e in table.get(d.event, ()):
-                out.append((e, None, None, d.event))
+                add(e, None, None, d.event)
         return out
 
     def shielded(self, state, seat):
@@ -122,7 +139,7 @@ class Engine:
         d = state.data
         if d.locked[seat]:
             return True
-        for e, owner, rec, _ in self.mods(state, "protect"):
+        for e, owner, rec, _, _ in self.mods(state, "protect"):
             if e.what == "board" and self.applies(state, e, owner, rec, seat, shield=False):
                 return True
         return False
@@ -130,9 +147,9 @@ class Engine:
     def applies(self, state, e, owner, rec, seat, shield=True):
         """Does a modifier owned by ``owner`` (None: an Event or a Trade Partner) reach ``seat``?"""
         t = e.target
+        if t == "all":
+            return owner is None or e.condition is None or self.cond(state, e.condition, owner)
         if owner is None:
-            if t == "all":
-                return True
             if t == "richest":
                 return seat in self.richest(state)
             if t == "poorest":
@@ -142,8 +159,6 @@ class Engine:
             return False
         if t == "self":
             return seat == owner
-        if t == "all":
-            return True
         if t == "each_opponent":
             ok = seat != owner
         elif t in ("opponent", "any"):
@@ -171,67 +186,115 @@ class Engine:
 
     def cost_of(self, state, seat, cid, partner=None):
         """What ``cid`` costs ``seat`` now (at ``partner``, for an Export being placed)."""
-        card = self.ix(state)[cid]
+        card = self.ix(state).items[cid]
         c = card.cost
-        for e, owner, rec, _ in self.mods(state, "cost_change"):
-            if e.card_kind != card.kind or (e.tag is not None and e.tag not in card.tags):
+        for e, owner, rec, _, p in self.mods(state, _COST_KEY[card.kind]):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
                 continue
-            if e.partner is not None and (partner is None or
-                                          self.partner_of(e, rec) != partner):
-                continue
-            if self.applies(state, e, owner, rec, seat):
+            if (owner == seat and e.target == "self" and e.condition is None) or \
+                    self.applies(state, e, owner, rec, seat):
                 c += e.amount
         return c if c > 0 else 0
 
     def route_value(self, state, seat, cid, partner, explain=False):
         """A route's income now: Export value + partner bonus + route modifiers (never < 0)."""
         ix = self.ix(state)
-        card = ix[cid]
-        total = card.value + ix[partner].bonus
+        card = ix.items[cid]
+        total = card.value + ix.items[partner].bonus
         mods = [] if explain else None
-        for e, owner, rec, src in self.mods(state, "route_income"):
-            if e.tag is not None and e.tag not in card.tags:
+        for e, owner, rec, src, p in self.mods(state, "route_income"):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
                 continue
-            if e.partner is not None and self.partner_of(e, rec) != partner:
-                continue
-            if self.applies(state, e, owner, rec, seat):
+            if (owner == seat and e.target == "self" and e.condition is None) or \
+                    self.applies(state, e, owner, rec, seat):
                 total += e.amount
                 if explain:
                     mods.append({"source": ix.name_of(src), "amount": e.amount})
         total = total if total > 0 else 0
         if explain:
-            return total, {"value": card.value, "bonus": ix[partner].bonus, "mods": mods}
+            return total, {"value": card.value, "bonus": ix.items[partner].bonus, "mods": mods}
         return total
 
     def dispute_bonus(self, state, seat, cid, partner):
-        card = self.ix(state)[cid]
+        card = self.ix(state).items[cid]
         total = 0
-        for e, owner, rec, _ in self.mods(state, "dispute_power"):
-            if e.tag is not None and e.tag not in card.tags:
-                continue
-            if e.partner is not None and self.partner_of(e, rec) != partner:
+        for e, owner, rec, _, p in self.mods(state, "dispute_power"):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
                 continue
             if self.applies(state, e, owner, rec, seat):
                 total += e.amount
         return total
 
     def slots_at(self, state, partner):
-        n = self.ix(state)[partner].slots
-        for e, owner, rec, _ in self.mods(state, "slots"):
-            if e.partner is None or self.partner_of(e, rec) == partner:
+        n = self.ix(state).items[partner].slots
+        for e, owner, rec, _, p in self.mods(state, "slots"):
+            if p is None or p == partner:
                 n += e.amount
         return n if n > 0 else 0
 
     def protected(self, state, seat, what, partner=None):
-        for e, owner, rec, _ in self.mods(state, "protect"):
-            if e.what != what:
-                continue
-            if e.partner is not None and (partner is None or
-                                          self.partner_of(e, rec) != partner):
+        for e, owner, rec, _, p in self.mods(state, "protect"):
+            if e.what != what or (p is not None and p != partner):
                 continue
             if self.applies(state, e, owner, rec, seat, shield=False):
                 return True
         return False
+
+    def export_options(self, state, seat, cards):
+        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner,
+        as :meth:`cost_of` and :meth:`route_value` would give, in one pass (for bots)."""
+        ix = self.ix(state)
+        items = ix.items
+        picked = []
+        for kind in ("cost:export", "route_income"):
+            got = []
+            for e, owner, rec, _, p in self.mods(state, kind):
+                if (owner == seat and e.target == "self" and e.condition is None) or \
+                        self.applies(state, e, owner, rec, seat):
+                    got.append((e.tag, p, e.amount))
+            picked.append(got)
+        cost_mods, value_mods = picked
+        out = {}
+        for c in cards:
+            card = items[c]
+            tags = card.tags
+            base_c, per_c = card.cost, {}
+            for tag, p, amount in cost_mods:
+                if tag is None or tag in tags:
+                    if p is None:
+                        base_c += amount
+                    else:
+                        per_c[p] = per_c.get(p, 0) + amount
+            base_v, per_v = card.value, {}
+            for tag, p, amount in value_mods:
+                if tag is None or tag in tags:
+                    if p is None:
+                        base_v += amount
+                    else:
+                        per_v[p] = per_v.get(p, 0) + amount
+            for partner in ix.partners:
+                cost = base_c + per_c.get(partner, 0)
+                value = base_v + items[partner].bonus + per_v.get(partner, 0)
+                out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+        return out
+
+    def _route_cache(self, state):
+        c = state.__dict__.get("_tw_routes")
+        if c is None or c[0] != state.data.v:
+            ix = self.ix(state)
+            per = [[] for _ in range(state.n)]
+            for p in ix.partners:
+                for slot, (s, cid) in sorted(state.data.routes[p].items()):
+                    per[s].append((p, slot, cid))
+            c = state._tw_routes = (state.data.v, [tuple(x) for x in per])
+        return c[1]
+
+    def route_count(self, state, seat):
+        """How many routes ``seat`` has (cached like the modifiers)."""
+        return len(self._route_cache(state)[seat])
 
     # -- the queue ------------------------------------------------------------------------------
     def push(self, state, jobs, front=True):
@@ -600,14 +663,8 @@ class Engine:
 
     # routes --------------------------------------------------------------------------------------
     def routes_of(self, state, seat):
-        """``[(partner, slot, card), ...]`` of ``seat``'s standing routes, in table order."""
-        out = []
-        ix = self.ix(state)
-        for p in ix.partners:
-            for slot, (s, cid) in sorted(state.data.routes[p].items()):
-                if s == seat:
-                    out.append((p, slot, cid))
-        return out
+        """``((partner, slot, card), ...)`` of ``seat``'s standing routes, in table order."""
+        return self._route_cache(state)[seat]
 
     def route_targets(self, state, e, x):
         ix = self.ix(state)

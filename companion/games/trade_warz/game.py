@@ -390,6 +390,8 @@ class TradeWarz(Engine, Game):
     def _end_if(self, state):
         d = state.data
         self.run_queue(state)
+        if not d.boom_first and not d.defer_boom and d.queue == [] and state.outcome is None:
+            self.check_boom(state)          # a GDP change outside the queue (a move's cost)
         if state.outcome is not None:
             return False
         self._sync(state)
@@ -841,7 +843,7 @@ class TradeWarz(Engine, Game):
         if not state.config["export_slot_limit"]:
             return 99
         d = state.data
-        used = len(self.routes_of(state, seat)) + sum(
+        used = self.route_count(state, seat) + sum(
             1 for p in d.placements if p["seat"] == seat and p["state"] == "down")
         return self.ix(state)[d.leaders[seat]].export_slots - used
 

@@ -99,6 +99,7 @@ def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour():
     d.v += 1
     t.set_gdp(20, 12, 9, 5)
     d.routes["crypto-isle"][1] = [2, "bulk-coal"]
+    d.v += 1
     t.st.phase = "upkeep"
     GAME._begin_upkeep(t.st)
     steps = {s["letter"]: s for s in d.upkeep}
@@ -585,6 +586,7 @@ def test_income_is_route_value_plus_partner_bonus_plus_multipliers_and_influence
     d = t.d
     d.routes["bananastan"][1] = [0, "soybean-surplus"]      # 1 + 1, +1 Food here
     d.routes["neutralia"][1] = [0, "luxury-yachts"]          # 3 + 3
+    d.v += 1
     d.policy[0] = "farm-subsidies"                          # Food routes +1
     d.v += 1
     for s in range(3):
@@ -639,6 +641,7 @@ def test_tiebreak_chain_trade_warz():
     t.d.influence[0] = {"neutralia": 1, "petrostan": 2}
     t.d.influence[1] = {"neutralia": 4, "bananastan": 1}
     t.d.routes["lunar-colony"][1] = [1, "bulk-coal"]          # 3 partners v 2
+    t.d.v += 1
     GAME._final(st)
     assert st.outcome.winners == [1]
     assert st.outcome.tiebreak == "most Trade Partners influenced"
@@ -653,6 +656,7 @@ def test_tiebreak_falls_through_to_routes_then_gdp_in_hand_then_shared():
     t.d.routes["neutralia"][1] = [0, "bulk-coal"]
     t.d.routes["neutralia"][2] = [1, "soybean-surplus"]
     t.d.routes["petrostan"][1] = [1, "scrap-metal"]
+    t.d.v += 1
     t.d.influence[0] = {"neutralia": 1, "petrostan": 1}
     t.d.influence[1] = {"neutralia": 1, "petrostan": 1}
     t.d.hands[0], t.d.hands[1] = [], []
@@ -672,6 +676,7 @@ def test_tariff_tiebreak_below_50_is_partners_influenced():
     t.st.round = 5
     t.set_gdp(30, 30)
     t.d.routes["neutralia"][1] = [1, "bulk-coal"]
+    t.d.v += 1
     GAME._final(t.st)
     assert t.st.outcome.winners == [1]
     assert t.st.outcome.tiebreak == "most Trade Partners influenced"
