@@ -844,7 +844,7 @@ class TradeWarz(Engine, Game):
             return 99
         d = state.data
         used = self.route_count(state, seat) + sum(
-            1 for p in d.placements if p["seat"] == seat and p["state"] == "down")
+            1 for p in d.placements if p["seat"] == seat and p["state"] in ("down", "up"))
         return self.ix(state)[d.leaders[seat]].export_slots - used
 
     def committed(self, state, seat):
@@ -852,8 +852,8 @@ class TradeWarz(Engine, Game):
         d = state.data
         total = 0
         for p in d.placements:
-            if p["seat"] == seat and p["state"] == "down":
-                cid = state.windows[p["window"]].entries[seat].choice["card"]
+            if p["seat"] == seat and p["state"] in ("down", "up"):
+                cid = p["card"] or state.windows[p["window"]].entries[seat].choice["card"]
                 total += self.cost_of(state, seat, cid, p["partner"])
         return total
 

@@ -74,7 +74,9 @@ def report(summaries):
 def report_text(r):
     lines = []
     games = r["games"]
-    lines.append(f"Win rate per Leader ({games} games; 95% Wilson interval):")
+    titles = {"trade": "Trade Warz", "tariff": "Tariff Warz"}
+    eds = ", ".join(titles.get(e, e) for e in r.get("editions", ())) or "?"
+    lines.append(f"Win rate per Leader ({eds}, {games} games; 95% Wilson interval):")
     lines.append(f"  {'Leader':18} {'seated':>7} {'wins':>8} {'win rate':>9}  95% interval")
     for lid, row in sorted(r["leaders"].items(), key=lambda kv: -kv[1]["win_rate"]):
         lo, hi = row["ci95"]

@@ -124,12 +124,25 @@ def public_view(game, state):
                                     if st["state"] == "current"), None)},
         "cmyk": CMYK_LEGEND,
         "disputes": {"order": list(d.dispute_order), "chooser": d.chooser,
-                     "current": d.current, "contests": contests},
+                     "current": d.current, "contests": contests,
+                     "bidding": _bidding(game, state)},
         "income": income,
         "ask": ask,
         "offers": offers, "loans": list(d.loans),
         "activated": list(d.activated),
     }
+
+
+def _bidding(game, state):
+    """The open blind bid: who bids, who has locked in (their bids stay sealed)."""
+    d = state.data
+    if state.phase != "disputes" or d.current is None:
+        return None
+    w = state.windows.get(game._bid_wid(state))
+    if w is None or w.is_revealed():
+        return None
+    return {"window": w.id, "contest": d.current, "seats": list(w.seats),
+            "locked": sorted(w.entries)}
 
 
 def seat_view(game, state, seat):

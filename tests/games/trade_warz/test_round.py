@@ -554,6 +554,10 @@ def test_bid_above_gdp_is_refused():
     place_all(t, [(0, "soybean-surplus", "neutralia", 1), (1, "soybean-surplus", "neutralia", 1)])
     with pytest.raises(IllegalMoveError, match="You have 4 GDP; you cannot bid 5"):
         t.do(0, "bid", amount=5)
+    t.do(0, "bid", amount=2)
+    b = GAME.public_view(t.st)["disputes"]["bidding"]
+    assert b["seats"] == [0, 1] and b["locked"] == [0]          # who has locked, not how much
+    assert '"choice"' not in repr(b)
 
 
 def test_tariff_unpaid_export_at_the_buzzer_is_discarded():
