@@ -12,7 +12,7 @@ the way a careful table would, so simulations resolve the manual effects it know
 Both pick Leaders at random, so win rates per Leader compare the Leaders, not the bots' taste.
 """
 
-# -- shared helpers ----------------------------------------------------------------------------------
+# -- shared helpers -------------------------------------------------------------------------------
 
 
 def _placements(game, state, seat):
@@ -27,8 +27,7 @@ def _placements(game, state, seat):
     budget = game.budget(state, seat)
     table = game.export_options(state, seat, exports)
     out = []
-    for p in ix.partners:
-        slots = game.open_slots(state, seat, p)
+    for p, slots in game.open_slots_all(state, seat).items():
         if not slots:
             continue
         for c in exports:
@@ -162,7 +161,7 @@ def _keep_value(game, state, seat, cid):
     return _card_value(game, state, seat, cid) - c.cost
 
 
-# -- draw ---------------------------------------------------------------------------------------------
+# -- draw -----------------------------------------------------------------------------------------
 
 def _greedy_split(game, state, seat, p):
     d = state.data
@@ -195,7 +194,7 @@ def _greedy_split(game, state, seat, p):
     return split
 
 
-# -- card values (greedy) ---------------------------------------------------------------------------
+# -- card values (greedy) -------------------------------------------------------------------------
 
 _STEP_VALUE = {"gain_gdp": 1.0, "steal_gdp": 1.6, "lose_gdp": 0.6, "draw": 0.9,
                "gain_influence": 0.8, "steal_influence": 1.2, "destroy_route": 4.0,
@@ -420,12 +419,11 @@ def _greedy_trade(game, state, seat, p, rng):
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
     table = game.export_options(state, seat, exports)
-    for pt in ix.partners:
-        slots = game.open_slots(state, seat, pt)
+    for pt, slots in game.open_slots_all(state, seat).items():
         if not slots:
             continue
         # the least crowded open slot here (the first of them)
-        k = min(slots, key=lambda x: crowd.get((pt, x), 0))
+        k = min(slots, key=lambda x: crowd.get((pt, x), 0)) if crowd else slots[0]
         penalty = 3.0 + 1.5 * crowd[(pt, k)] if (pt, k) in crowd else 0.0
         for c in exports:
             cost, value = table[c, pt]

@@ -145,7 +145,7 @@ class Engine:
         return False
 
     def applies(self, state, e, owner, rec, seat, shield=True):
-        """Does a modifier owned by ``owner`` (None: an Event or a Trade Partner) reach ``seat``?"""
+        """Does a modifier owned by ``owner`` (None: an Event or a Partner) reach ``seat``?"""
         t = e.target
         if t == "all":
             return owner is None or e.condition is None or self.cond(state, e.condition, owner)

@@ -158,6 +158,7 @@ class TradeWarz(Engine, Game):
         self.rules = rules or default_rules()
         self.db = default_db()
         self._ix = {}
+        self._moves_cache = {}
         P = Phase
         end = self._end_if
         self.phases = {
@@ -386,7 +387,7 @@ class TradeWarz(Engine, Game):
     def _blank_income():
         return {"routes": [], "route_total": 0, "effects": []}
 
-    # -- the driver (every command ends here) -------------------------------------------------------
+    # -- the driver (every command ends here) -----------------------------------------------------
     def _end_if(self, state):
         d = state.data
         self.run_queue(state)
@@ -399,7 +400,7 @@ class TradeWarz(Engine, Game):
             return False
         return self._done[state.phase](state)
 
-    # -- Leader pick --------------------------------------------------------------------------------
+    # -- Leader pick ------------------------------------------------------------------------------
     def _begin_leaders(self, state):
         d = state.data
         ix = self.ix(state)
@@ -473,7 +474,7 @@ class TradeWarz(Engine, Game):
         jobs += [self.fx_job(state, p, None, "immediate", {"this": p}) for p in ix.partners]
         self.push(state, [j for j in jobs if j], front=False)
 
-    # -- Event --------------------------------------------------------------------------------------
+    # -- Event ------------------------------------------------------------------------------------
     def _begin_event(self, state):
         state.round += 1
         d = state.data
@@ -499,7 +500,7 @@ class TradeWarz(Engine, Game):
         if job:
             self.push(state, [job], front=False)
 
-    # -- Upkeep -------------------------------------------------------------------------------------
+    # -- Upkeep -----------------------------------------------------------------------------------
     def _begin_upkeep(self, state):
         d = state.data
         ix = self.ix(state)
@@ -569,7 +570,7 @@ class TradeWarz(Engine, Game):
         job["ok"] = True
         self.answered(state)
 
-    # -- Draw ---------------------------------------------------------------------------------------
+    # -- Draw -------------------------------------------------------------------------------------
     def _begin_draw(self, state):
         d = state.data
         ix = self.ix(state)
@@ -599,7 +600,7 @@ class TradeWarz(Engine, Game):
         self.draw(state, seat, clean)
         d.to_draw[seat] = 0
 
-    # -- Policy -------------------------------------------------------------------------------------
+    # -- Policy -----------------------------------------------------------------------------------
     def _policy_wid(self, state):
         return f"policy-r{state.round}-{state.data.policy_k}"
 
@@ -777,7 +778,7 @@ class TradeWarz(Engine, Game):
         self._open_policy(state)
         return DONE
 
-    # -- Trade --------------------------------------------------------------------------------------
+    # -- Trade ------------------------------------------------------------------------------------
     def _begin_trade(self, state):
         d = state.data
         n = state.n
@@ -839,6 +840,17 @@ class TradeWarz(Engine, Game):
         return [k for k in range(1, self.slots_at(state, partner) + 1)
                 if k not in taken and k not in mine]
 
+    def open_slots_all(self, state, seat):
+        """``{partner: [open slot, ...]}`` for ``seat``, every Trade Partner in one pass."""
+        d = state.data
+        mine = {(p["partner"], p["slot"]) for p in d.placements if p["seat"] == seat}
+        out = {}
+        for partner in self.ix(state).partners:
+            taken = d.routes[partner]
+            out[partner] = [k for k in range(1, self.slots_at(state, partner) + 1)
+                            if k not in taken and (partner, k) not in mine]
+        return out
+
     def slots_left(self, state, seat):
         if not state.config["export_slot_limit"]:
             return 99
@@ -870,10 +882,11 @@ class TradeWarz(Engine, Game):
         if not exports or self.slots_left(state, seat) <= 0:
             return False
         budget = self.budget(state, seat)
-        for p in ix.partners:
-            if self.open_slots(state, seat, p):
+        table = self.export_options(state, seat, exports)
+        for p, slots in self.open_slots_all(state, seat).items():
+            if slots:
                 for c in exports:
-                    if self.cost_of(state, seat, c, p) <= budget:
+                    if table[c, p][0] <= budget:
                         return True
         return False
 
@@ -982,7 +995,7 @@ class TradeWarz(Engine, Game):
         d.aims = {}
         d.offers = []
 
-    # tactics, abilities and the side deals ---------------------------------------------------------
+    # tactics, abilities and the side deals ---------------------------------------------------
     def _before_trade_ends(self, state, what):
         d = state.data
         if state.phase == "leaders" or state.round == 0:
@@ -1177,7 +1190,7 @@ class TradeWarz(Engine, Game):
         state.note("LoanNoted", seat=seat, to=to, amount=amount, terms=terms)
         self.gain(state, to, amount)
 
-    # -- Flip ---------------------------------------------------------------------------------------
+    # -- Flip -------------------------------------------------------------------------------------
     def _begin_exports(self, state):
         d = state.data
         ix = self.ix(state)
@@ -1223,7 +1236,7 @@ class TradeWarz(Engine, Game):
         d.check = False
         state.note("ExportsChecked")
 
-    # -- Disputes -----------------------------------------------------------------------------------
+    # -- Disputes ---------------------------------------------------------------------------------
     def _bid_wid(self, state):
         return f"bid-r{state.round}-{state.data.current}"
 
@@ -1411,7 +1424,7 @@ class TradeWarz(Engine, Game):
         self.push(state, jobs)
         return DONE
 
-    # -- Income -------------------------------------------------------------------------------------
+    # -- Income -----------------------------------------------------------------------------------
     def _begin_income(self, state):
         d = state.data
         ix = self.ix(state)
@@ -1468,7 +1481,7 @@ class TradeWarz(Engine, Game):
             self.check_boom(state)
         return DONE
 
-    # -- Cleanup ------------------------------------------------------------------------------------
+    # -- Cleanup ----------------------------------------------------------------------------------
     def _begin_cleanup(self, state):
         d = state.data
         ix = self.ix(state)
@@ -1578,7 +1591,7 @@ class TradeWarz(Engine, Game):
         d.end = "boom" if "Economic Boom" in reason else "close"
         state.finish(winners, reason, {s: d.gdp[s] for s in range(state.n)}, tiebreak)
 
-    # -- answers to asks ------------------------------------------------------------------------------
+    # -- answers to asks --------------------------------------------------------------------------
     def _choose_target(self, state, seat, target):
         job = self.head(state, "target", seat, "target to choose")
         if target not in state.data.ask["options"]:
@@ -1654,7 +1667,7 @@ class TradeWarz(Engine, Game):
             elif v < 0:
                 self.lose(state, s, -v, self.ix(state).name_of(a.get("source")))
 
-    # -- the card reader: physical and hidden agree ----------------------------------------------------
+    # -- the card reader: physical and hidden agree -----------------------------------------------
     def scan_move(self, state, card_id):
         """A scanned card, as a command (see docs/trade-warz.md, "Scanning cards").
 
@@ -1691,7 +1704,8 @@ class TradeWarz(Engine, Game):
             raise IllegalMoveError("Settle the card already flagged first.")
         if state.phase == "trade" and card in ix.exports and not d.trade_over:
             raise IllegalMoveError("To place an Export by scanning it, first choose its Trade "
-                                   "Partner and slot on your phone, then scan it.")
+                                   "Partner and slot on your phone, then scan it (only one "
+                                   "player holding that card may be aiming).")
         if state.phase == "policy" and d.policy_check:
             return self._check_policy_scan(state, card)
         if state.phase == "exports" and d.check:
@@ -1804,7 +1818,7 @@ class TradeWarz(Engine, Game):
         state.note("MismatchSettled", what=m["kind"], seat=s, keep=keep, card=kept,
                    scanned=m["scanned"], chosen=m["chosen"])
 
-    # -- prompts ------------------------------------------------------------------------------------
+    # -- prompts ----------------------------------------------------------------------------------
     def _sync(self, state):
         d = state.data
         P = {}
@@ -1869,18 +1883,25 @@ class TradeWarz(Engine, Game):
     def _trade_moves(self, state, s):
         d = state.data
         ix = self.ix(state)
-        chill = state.config["chill"]
-        mv = ["place_export", "pass_turn" if chill else "done_trade", "play_tactic",
-              "aim_export"]
-        if not d.activated[s] and ix.steps_of(d.leaders[s], "activated"):
-            mv.append("activate_ability")
-        if d.fast_pass[s] and ix.rules.fast_pass and state.config["fast_pass"]:
-            mv.append("use_fast_pass")
-        if ix.rules.influence_accumulates:
-            mv += ["offer_influence", "answer_offer"]
-        if state.config["diplomatic"]:
-            mv += ["offer_swap", "answer_swap", "note_loan"]
-        return tuple(mv)
+        cfg = state.config
+        key = (ix.name, cfg["chill"], cfg["diplomatic"],
+               not d.activated[s] and bool(ix.steps_of(d.leaders[s], "activated")),
+               bool(d.fast_pass[s] and ix.rules.fast_pass and cfg["fast_pass"]))
+        got = self._moves_cache.get(key)
+        if got is None:
+            _, chill, diplomatic, can_activate, can_pass = key
+            mv = ["place_export", "pass_turn" if chill else "done_trade", "play_tactic",
+                  "aim_export"]
+            if can_activate:
+                mv.append("activate_ability")
+            if can_pass:
+                mv.append("use_fast_pass")
+            if ix.rules.influence_accumulates:
+                mv += ["offer_influence", "answer_offer"]
+            if diplomatic:
+                mv += ["offer_swap", "answer_swap", "note_loan"]
+            got = self._moves_cache[key] = tuple(mv)
+        return got
 
     def _prompts_trade(self, state, P):
         d = state.data
@@ -1920,9 +1941,12 @@ class TradeWarz(Engine, Game):
         return state.data.gdp[seat]
 
     def set_counter(self, state, seat, counter, value):
-        state.data.gdp[seat] = value
+        d = state.data
+        d.gdp[seat] = value
+        if d.boom_first and value >= d.win and state.outcome is None:
+            self.win_now(state, [seat])     # a corrected GDP that reaches the line wins
 
-    # -- views --------------------------------------------------------------------------------------
+    # -- views ------------------------------------------------------------------------------------
     def public_view(self, state):
         from .views import public_view
         return public_view(self, state)

@@ -90,7 +90,7 @@ def test_manual_event_is_a_table_confirmation_with_its_text():
     assert t.d.ask is None
 
 
-# -- Upkeep ----------------------------------------------------------------------------------------
+# -- Upkeep ---------------------------------------------------------------------------------------
 
 def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour():
     t = clean(Table(4, seed=3))
@@ -686,7 +686,7 @@ def test_tariff_tiebreak_below_50_is_partners_influenced():
     assert t.st.outcome.tiebreak == "most Trade Partners influenced"
 
 
-# -- Cleanup ---------------------------------------------------------------------------------------
+# -- Cleanup --------------------------------------------------------------------------------------
 
 def test_cleanup_discards_the_event_tactics_and_to_seven_in_tariff():
     t = trade_table(3, edition="tariff")
@@ -711,3 +711,11 @@ def test_trade_warz_has_no_cleanup_discard():
     for s in range(3):
         t.do(s, "done_trade")
     assert t.st.round == 2 and t.d.hands[1].count("bulk-coal") == 9
+
+
+def test_a_correction_that_reaches_50_wins_in_trade_warz():
+    from .helpers import session
+    s = session(3, seed=2, leaders="usa,china,russia")
+    g = s.state.data.gdp[1]
+    s.correct(1, "gdp", 50 - g, "coins miscounted")
+    assert s.state.outcome.winners == [1] and "Economic Boom" in s.state.outcome.reason

@@ -17,8 +17,8 @@ def hub_at(pred, n=3, edition="trade", seeds=range(40)):
     """A started hub whose session has reached ``pred``; the first seed that gets there."""
     for seed in seeds:
         hub = Hub(MemoryLog(), clock=FakeClock(), entropy=random.Random(seed).randbytes)
-        hub.configure("trade-warz", n, options={"edition": edition,
-                                                "leaders": ",".join(["usa", "china", "russia"][:n])})
+        leaders = ",".join(["usa", "china", "russia"][:n])
+        hub.configure("trade-warz", n, options={"edition": edition, "leaders": leaders})
         hub.start(seed=seed)
         try:
             drive(hub.session, pred, rng=random.Random(seed))
