@@ -382,6 +382,7 @@ class DeviceLink:
         self.reader_enabled = bool(reader)
         self.reader_url = reader_url
         self.simulator = simulator
+        self.glue = None                    # set by hardware.hubglue.attach
         self.auto_restart = auto_restart
         self.max_restarts = max_restarts
         self.restart_window = restart_window
