@@ -63,7 +63,7 @@ def starting_cards(state):
 def test_random_playthroughs_end_replay_and_keep_every_card(edition, n):
     spread = SPREAD[edition]
     ends = collections.Counter()
-    for seed in range(24):
+    for seed in range(30):
         opts = dict(spread[seed % len(spread)], edition=edition)
         s = session(n, seed=seed * 97 + n, **opts)
         bots = [GAME.bots["random" if (seed + i) % 3 else "greedy"] for i in range(n)]
@@ -83,7 +83,7 @@ def test_random_playthroughs_end_replay_and_keep_every_card(edition, n):
         census = card_census(st)
         assert census == starting_cards(st), f"seed {seed}: cards lost or duplicated"
         assert fold(GAME, s.records).fingerprint() == st.fingerprint(), f"seed {seed}"
-    assert sum(ends.values()) == 24
+    assert sum(ends.values()) == 30
 
 
 def test_many_greedy_games_in_both_editions_finish():

@@ -485,6 +485,12 @@ def resolve_disputes(t, bids, choices):
     return out
 
 
+def trips(choosers, order):
+    """How many times the choice went round the table."""
+    rank = [order.index(c) for c in choosers]
+    return 1 + sum(1 for a, b in zip(rank, rank[1:]) if b <= a)
+
+
 def test_dispute_order_with_three_contested_slots():
     t = trade_table(4)
     t.set_gdp(5, 8, 11, 14)
@@ -500,7 +506,8 @@ def test_dispute_order_with_three_contested_slots():
     # left; back to seat 0, whose only one is neutralia 1
     assert [(c, p, k) for c, p, k, _ in got] == [(0, "neutralia", 2), (1, "petrostan", 1),
                                                 (0, "neutralia", 1)]
-    # at most ceil(3 / 2) = 2 trips round the table
+    # the rulebook: "all fights clear in at most ceil(#contests / 2) turns" round the table
+    assert trips([c for c, _, _, _ in got], [0, 1, 2, 3]) == 2
     assert t.st.phase != "disputes"
 
 
@@ -516,6 +523,7 @@ def test_dispute_order_with_four_contested_slots():
     got = resolve_disputes(t, {}, [["neutralia", 1], ["petrostan", 2]])
     assert [(c, p, k) for c, p, k, _ in got] == [
         (0, "neutralia", 1), (1, "petrostan", 1), (2, "petrostan", 2), (0, "neutralia", 2)]
+    assert trips([c for c, _, _, _ in got], [0, 1, 2, 3]) == 2          # ceil(4 / 2)
 
 
 def test_dispute_power_is_printed_influence_plus_accumulated_plus_bid():

@@ -184,3 +184,27 @@ def test_scan_outside_a_check_is_just_shown():
     assert hub.scan("usa") is None
     assert events[-1] == {"kind": "scan", "card": "usa"}
     assert GAME.scan_move(hub.session.state, "not-a-card") is None
+
+
+@pytest.mark.parametrize("edition", ["trade", "tariff"])
+def test_whole_game_through_the_hub_with_next_for_every_table_prompt(edition):
+    clock = FakeClock()
+    hub = Hub(MemoryLog(), clock=clock, entropy=random.Random(7).randbytes)
+    hub.configure("trade-warz", 4, options={"edition": edition, "upkeep_confirm": "every"})
+    s = hub.start(seed=7)
+    rng = random.Random(7)
+    steps = set()
+    while not s.state.is_over():
+        st = s.state
+        if not st.prompts:
+            clock.set(st.next_deadline())
+            s.tick()
+            continue
+        if None in st.prompts:
+            steps.add(st.prompts[None].get("step"))
+            hub.next()                                   # the table's Next button
+            continue
+        seat = min(st.prompts)
+        hub.submit(seat, *GAME.bots["random"](GAME, st, seat, rng))
+    assert {"policy_check", "export_check"} <= steps
+    assert hub.public_view()["outcome"]["winners"]
