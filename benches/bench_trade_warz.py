@@ -68,6 +68,39 @@ def split(game, edition, games):
     return think, execute, cmds / games
 
 
+def core_floor(n=3000):
+    """What the core alone costs per command: a no-op move and a sealed choice (salt,
+    canonical JSON, SHA-256 commitment), on the core's own test game."""
+    from tests.core.toy import Toy
+    g = Toy()
+    s = Session.start(g, ["A", "B"], MemoryLog(copy_records=False), seed=1, clock=FakeClock(),
+                      entropy=random.Random(1).randbytes, session_id="f")
+    plain, sealed = [], []
+    for _ in range(n):
+        t = time.perf_counter()
+        s.execute(0, "shout", {})
+        plain.append(time.perf_counter() - t)
+    for _ in range(n):
+        if s.state.outcome is not None:
+            s = Session.start(g, ["A", "B"], MemoryLog(copy_records=False), seed=1,
+                              clock=FakeClock(), entropy=random.Random(1).randbytes,
+                              session_id="f", options={"rounds": 10_000})
+        t = time.perf_counter()
+        s.execute(0, "bid", {"n": 1})
+        sealed.append(time.perf_counter() - t)
+        s.execute(1, "bid", {"n": 2})
+    return statistics.median(plain), statistics.median(sealed)
+
+
+def sealed_per_game(game, edition, games=30):
+    bots = resolve_bots(game, "greedy", 4)
+    total = 0
+    for i in range(games):
+        _, s = play_one(game, PLAYERS, i, bots, {"edition": edition})
+        total += sum(1 for r in s.records if "salt" in r)
+    return total / games
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=300)
@@ -104,6 +137,13 @@ def main(argv=None):
               f"{pct(think, 99) * 1e6:.0f} us; execute p50 "
               f"{statistics.median(execute) * 1e6:.0f} us p99 {pct(execute, 99) * 1e6:.0f} us; "
               f"execute share {sum(execute) / (sum(execute) + sum(think)):.0%}")
+    plain, sealed = core_floor()
+    for edition in ("trade", "tariff"):
+        k = sealed_per_game(game, edition)
+        floor = k * sealed
+        print(f"  {edition:6} core floor: {k:.0f} sealed commands/game x {sealed * 1e6:.0f} us "
+              f"(a no-op command: {plain * 1e6:.1f} us) = {floor * 1e3:.2f} ms/game, so at most "
+              f"{1 / floor:.0f} games/s even if rules and bots cost nothing")
     n = max(200, games)
     t = time.perf_counter()
     simulate(game, PLAYERS, n, seed=1, bots="greedy", options={"edition": "trade"}, jobs=0)
