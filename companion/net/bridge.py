@@ -1,0 +1,539 @@
+"""The hub's side of protocol v1: the one link between the table :class:`~companion.service.hub.Hub`
+and the MQTT broker (docs/protocol.md, sections 4-7 and 9).
+
+* **Commands in.** The bridge logs in as ``hub`` and subscribes to every seat's ``cmd`` and
+  ``presence``. Each command is parsed (:func:`companion.net.protocol.parse_command`), checked
+  against the seat registry, de-duplicated by ``tx`` and handed to :meth:`Hub.submit`. Commands
+  flagged *retained* are never applied (the broker replays those on subscribe; the bridge
+  clears them).
+* **Views out.** After every change of the hub (a command from any source, a timer, a join, a
+  presence change) the bridge publishes, in this order: one ``events`` message per *public*
+  notice, each seat's own ``view`` (retained, on that seat's private topic only), the public
+  ``state`` (retained); then, for a command that came over MQTT, its ``reply``.
+* **Seats.** Each seat number gets a seat id (= its MQTT username, ``s<n>-<random>``) when a
+  phone first joins; the ids are kept in the session's log meta so a restarted hub gives the
+  same seats the same ids. A join or a reclaim issues a fresh password (and drops any
+  connection still using the old one: one seat, one device). On an external broker the
+  operator's seat logins are handed out instead (they cannot be rotated).
+
+Threads: everything the bridge publishes is published from one worker thread, so messages
+leave in the order above even when the Kivy screen or the timer thread changes the hub. Hub
+events raised on other threads are queued to that worker; the ones raised by the worker's own
+``submit`` are handled in line, before the reply.
+
+Safety: the bridge publishes a private notice or a seat view only on that seat's ``view``
+topic (the broker's wall keeps everyone else off it); the public ``state`` and ``events`` are
+built from the core's public projection only.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import logging
+import queue
+import threading
+
+from companion.core.errors import CompanionError, ConfigError
+
+from . import credentials as cred
+from . import protocol
+from .client import MqttClient
+from .topics import HUB_USER, TableTopics, check_seat_id
+
+log = logging.getLogger(__name__)
+_UNSET = object()
+
+#: How many recent ``tx`` per seat the bridge remembers to answer a repeat without applying it.
+RECENT_TX = 256
+#: The largest JSON body ``POST /join`` accepts.
+MAX_JOIN_BYTES = 4096
+MAX_NAME = 24
+
+
+class JoinRefused(CompanionError):
+    """A ``POST /join`` the table refuses; ``status`` and ``code`` as in protocol section 9.3."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+    def body(self) -> dict:
+        return {"v": 1, "error": {"code": self.code, "message": self.message}}
+
+
+@dataclasses.dataclass
+class SeatLogin:
+    seat_id: str
+    password: str | None = dataclasses.field(default=None, repr=False)
+
+
+class Bridge:
+    """Connects one :class:`Hub` to one broker. ``start()`` / ``stop()``, or a context manager.
+
+    ``broker``: a started :class:`companion.net.brokers.Broker`. For brokers we run, the bridge
+    adds the hub's login and the seats' logins itself; for an external broker pass
+    ``hub_password`` and ``seat_logins`` (the operator's ``[(username, password), ...]``).
+    """
+
+    def __init__(self, hub, broker, *, hub_password: str | None = None, seat_logins=None,
+                 keepalive: int = 10):
+        self.hub = hub
+        self.broker = broker
+        self.topics = TableTopics(hub.table)
+        self.keepalive = keepalive
+        if broker.manages_users:
+            self._hub_cred = cred.hub_credential(hub_password)
+            self._operator_logins = None
+        else:
+            if not hub_password:
+                raise ConfigError("An external broker needs the hub's password (the "
+                                  "operator's 'hub' login).")
+            self._hub_cred = cred.hub_credential(hub_password)
+            self._operator_logins = [SeatLogin(check_seat_id(u), p)
+                                     for u, p in cred.as_pairs(seat_logins)]
+        self.logins: dict[int, SeatLogin] = {}
+        self._by_id: dict[str, int] = {}
+        self._recent: dict[str, collections.OrderedDict] = {}
+        self._jobs: queue.Queue = queue.Queue()
+        self._pending: collections.deque = collections.deque()     # hub events to publish
+        self._worker: threading.Thread | None = None
+        self._client: MqttClient | None = None
+        self._unsubscribe = None
+        self._last: dict[str, bytes] = {}          # topic -> last retained payload we sent
+        self._session_id = _UNSET
+        self._join_lock = threading.Lock()
+        self._presence_seen = threading.Condition()
+        self._presence_log: dict[int, int] = collections.Counter()
+        self._stopped = threading.Event()
+        self.stats = collections.Counter()
+
+    # -- life -------------------------------------------------------------------------------------
+    def start(self) -> "Bridge":
+        if self.broker.manages_users:
+            self.broker.add_credential(self._hub_cred)
+        self._load_seat_ids()
+        offline = protocol.encode(protocol.hub_status(False))
+        self._client = MqttClient(self.broker.url, HUB_USER, self._hub_cred.password,
+                                  will=(self.topics.hub_status, offline, 1, True),
+                                  keepalive=self.keepalive, on_message=self._on_message,
+                                  reconnect=True, max_inflight=1000)
+        self._client.connect()
+        self._stopped.clear()
+        self._worker = threading.Thread(target=self._work, name="tc-bridge", daemon=True)
+        self._worker.start()
+        self._unsubscribe = self.hub.subscribe(self._on_hub_event)
+        self._client.subscribe(self.topics.hub_subscriptions())
+        self.call(self._publish_everything)
+        return self
+
+    def stop(self) -> None:
+        """Say the hub is offline (retained), then disconnect cleanly."""
+        if self._worker is None:
+            return
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        try:
+            self.call(lambda: self._publish(self.topics.hub_status,
+                                            protocol.hub_status(False), retain=True), timeout=5)
+        except Exception:                       # stopping must not fail on a dead broker
+            log.warning("could not publish the hub's offline status", exc_info=True)
+        self._jobs.put(None)
+        self._worker.join(5)
+        self._worker = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        self._stopped.set()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- the worker -------------------------------------------------------------------------------
+    def _work(self):
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, args, done = job
+            try:
+                result = fn(*args)
+                if done is not None:
+                    done.put((True, result))
+            except BaseException as e:          # a bad job must never stop the bridge
+                if done is not None:
+                    done.put((False, e))
+                else:
+                    log.exception("bridge job %r failed", getattr(fn, "__name__", fn))
+
+    def _in_worker(self) -> bool:
+        return threading.current_thread() is self._worker
+
+    def call_soon(self, fn, *args) -> None:
+        """Run ``fn(*args)`` on the bridge's worker, after what is already queued."""
+        self._jobs.put((fn, args, None))
+
+    def call(self, fn, *args, timeout: float = 10.0):
+        """Run ``fn(*args)`` on the worker and return its result (or raise its error)."""
+        if self._in_worker():
+            return fn(*args)
+        done: queue.Queue = queue.Queue(1)
+        self._jobs.put((fn, args, done))
+        ok, value = done.get(timeout=timeout)
+        if not ok:
+            raise value
+        return value
+
+    # -- MQTT in (paho's thread: only queue) --------------------------------------------------------
+    def _on_message(self, m):
+        try:
+            info = self.topics.parse(m.topic)
+        except CompanionError:
+            return
+        if info.kind.name == "cmd":
+            self._jobs.put((self._handle_command, (info.seat, m.payload, m.retain,
+                                                    m.received_at), None))
+        elif info.kind.name == "presence":
+            self._jobs.put((self._handle_presence, (info.seat, m.payload), None))
+
+    # -- hub events (any thread) ---------------------------------------------------------------------
+    def _on_hub_event(self, event):
+        # The seq is read now, on the thread that made the change, so each event carries the
+        # seq of the command that caused it even when the worker publishes it a little later.
+        item = (event, self._seq())
+        self._pending.append(item)
+        if self._in_worker():
+            self._flush_hub_events()
+        else:
+            self._jobs.put((self._flush_hub_events, (), None))
+
+    def _flush_hub_events(self):
+        """Publish the notices of every hub event so far, in order, then the views once.
+
+        Views are computed when published, so they may already show a later change than the
+        event being handled; publishing all pending events first keeps "a command's events
+        come before any view that shows its effects" (a phone must see ChoiceLocked before a
+        view that reveals the window)."""
+        items = []
+        while self._pending:
+            items.append(self._pending.popleft())
+        views = False
+        for event, seq in items:
+            kind = event.get("kind")
+            if kind == "changed":
+                self._check_session()
+                for notice in event.get("notices") or ():
+                    if "to" in notice:
+                        continue                # private: only inside that seat's view
+                    self._publish(self.topics.events, protocol.event(seq, notice))
+                views = True
+            elif kind == "timer_warning":
+                self._publish(self.topics.events, protocol.event(
+                    seq, {"kind": "TimerWarning", "timer": event.get("timer")}))
+            elif kind != "scan":
+                views = True
+        if views:
+            self._publish_views()
+
+    def _seq(self):
+        s = self.hub.session
+        return s.state.seq if s is not None else 0
+
+    def _check_session(self):
+        """A new session (start, resume): persist the seat ids and announce it."""
+        s = self.hub.session
+        sid = s.id if s is not None else None
+        if sid == self._session_id:
+            return
+        self._session_id = sid
+        if s is not None:
+            self._load_seat_ids()
+            self._save_seat_ids()
+        self._publish(self.topics.hub_status, protocol.hub_status(True, sid), retain=True)
+
+    # -- publishing -------------------------------------------------------------------------------
+    def _publish(self, topic, message, retain=False, force=True):
+        data = protocol.encode(message) if isinstance(message, dict) else message
+        if len(data) > protocol.MAX_PAYLOAD_BYTES:
+            # the broker would drop it silently; say so loudly instead
+            log.error("not publishing %d bytes on %s: over the %d-byte limit", len(data), topic,
+                      protocol.MAX_PAYLOAD_BYTES)
+            self.stats["oversize"] += 1
+            return
+        if retain and not force and self._last.get(topic) == data:
+            return
+        if retain:
+            self._last[topic] = data
+        self._client.publish(topic, data, qos=1, retain=retain, wait=False)
+        self.stats["published"] += 1
+
+    def _decorate(self, view):
+        view["table"] = self.topics.table
+        view["seat_ids"] = self.seat_ids()
+        return view
+
+    def seat_ids(self) -> list:
+        return [self.logins[n].seat_id if n in self.logins else None
+                for n in range(len(self.hub.seats))]
+
+    def seat_view(self, seat: int) -> dict:
+        """The seat's view as its phone gets it: the hub's view, the table and seat ids, and
+        ``moves_help`` (each prompted move's argument notes and whether it is sealed)."""
+        view = self._decorate(self.hub.seat_view(seat))
+        prompt = view.get("prompt")
+        s = self.hub.session
+        if prompt and s is not None:
+            helps = {}
+            for name in prompt.get("moves", ()):
+                m = s.game.moves.get(name)
+                if m is not None:
+                    helps[name] = {"doc": m.doc, "sealed": m.sealed is not None,
+                                   "any_time": m.any_time}
+            view["moves_help"] = helps
+        return view
+
+    def public_state(self) -> dict:
+        return self._decorate(self.hub.public_view())
+
+    def _publish_views(self):
+        for n, login in sorted(self.logins.items()):
+            if n < len(self.hub.seats):
+                self._publish(self.topics.view(login.seat_id), self.seat_view(n), retain=True,
+                              force=False)
+        self._publish(self.topics.state, self.public_state(), retain=True, force=False)
+
+    def _publish_everything(self):
+        self._session_id = _UNSET
+        self._check_session()
+        self._publish_views()
+
+    # -- commands ---------------------------------------------------------------------------------
+    def _reply(self, seat_id, message):
+        self._publish(self.topics.reply(seat_id), message)
+
+    def _handle_command(self, seat_id, payload, retained, received_at=None):
+        self.stats["commands"] += 1
+        if retained:
+            # a retained command is a replay from the broker, never a new move: clear it
+            self._client.publish(self.topics.cmd(seat_id), b"", qos=1, retain=True, wait=False)
+            self.stats["retained_ignored"] += 1
+            return
+        if not payload:
+            return                               # our own clearing of a retained command
+        seat = self._by_id.get(seat_id)
+        try:
+            cmd = protocol.parse_command(payload)
+        except protocol.ProtocolError as e:
+            self._reply(seat_id, protocol.error_reply(e.tx, e.code, e.message))
+            return
+        if seat is None:
+            self._reply(seat_id, protocol.error_reply(
+                cmd.tx, "not_seated", "This phone no longer has a seat at the table; join "
+                                      "again."))
+            return
+        recent = self._recent.setdefault(seat_id, collections.OrderedDict())
+        if cmd.tx in recent:
+            self.stats["duplicates"] += 1
+            self._publish(self.topics.reply(seat_id), recent[cmd.tx])
+            return
+        reply = self._apply(seat, cmd)
+        data = protocol.encode(reply)
+        if reply["ok"] or reply["error"]["code"] != "internal":
+            recent[cmd.tx] = data
+            while len(recent) > RECENT_TX:
+                recent.popitem(last=False)
+        self._publish(self.topics.reply(seat_id), data)
+
+    def _apply(self, seat, cmd) -> dict:
+        s = self.hub.session
+        if s is not None and s.state.outcome is not None:
+            return protocol.error_reply(cmd.tx, "game_over", "The game has ended; no more "
+                                                             "moves.")
+        try:
+            self.hub.submit(seat, cmd.move, cmd.args)
+        except CompanionError as e:
+            self.stats["refused"] += 1
+            return protocol.reply_for(cmd.tx, e)
+        except Exception as e:                   # a bug in a game: refuse, keep running
+            log.exception("seat %s move %s failed", seat, cmd.move)
+            return protocol.reply_for(cmd.tx, e)
+        return protocol.ok_reply(cmd.tx, {"seq": self._seq()})
+
+    # -- presence ---------------------------------------------------------------------------------
+    def _handle_presence(self, seat_id, payload):
+        seat = self._by_id.get(seat_id)
+        try:
+            online = json.loads(payload.decode("utf-8")).get("online")
+        except (ValueError, AttributeError, UnicodeDecodeError):
+            return
+        if seat is None or not isinstance(online, bool):
+            return
+        self.hub.set_presence(seat, online)
+        with self._presence_seen:
+            self._presence_log[seat] += 1
+            self._presence_seen.notify_all()
+
+    def _publish_offline(self, seat):
+        """A seat's offline presence, published by the hub (a dropped login fires no Will on
+        mosquitto); returns once the hub has seen it come back."""
+        login = self.logins[seat]
+        with self._presence_seen:
+            before = self._presence_log[seat]
+        self._client.publish(self.topics.presence(login.seat_id),
+                             protocol.encode(protocol.presence(False)), qos=1, retain=True,
+                             wait=True)
+        with self._presence_seen:
+            self._presence_seen.wait_for(lambda: self._presence_log[seat] > before, 2.0)
+
+    # -- seats and logins ------------------------------------------------------------------------
+    def _meta(self):
+        s = self.hub.session
+        if s is None:
+            return None
+        try:
+            return self.hub.log.info(s.id).meta
+        except CompanionError:
+            return None
+
+    def _load_seat_ids(self):
+        """Seat ids kept in the session's meta by an earlier run of this table."""
+        meta = self._meta() or {}
+        for n, sid in enumerate(meta.get("seat_ids") or ()):
+            if sid and n not in self.logins:
+                self._set_login(n, SeatLogin(sid))
+
+    def _save_seat_ids(self):
+        s = self.hub.session
+        if s is None:
+            return
+        # the hub rewrites meta["seats"] under its lock; do the same so neither loses the other
+        with self.hub._lock:
+            meta = dict(self.hub.log.info(s.id).meta)
+            ids = self.seat_ids()
+            if meta.get("seat_ids") != ids:
+                meta["seat_ids"] = ids
+                self.hub.log.set_meta(s.id, meta)
+
+    def _set_login(self, seat, login):
+        old = self.logins.get(seat)
+        if old is not None and old.seat_id != login.seat_id:
+            self._by_id.pop(old.seat_id, None)
+        self.logins[seat] = login
+        self._by_id[login.seat_id] = seat
+
+    def _issue_login(self, seat) -> SeatLogin:
+        """A fresh login for ``seat``: a new password; the old one and any connection using it
+        stop working. On an external broker: the operator's login for that seat."""
+        if self._operator_logins is not None:
+            if seat >= len(self._operator_logins):
+                raise JoinRefused(409, "table_full", "The broker's operator gave this table "
+                                                     "fewer seat logins than seats.")
+            login = self._operator_logins[seat]
+            self.call(self._set_login, seat, login)
+            return login
+        login = self.logins.get(seat)
+        if login is None:
+            taken = set(self._by_id)
+            sid = cred.new_seat_id(seat + 1)
+            while sid in taken:
+                sid = cred.new_seat_id(seat + 1)
+            login = SeatLogin(sid)
+        rotating = login.password is not None or login.seat_id in self.broker.users()
+        if rotating:
+            self.broker.remove_user(login.seat_id)      # drops the old device's connection
+        login = SeatLogin(login.seat_id, cred.new_password())
+        self.broker.add_user(login.seat_id, login.password)
+        self.call(self._set_login, seat, login)
+        if rotating:
+            self._publish_offline(seat)
+        return login
+
+    def _answer(self, seat, token, host) -> dict:
+        login = self.logins[seat]
+        t = self.topics
+        sid = login.seat_id
+        ws = self.broker.ws_url_for(host) if host else self.broker.ws_url
+        return {"v": 1, "table": t.table, "seat": seat, "seat_id": sid, "username": sid,
+                "password": login.password, "token": token, "ws_url": ws, "base": t.base,
+                "name": self.hub.seats[seat].name,
+                "topics": {"state": t.state, "events": t.events, "hub_status": t.hub_status,
+                           "presence": t.presence(sid), "all_presence": t.all_presence,
+                           "view": t.view(sid), "cmd": t.cmd(sid), "reply": t.reply(sid)}}
+
+    def join(self, name, room, host=None) -> dict:
+        """``POST /join`` with a name and the room code: a seat and its login (section 9.1)."""
+        if not isinstance(name, str) or not isinstance(room, str):
+            raise JoinRefused(400, "bad_request", "Send your name and the room code.")
+        name = " ".join(name.split())
+        if not 1 <= len(name) <= MAX_NAME:
+            raise JoinRefused(400, "bad_request", f"Please give a name of 1 to {MAX_NAME} "
+                                                  f"characters.")
+        if len(room) > 16:
+            raise JoinRefused(400, "bad_request", "That is not a room code.")
+        hub = self.hub
+        with self._join_lock:
+            if room.strip().upper() != hub.room_code:
+                raise JoinRefused(403, "wrong_room", "That room code is not this table's. "
+                                                     "Check the code on the table screen.")
+            s = hub.session
+            if s is not None and s.state.outcome is not None:
+                raise JoinRefused(410, "game_over", "The game at this table has ended.")
+            if not hub.seats:
+                raise JoinRefused(409, "no_game", "The table has not chosen a game yet; try "
+                                                  "again in a moment.")
+            taken = [x for x in hub.seats if x.token_hash is not None]
+            if any(x.name.casefold() == name.casefold() for x in taken):
+                raise JoinRefused(409, "name_taken", f"Someone at this table is already "
+                                                     f"called {name}; pick another name.")
+            if len(taken) == len(hub.seats):
+                raise JoinRefused(409, "table_full", "Every seat at this table is taken.")
+            try:
+                seat, token = hub.join(name, room)
+            except CompanionError as e:
+                raise JoinRefused(409, "table_full", str(e)) from None
+            self._issue_login(seat)
+            self.call_soon(self._save_seat_ids)
+            self.call_soon(self._publish_views)
+            return self._answer(seat, token, host)
+
+    def reclaim(self, token, host=None) -> dict:
+        """``POST /join`` with the token of an earlier join: the same seat, a new password."""
+        if not isinstance(token, str) or not 1 <= len(token) <= 128:
+            raise JoinRefused(400, "bad_request", "Send the token this phone was given.")
+        with self._join_lock:
+            try:
+                seat = self.hub.reclaim(token)
+            except CompanionError:
+                raise JoinRefused(404, "unknown_token", "This phone's seat is not at this "
+                                                        "table any more; join again.") from None
+            self._issue_login(seat)
+            self.call_soon(self._save_seat_ids)
+            self.call_soon(self._publish_views)
+            return self._answer(seat, token, host)
+
+    def handle_join(self, body: bytes, host=None) -> dict:
+        """The whole ``POST /join``: the JSON body in, the answer out (or :class:`JoinRefused`)."""
+        if len(body) > MAX_JOIN_BYTES:
+            raise JoinRefused(400, "bad_request", "The request is too large.")
+        try:
+            obj = json.loads(body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise JoinRefused(400, "bad_request", "The request is not JSON.") from None
+        if not isinstance(obj, dict):
+            raise JoinRefused(400, "bad_request", "The request must be a JSON object.")
+        if obj.get("token") is not None:
+            return self.reclaim(obj.get("token"), host)
+        return self.join(obj.get("name"), obj.get("room"), host)
+
+    # -- for tests and the bench ------------------------------------------------------------------
+    def wait_idle(self, timeout: float = 5.0) -> None:
+        """Return once every job queued before this call has run."""
+        self.call(lambda: None, timeout=timeout)
+
+    def presence_of(self, seat) -> bool:
+        return bool(self.hub.seats[seat].online)
+

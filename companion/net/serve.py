@@ -1,0 +1,151 @@
+"""One table, headless: the session store, the hub, a broker, the bridge and the phone page,
+composed and started in order and stopped in reverse (``companion serve``; ``companion run``
+adds the Kivy screen on top of the same :class:`TableServer`).
+
+>>> # s = TableServer("kitchen", db="/tmp/s.db", game="great-powers", players=4).start()
+>>> # print(s.hub.join_url); ...; s.stop()
+
+A restart with the same ``table`` and ``db`` resumes the newest open session of that table from
+its log: same game, same seats (the phones reclaim them with their tokens), same room code.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+
+from companion.core.errors import ConfigError
+from companion.core.log import SQLiteLog
+
+from .brokers import make_broker
+from .bridge import Bridge
+from .topics import check_table_id
+from .web import WebServer, lan_ip
+
+log = logging.getLogger(__name__)
+
+START_MODES = ("full", "now", "manual")
+
+
+class TableServer:
+    """``start``: ``"full"`` starts the game when every seat has a phone, ``"now"`` at once
+    (phones then take the free seats), ``"manual"`` leaves it to the table screen
+    (:meth:`Hub.start`)."""
+
+    def __init__(self, table: str, *, db=None, log_store=None, game: str | None = None,
+                 players: int | None = None, options: dict | None = None, names=None,
+                 start: str = "full", seed: int | None = None, broker: str = "embedded",
+                 bind: str = "0.0.0.0", http_port: int = 8000, mqtt_port: int = 1883,
+                 ws_port: int | None = 9001, public_host: str | None = None,
+                 ws_url: str | None = None, hub_password: str | None = None,
+                 seat_logins=None, broker_options: dict | None = None, clock=None,
+                 games=None):
+        self.table = check_table_id(table)
+        if start not in START_MODES:
+            raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
+        if db is None and log_store is None:
+            raise ConfigError("Say where the session log lives (db=...).")
+        self.db, self._log_store = db, log_store
+        self.game, self.players, self.options, self.names = game, players, options, names
+        self.start_mode, self.seed = start, seed
+        self.broker_spec, self.bind = broker, bind
+        self.http_port, self.mqtt_port, self.ws_port = http_port, mqtt_port, ws_port
+        self.public_host = public_host
+        self.ws_url, self.hub_password, self.seat_logins = ws_url, hub_password, seat_logins
+        self.broker_options = dict(broker_options or {})
+        self.clock, self.games = clock, games
+        self.log = self.hub = self.broker = self.bridge = self.web = None
+        self.resumed = None
+        self._unsubscribe = None
+        self._started = False
+
+    # -- life -------------------------------------------------------------------------------------
+    def start(self) -> "TableServer":
+        from companion.service.hub import Hub
+        try:
+            self.log = self._log_store or SQLiteLog(self.db)
+            kw = {} if self.games is None else {"games": self.games}
+            self.hub = Hub(self.log, table=self.table, clock=self.clock, **kw)
+            self.resumed = self.hub.resume()
+            if self.resumed is None:
+                if self.game is None:
+                    raise ConfigError(f"Table {self.table} has no game to resume in "
+                                      f"{getattr(self.log, 'path', 'the log')}; give --game and "
+                                      f"--players to set one up.")
+                self.hub.configure(self.game, self.players or self._default_players(),
+                                   self.options, self.names)
+                if self.start_mode == "now":
+                    self.hub.start(seed=self.seed)
+            self.broker = self._make_broker().start()
+            self.bridge = Bridge(self.hub, self.broker, hub_password=self.hub_password,
+                                 seat_logins=self.seat_logins).start()
+            self.web = WebServer(self.bridge, self.bind, self.http_port,
+                                 public_host=self.public_host or lan_ip()).start()
+            self.hub.join_url = self.web.url_for()
+            self._unsubscribe = self.hub.subscribe(self._on_hub_event)
+            self.hub.start_timers()
+            self.bridge.call_soon(self._maybe_start)
+            self.bridge.call_soon(self.bridge._publish_views)      # with the join URL
+        except BaseException:
+            self.stop()
+            raise
+        self._started = True
+        return self
+
+    def _default_players(self):
+        return self.hub.games(self.game).min_players
+
+    def _make_broker(self):
+        spec = self.broker_spec
+        if spec in ("embedded", "mosquitto"):
+            opts = {"host": self.bind, "tcp_port": self.mqtt_port, "ws_port": self.ws_port}
+            opts.update(self.broker_options)
+            return make_broker(spec, **opts)
+        return make_broker(spec, ws_url=self.ws_url, **self.broker_options)
+
+    def stop(self) -> None:
+        """Stop everything that was started, newest first; safe to call twice."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.hub is not None:
+            self.hub.stop()
+        for part in ("web", "bridge", "broker"):
+            obj = getattr(self, part)
+            if obj is not None:
+                try:
+                    obj.stop()
+                except Exception:
+                    log.warning("stopping the %s failed", part, exc_info=True)
+                setattr(self, part, None)
+        if self.log is not None and self._log_store is None:
+            self.log.close()
+        self.log = None
+        self._started = False
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- automatic start -----------------------------------------------------------------------------
+    def _on_hub_event(self, event):
+        if event.get("kind") == "lobby" and self.bridge is not None:
+            self.bridge.call_soon(self._maybe_start)
+
+    def _maybe_start(self):
+        hub = self.hub
+        if (self.start_mode == "full" and hub.session is None and hub.seats
+                and all(s.token_hash is not None for s in hub.seats)):
+            hub.start(seed=self.seed)
+
+    # -- facts for the operator -----------------------------------------------------------------------
+    @property
+    def join_url(self) -> str | None:
+        return self.hub.join_url if self.hub else None
+
+    def wait(self, stop_event: threading.Event | None = None, poll: float = 0.5) -> None:
+        """Block until ``stop_event`` is set (signals interrupt the wait)."""
+        ev = stop_event or threading.Event()
+        while not ev.wait(poll):
+            pass

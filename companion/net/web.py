@@ -1,0 +1,274 @@
+"""The table's small web server: the phone page (``ui/web``) and ``POST /join`` (protocol
+section 9), on the standard library's ``ThreadingHTTPServer``.
+
+Routes:
+
+* ``GET /`` (also ``/?room=ABCD``, what the QR code holds): the phone page; ``/app.js``,
+  ``/style.css`` and ``/vendor/*`` (mqtt.js and js-sha256, vendored: phones at a table often
+  have no internet, and the box needs no node);
+* ``POST /join``: ``{"v":1,"name":...,"room":...}`` joins, ``{"v":1,"token":...}`` reclaims;
+  the answer's ``ws_url`` uses the host name the phone reached this server by, so a phone that
+  loaded the page from ``http://192.168.1.20:8000`` connects to ``ws://192.168.1.20:<ws>``;
+* ``GET /info``: the table id, game and free seats (no secrets: not even the room code);
+* ``GET /qr.png``: the join URL as a QR code, for the table's own screen; answered only to
+  this machine (loopback), since it carries the room code.
+
+Nothing here holds game truth; the page talks MQTT to the broker for everything else.
+"""
+from __future__ import annotations
+
+import http.server
+import importlib.util
+import io
+import json
+import logging
+import re
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from companion.core.errors import CompanionError
+
+from .bridge import JoinRefused
+
+log = logging.getLogger(__name__)
+
+HOST_PATTERN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)"
+                          r"(?::[0-9]{1,5})?")
+STATIC = {"/": "index.html", "/index.html": "index.html", "/app.js": "app.js",
+          "/style.css": "style.css", "/vendor/mqtt.min.js": "vendor/mqtt.min.js",
+          "/vendor/sha256.js": "vendor/sha256.js"}
+TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".png": "image/png"}
+CSP = ("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+       "worker-src 'self' blob:; "
+       "style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; "
+       "frame-ancestors 'none'")
+
+
+class WebError(CompanionError):
+    """The web server could not start (port in use, no page files)."""
+
+
+def web_root() -> Path:
+    """``ui/web`` of this installation (found without importing the Kivy side of ``ui``)."""
+    spec = importlib.util.find_spec("ui")
+    if spec is not None and spec.submodule_search_locations:
+        for base in spec.submodule_search_locations:
+            root = Path(base) / "web"
+            if (root / "index.html").is_file():
+                return root
+    root = Path(__file__).resolve().parents[2] / "ui" / "web"
+    if (root / "index.html").is_file():
+        return root
+    raise WebError("The phone page (ui/web/index.html) is missing from this installation.")
+
+
+def lan_ip(probe: str = "10.255.255.255") -> str:
+    """This machine's address on the local network: the source address the OS would use to
+    reach ``probe``. A UDP ``connect`` only picks a route; nothing is sent. 127.0.0.1 if there
+    is no network."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 1))
+            ip = s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    return ip if ip and ip != "0.0.0.0" else "127.0.0.1"
+
+
+def join_url(host: str, port: int, room: str) -> str:
+    h = f"[{host}]" if ":" in host else host
+    return f"http://{h}:{port}/?room={room}"
+
+
+def qr_png(text: str) -> bytes:
+    import qrcode
+    img = qrcode.make(text, border=2, box_size=8)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def qr_ascii(text: str) -> str:
+    """The QR code as text for a terminal (two rows of modules per line)."""
+    import qrcode
+    q = qrcode.QRCode(border=2)
+    q.add_data(text)
+    q.make(fit=True)
+    out = io.StringIO()
+    q.print_ascii(out=out, invert=True)
+    return out.getvalue()
+
+
+def _is_loopback(addr: str) -> bool:
+    return addr.startswith("127.") or addr in ("::1", "::ffff:127.0.0.1")
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    server_version = "TableCompanion"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+    app: "WebServer"
+
+    def log_message(self, fmt, *args):
+        log.debug("%s %s", self.client_address[0], fmt % args)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, ctype: str, cache: str = "no-cache",
+              head: bool = False):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", cache)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        if ctype.startswith("text/html"):
+            self.send_header("Content-Security-Policy", CSP)
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _json(self, status: int, obj: dict):
+        self._send(status, json.dumps(obj, ensure_ascii=False).encode(),
+                   "application/json; charset=utf-8", cache="no-store")
+
+    def _host(self) -> str | None:
+        """The host name the client used to reach us (for the ws:// URL), if it is sane."""
+        m = HOST_PATTERN.fullmatch((self.headers.get("Host") or "").strip())
+        if m is None:
+            return None
+        host = m.group(1)
+        return host[1:-1] if host.startswith("[") else host
+
+    # -- GET --------------------------------------------------------------------------------------
+    def do_HEAD(self):
+        self.do_GET(head=True)
+
+    def do_GET(self, head=False):
+        path = urlsplit(self.path).path
+        app = self.app
+        if path in STATIC:
+            body = app.file(STATIC[path])
+            if body is None:
+                return self._json(404, {"v": 1, "error": {"code": "not_found",
+                                                          "message": "No such page."}})
+            cache = "public, max-age=86400" if path.startswith("/vendor/") else "no-cache"
+            return self._send(200, body, TYPES.get(Path(STATIC[path]).suffix,
+                                                   "application/octet-stream"), cache, head)
+        if path == "/info":
+            return self._json(200, app.info())
+        if path == "/qr.png":
+            if not _is_loopback(self.client_address[0]):
+                return self._json(403, {"v": 1, "error": {
+                    "code": "forbidden", "message": "The QR code is shown on the table."}})
+            url = app.join_url()
+            if not url:
+                return self._json(404, {"v": 1, "error": {"code": "not_found",
+                                                          "message": "No join URL yet."}})
+            return self._send(200, qr_png(url), "image/png", "no-store", head)
+        if path == "/favicon.ico":
+            return self._send(204, b"", "image/x-icon", "public, max-age=86400", head)
+        self._json(404, {"v": 1, "error": {"code": "not_found", "message": "No such page."}})
+
+    # -- POST -------------------------------------------------------------------------------------
+    def do_POST(self):
+        path = urlsplit(self.path).path
+        if path != "/join":
+            return self._json(404, {"v": 1, "error": {"code": "not_found",
+                                                      "message": "No such page."}})
+        try:
+            length = int(self.headers.get("Content-Length") or -1)
+        except ValueError:
+            length = -1
+        if length < 0 or length > self.app.max_body:
+            self.close_connection = True
+            return self._json(400 if length < 0 else 413, {"v": 1, "error": {
+                "code": "bad_request", "message": "Send a JSON body of at most "
+                                                  f"{self.app.max_body} bytes."}})
+        body = self.rfile.read(length)
+        try:
+            answer = self.app.bridge.handle_join(body, self._host() or self.app.public_host)
+        except JoinRefused as e:
+            return self._json(e.status, e.body())
+        except CompanionError as e:             # e.g. the broker could not add the login
+            log.warning("join failed: %s", e)
+            return self._json(503, {"v": 1, "error": {"code": "unavailable",
+                                                      "message": str(e)}})
+        self._json(200, answer)
+
+
+class WebServer:
+    """Serves the phone page and ``/join`` for one table. ``port=0`` picks a free port."""
+
+    max_body = 4096
+
+    def __init__(self, bridge, host: str = "0.0.0.0", port: int = 8000, root=None,
+                 public_host: str | None = None):
+        self.bridge = bridge
+        self.hub = bridge.hub
+        self.host, self.port = host, port
+        self.root = Path(root) if root else web_root()
+        self.public_host = public_host or lan_ip()
+        self._cache: dict[str, bytes] = {}
+        self._server: http.server.ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def file(self, rel: str) -> bytes | None:
+        data = self._cache.get(rel)
+        if data is None:
+            try:
+                data = (self.root / rel).read_bytes()
+            except OSError:
+                return None
+            if rel.startswith("vendor/"):
+                self._cache[rel] = data          # app files are read afresh (easy editing)
+        return data
+
+    def info(self) -> dict:
+        hub = self.hub
+        s = hub.session
+        return {"v": 1, "table": hub.table, "game": hub.game_name,
+                "title": hub.games(hub.game_name).title if hub.game_name else None,
+                "started": s is not None, "over": bool(s and s.state.outcome is not None),
+                "seats": len(hub.seats),
+                "free": sum(1 for x in hub.seats if x.token_hash is None)}
+
+    def join_url(self) -> str | None:
+        return self.hub.join_url
+
+    def url_for(self, host: str | None = None) -> str:
+        return join_url(host or self.public_host, self.port, self.hub.room_code)
+
+    def start(self) -> "WebServer":
+        handler = type("Handler", (_Handler,), {"app": self})
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        server_cls = type("Server", (http.server.ThreadingHTTPServer,),
+                          {"address_family": family, "daemon_threads": True,
+                           "allow_reuse_address": True})
+        try:
+            self._server = server_cls((self.host, self.port), handler)
+        except OSError as e:
+            raise WebError(f"The phone page cannot listen on {self.host}:{self.port}: "
+                           f"{e.strerror or e}. Choose another --http-port.") from None
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, name="tc-web",
+                                        kwargs={"poll_interval": 0.2}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+        self._server = self._thread = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
