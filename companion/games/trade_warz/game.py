@@ -14,7 +14,7 @@ flip; the table checks the cards) -> Disputes (poorest chooses; blind bids as se
 import dataclasses
 
 from companion.core.errors import ConfigError, IllegalMoveError
-from companion.core.game import Game, Move, Option, Phase, _reveal
+from companion.core.game import Game, Move, Option, Phase, close_window
 
 from .cards import CMYK, UPKEEP_ORDER, default_db
 from .engine import DONE, Engine
@@ -1198,7 +1198,7 @@ class TradeWarz(Engine, Game):
             if p["state"] == "down":
                 w = state.windows.get(p["window"])
                 if w is not None and not w.is_revealed():
-                    _reveal(self, state, w)
+                    close_window(self, state, w)      # the flip: every card is in already
         state.note("ExportsFlipped", cards=[[p["seat"], p["partner"], p["slot"], p["card"]]
                                             for p in d.placements])
         if ix.rules.export_cost == "on_placement":
