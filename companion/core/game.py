@@ -61,13 +61,16 @@ class Phase:
 class Move:
     """``fn(state, seat, **args)``. For a sealed move ``fn`` returns the normalised choice and
     ``sealed(state, seat)`` names the window it goes into. ``event`` is the past-tense name the
-    log records. ``table`` moves come from the table (seat ``None``), not from a seat."""
+    log records. ``table`` moves come from the table (seat ``None``), not from a seat.
+    ``private`` keeps the arguments out of everyone else's history view (the game decides what
+    its seat views show, e.g. a swap offer to its addressee)."""
     name: str
     fn: Callable
     event: str
     sealed: Callable[[State, int], str] | None = None
     table: bool = False
     any_time: bool = False
+    private: bool = False         # its arguments are the acting seat's secret (history view)
     doc: str = ""
 
 
@@ -243,7 +246,7 @@ def _apply_move(game, state, seat, name, args, salt):
     digest = w.seal(seat, choice, salt)
     state.clear_prompt(seat)
     state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
-    if w.is_complete():
+    if w.is_complete() and not w.hold:
         _reveal(game, state, w)
 
 

@@ -53,9 +53,9 @@ class Window:
     """One round of sealed choices. Games read choices only through :meth:`revealed`."""
 
     __slots__ = ("id", "kind", "seats", "entries", "revealed_flag", "on_reveal", "default",
-                 "label")
+                 "label", "hold")
 
-    def __init__(self, wid, kind, seats, on_reveal, default=None, label=""):
+    def __init__(self, wid, kind, seats, on_reveal, default=None, label="", hold=False):
         self.id = wid
         self.kind = kind
         self.seats = tuple(seats)
@@ -64,6 +64,7 @@ class Window:
         self.on_reveal = on_reveal          # name of the Game method called at reveal
         self.default = default              # used for seats left out when the table closes it
         self.label = label
+        self.hold = hold                    # True: stays sealed when complete, until closed
 
     # -- questions --------------------------------------------------------------------------
     def is_complete(self) -> bool:
@@ -125,5 +126,6 @@ class Window:
 
     def fingerprint(self):
         return [self.id, self.kind, list(self.seats), self.revealed_flag, self.on_reveal,
+                self.hold,
                 sorted((s, e.choice, e.salt, e.commitment, e.defaulted)
                        for s, e in self.entries.items())]

@@ -245,6 +245,9 @@ class Session:
                     item.pop("seed", None)      # the seed would tell the deck order
                 item["version"] = v
                 item["undone"] = v in undone
+                move = self.game.moves.get(r.get("move")) if r.get("kind") == "move" else None
+                if move is not None and move.private and viewer != r.get("seat"):
+                    item.pop("args", None)
                 if "salt" in r and viewer != r.get("seat"):
                     w = self.state.windows.get(r.get("window"))
                     shown = (v not in undone and w is not None and w.is_revealed())

@@ -94,10 +94,13 @@ class State:
         self.prompts.pop(seat, None)
 
     # -- sealed windows ---------------------------------------------------------------------
-    def open_window(self, wid, kind, seats, on_reveal, default=None, label="") -> Window:
+    def open_window(self, wid, kind, seats, on_reveal, default=None, label="",
+                    hold=False) -> Window:
+        """A sealed window. It reveals when every seat is in, or, with ``hold=True``, only
+        when the game or the table closes it (a face-down card that stays down until a flip)."""
         if wid in self.windows:
             raise IllegalMoveError(f"window {wid} is already open")
-        w = Window(wid, kind, seats, on_reveal, default=default, label=label)
+        w = Window(wid, kind, seats, on_reveal, default=default, label=label, hold=hold)
         self.windows[wid] = w
         return w
 

@@ -186,3 +186,21 @@ def test_game_end_is_stored_with_summary():
     assert log.info(s.id).summary["winners"] == [2]
     with pytest.raises(IllegalMoveError, match="over"):
         s.execute(0, "shout")
+
+
+def test_private_move_arguments_stay_out_of_other_histories():
+    s, _ = start()
+    s.execute(1, "whisper", {"words": "I hold the Navy card"})
+    assert "Navy card" in json.dumps(s.history(1))
+    for viewer in (None, 0, 2):
+        assert "Navy card" not in json.dumps(s.history(viewer))
+
+
+def test_a_held_window_stays_sealed_when_complete_until_closed():
+    s, _ = start()
+    s.execute(2, "hide", {"card": "ace"})
+    w = s.state.windows["hidden-2-0"]
+    assert w.is_complete() and not w.is_revealed()
+    assert "ace" not in json.dumps(s.public_view()) and "ace" in json.dumps(s.seat_view(2))
+    s.close_window("hidden-2-0")
+    assert s.state.data["shown"] == ["ace"]

@@ -19,6 +19,9 @@ class Toy(Game):
         self.moves = {
             "bid": Move("bid", self._bid, "NumberSealed", sealed=lambda s, seat: f"r{s.round}"),
             "shout": Move("shout", self._shout, "Shouted", any_time=True),
+            "whisper": Move("whisper", self._whisper, "Whispered", any_time=True, private=True),
+            "hide": Move("hide", self._hide, "CardHidden", any_time=True,
+                         sealed=self._hide_window),
         }
         self.bots = {"random": lambda g, s, seat, rng: ("bid", {"n": rng.randint(0, 9)})}
 
@@ -45,6 +48,22 @@ class Toy(Game):
         if not isinstance(n, int) or not 0 <= n <= state.config["limit"]:
             raise IllegalMoveError(f"Bid a whole number from 0 to {state.config['limit']}.")
         return n
+
+    def _whisper(self, state, seat, words):
+        state.data.setdefault("whispers", {})[str(seat)] = words
+
+    def _hide_window(self, state, seat):
+        wid = f"hidden-{seat}-{state.data.get('hidden', 0)}"
+        if wid not in state.windows:
+            state.open_window(wid, "hidden", (seat,), "_unhidden", hold=True)
+        return wid
+
+    def _hide(self, state, seat, card):
+        state.data["hidden"] = state.data.get("hidden", 0) + 1
+        return card
+
+    def _unhidden(self, state, w):
+        state.data.setdefault("shown", []).extend(w.revealed().values())
 
     def _shout(self, state, seat):
         state.data["shouts"] += 1

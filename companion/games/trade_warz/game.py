@@ -219,9 +219,9 @@ class TradeWarz(Engine, Game):
               doc="to: a seat; partner; amount; price (GDP); side: sell or buy"),
             M("answer_offer", self._answer_offer, "OfferAnswered", any_time=True,
               doc="offer: its number; accept: true or false"),
-            M("offer_swap", self._offer_swap, "SwapOffered", any_time=True,
+            M("offer_swap", self._offer_swap, "SwapOffered", any_time=True, private=True,
               doc="to: a seat; give: a card in your hand (Diplomatic)"),
-            M("answer_swap", self._answer_swap, "SwapAnswered", any_time=True,
+            M("answer_swap", self._answer_swap, "SwapAnswered", any_time=True, private=True,
               doc="offer: its number; give: a card in your hand, or null to decline"),
             M("note_loan", self._note_loan, "LoanNoted", any_time=True,
               doc="to: a seat; amount: GDP handed over now; terms: text (Diplomatic)"),
@@ -825,9 +825,9 @@ class TradeWarz(Engine, Game):
         d = state.data
         wid = f"export-r{state.round}-s{seat}-{d.nplaced[seat] + 1}"
         if wid not in state.windows:
-            # One window per face-down Export, listing its seat twice so that it stays sealed
-            # until the flip (a window reveals itself when every listed seat is in).
-            state.open_window(wid, "export", (seat, seat), "_export_revealed", default=None,
+            # One window per face-down Export, held sealed until the flip closes it.
+            state.open_window(wid, "export", (seat,), "_export_revealed", default=None,
+                              hold=True,
                               label=f"{state.players[seat]}'s face-down Export "
                                     f"{d.nplaced[seat] + 1}")
         return wid
