@@ -15,6 +15,7 @@ False
 """
 import hashlib
 import json
+import re
 
 from .errors import SealedChoiceError
 
@@ -30,11 +31,24 @@ def canonical(value) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+_PLAIN = re.compile(r'[ !#-\[\]-~]*\Z')       # printable ASCII that JSON writes as it is
+
+
+def _canon(v) -> bytes:
+    """canonical(v), with a shortcut for the plain ints and strings that ids and salts are."""
+    t = type(v)
+    if t is int:
+        return str(v).encode()
+    if t is str and _PLAIN.match(v):
+        return b'"' + v.encode() + b'"'
+    return canonical(v)
+
+
 def commitment(window: str, seat: int, choice, salt: str) -> str:
     # The same bytes as canonical({"choice":..., "salt":..., "seat":..., "window":...}):
     # the keys are written in their sorted order, each value canonically encoded.
-    body = b"".join((b'{"choice":', canonical(choice), b',"salt":', canonical(salt),
-                     b',"seat":', canonical(seat), b',"window":', canonical(window), b"}"))
+    body = b"".join((b'{"choice":', _canon(choice), b',"salt":', _canon(salt),
+                     b',"seat":', _canon(seat), b',"window":', _canon(window), b"}"))
     return hashlib.sha256(body).hexdigest()
 
 

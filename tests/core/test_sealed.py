@@ -57,3 +57,12 @@ def test_window_refuses_twice_strangers_short_salts_and_late_entries():
     w.reveal()
     with pytest.raises(SealedChoiceError, match="already revealed"):
         w.seal(1, 2, SALT)
+
+
+@pytest.mark.parametrize("window, seat, choice", [
+    ("w", 0, "plain"), ('quote"d', 3, 'back\\slash'), ("tab\there", 12, "é ü 漢"),
+    ("ctrl\x01", 1, {"b": [1, 2.5, None, True], "a": "x"}), ("", 7, ""), ("w", -1, 10**20),
+])
+def test_commitment_matches_the_canonical_encoding_for_awkward_values(window, seat, choice):
+    body = canonical({"choice": choice, "salt": SALT, "seat": seat, "window": window})
+    assert commitment(window, seat, choice, SALT) == hashlib.sha256(body).hexdigest()
