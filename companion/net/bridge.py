@@ -318,12 +318,20 @@ class Bridge:
     def _handle_command(self, seat_id, payload, retained, received_at=None):
         self.stats["commands"] += 1
         if retained:
-            # a retained command is a replay from the broker, never a new move: clear it
+            # a retained command is a replay from the broker, never a new move: clear it, and
+            # remember its tx, since a broker may still deliver the same publish live (amqtt
+            # does when the hub subscribes while the publish waits in its broadcast queue)
             self._client.publish(self.topics.cmd(seat_id), b"", qos=1, retain=True, wait=False)
             self.stats["retained_ignored"] += 1
+            try:
+                tx = protocol.parse_command(payload).tx
+            except protocol.ProtocolError:
+                return
+            self._remember(seat_id, tx, None)
             return
         if not payload:
-            return                               # our own clearing of a retained command
+            self.stats["retained_cleared"] += 1  # our own clearing of a retained command
+            return
         seat = self._by_id.get(seat_id)
         try:
             cmd = protocol.parse_command(payload)
@@ -335,18 +343,23 @@ class Bridge:
                 cmd.tx, "not_seated", "This phone no longer has a seat at the table; join "
                                       "again."))
             return
-        recent = self._recent.setdefault(seat_id, collections.OrderedDict())
+        recent = self._recent.get(seat_id, {})
         if cmd.tx in recent:
             self.stats["duplicates"] += 1
-            self._publish(self.topics.reply(seat_id), recent[cmd.tx])
+            if recent[cmd.tx] is not None:           # None: a retained replay, never applied
+                self._publish(self.topics.reply(seat_id), recent[cmd.tx])
             return
         reply = self._apply(seat, cmd)
         data = protocol.encode(reply)
         if reply["ok"] or reply["error"]["code"] != "internal":
-            recent[cmd.tx] = data
-            while len(recent) > RECENT_TX:
-                recent.popitem(last=False)
+            self._remember(seat_id, cmd.tx, data)
         self._publish(self.topics.reply(seat_id), data)
+
+    def _remember(self, seat_id, tx, reply):
+        recent = self._recent.setdefault(seat_id, collections.OrderedDict())
+        recent[tx] = reply
+        while len(recent) > RECENT_TX:
+            recent.popitem(last=False)
 
     def _apply(self, seat, cmd) -> dict:
         s = self.hub.session

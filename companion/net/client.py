@@ -247,8 +247,8 @@ class MqttClient:
         broker publishes the Last Will."""
         sock = self._client.socket()
         if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)     # wakes paho's loop at once
+            try:   # the TCP socket (under paho's WebSocket wrapper, if any): wakes paho at once
+                getattr(sock, "_socket", sock).shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
         self._client.loop_stop()
