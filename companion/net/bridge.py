@@ -499,9 +499,11 @@ class Bridge:
                 raise JoinRefused(409, "no_game", "The table has not chosen a game yet; try "
                                                   "again in a moment.")
             taken = [x for x in hub.seats if x.token_hash is not None]
-            if any(x.name.casefold() == name.casefold() for x in taken):
+            same = [x for x in taken if x.name.casefold() == name.casefold()]
+            if same:
                 raise JoinRefused(409, "name_taken", f"Someone at this table is already "
-                                                     f"called {name}; pick another name.")
+                                                     f"called {same[0].name}; pick another "
+                                                     f"name.")
             if len(taken) == len(hub.seats):
                 raise JoinRefused(409, "table_full", "Every seat at this table is taken.")
             try:
