@@ -51,7 +51,7 @@ class TableApp(App):
     adapter = ObjectProperty(GameUI(), rebind=True)
 
     def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
-                 sound=True, **kwargs):
+                 sound=True, reveal_step=0.9, **kwargs):
         super().__init__(**kwargs)
         self.title = "Table Companion"
         self.hub = hub
@@ -59,6 +59,7 @@ class TableApp(App):
         self.auto_resume = auto_resume
         self.note = simulated_hardware_note or ""
         self.sound_on = sound
+        self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
         self.nav = model.Nav()
         self.journal = model.Journal()
         self.dismissed = set()

@@ -50,6 +50,7 @@ def start_app(window):
 
     def start(hub, **kw):
         kw.setdefault("sound", False)
+        kw.setdefault("reveal_step", None)      # the reveal steps when the test says
         app = TableApp(hub, **kw)
         root = app.build()
         Window.add_widget(root)
@@ -64,5 +65,7 @@ def start_app(window):
             if isinstance(w, ModalView):
                 w.dismiss(animation=False)
         Window.remove_widget(root)
-        app.dispatch("on_stop")        # closes the app and lets kv's `app` proxy let go of it
-    EventLoop.idle()
+        app.close()
+        for _ in range(3):             # let the detached tree's pending layouts run out ...
+            EventLoop.idle()
+        app.dispatch("on_stop")        # ... then kv's `app` proxy lets go of this app

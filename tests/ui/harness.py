@@ -66,12 +66,12 @@ class Driver:
     def pump(self, frames=3):
         """Let pending commands finish and the screen catch up."""
         for _ in range(frames):
-            self.app.bridge.wait_idle()
+            assert self.app.bridge.wait_idle(60), "a command did not finish"
             EventLoop.idle()
-        deadline = time.monotonic() + 5
-        while (self.app.bridge.events or self.app.bridge.busy()) and \
-                time.monotonic() < deadline:
-            self.app.bridge.wait_idle()
+        deadline = time.monotonic() + 60
+        while self.app.bridge.events or self.app.bridge.busy():
+            assert time.monotonic() < deadline, "the screen did not settle"
+            self.app.bridge.wait_idle(60)
             EventLoop.idle()
         EventLoop.idle()
 
@@ -140,11 +140,24 @@ class Driver:
         return final
 
     def clipped(self):
-        """Labels whose text does not fit their box (cut off, shortened or overflowing)."""
+        """Labels whose text does not fit their box (cut off, shortened or overflowing), or
+        that stick out of the screen area they belong to."""
         bad = []
+        sm = self.app.root.ids.sm
+        area = window_rect(sm)
+        screen = sm.current_screen
         for w in self.widgets(Label):
             if not w.text or not w.text.strip():
                 continue
+            p = w.parent
+            while p is not None and p is not screen and p is not p.parent:
+                p = p.parent
+            if p is screen:
+                x0, y0, x1, y1 = window_rect(w)
+                if y0 < area[1] - 2 or y1 > area[3] + 2 or x0 < area[0] - 2 or \
+                        x1 > area[2] + 2:
+                    bad.append((w.text, "outside the screen area"))
+                    continue
             if getattr(w, "is_shortened", False) and not getattr(w, "shorten_ok", False):
                 bad.append((w.text, "shortened"))
                 continue

@@ -68,7 +68,8 @@ class GameUI:
 
     def counters(self, game) -> list:
         """``[(counter, label, colour or None)]`` for the correction dialog."""
-        return [(c, c.replace("_", " ").capitalize(), None) for c in game.counters]
+        return [(c, c.upper() if len(c) <= 3 else c.replace("_", " ").capitalize(), None)
+                for c in game.counters]
 
     def counter_value(self, view, seat, counter):
         """The current public value of a counter, or None if the public view does not show it
@@ -97,6 +98,9 @@ class GameUI:
         """``[(name, status, colour_key)]`` under the timer, e.g. who is done trading;
         ``colour_key``: ok, muted, accent, warn."""
         return []
+
+    def timer_title(self, name) -> str:
+        return model.timer_title(name)
 
     def timer_idle(self, view) -> str:
         """What the timer screen says when no timer runs yet."""

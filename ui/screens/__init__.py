@@ -18,6 +18,8 @@ SCREENS = {
     "gp_war": ("ui.screens.great_powers", "WarScreen"),
     "tw_upkeep": ("ui.screens.trade_warz", "UpkeepScreen"),
     "tw_disputes": ("ui.screens.trade_warz", "DisputesScreen"),
+    "bb_battle": ("ui.screens.battle_builder", "BattleScreen"),
+    "mt_market": ("ui.screens.market_trading", "MarketScreen"),
 }
 
 TAB_LABELS = {"round": "Round", "timer": "Timer", "scores": "Scores"}

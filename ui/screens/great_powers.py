@@ -184,7 +184,6 @@ class RevealScreen(ViewScreen):
     detail = StringProperty("")
     check = StringProperty("")
     check_ok = BooleanProperty(True)
-    interval = 0.9
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -202,8 +201,9 @@ class RevealScreen(ViewScreen):
             self._ev = None
 
     def _start(self):
-        if self._ev is None and self.shown < self.total:
-            self._ev = Clock.schedule_interval(self._advance, self.interval)
+        step = self.app.reveal_step
+        if self._ev is None and self.shown < self.total and step:
+            self._ev = Clock.schedule_interval(self._advance, step)
 
     def _advance(self, _dt=None):
         if self.shown < self.total:

@@ -2,9 +2,9 @@
 for (with any sealed choices' lock status), and the table's Next."""
 from kivy.properties import BooleanProperty, StringProperty
 
-from ui import model
+from ui import model, theme
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TNote, TText
+from ui.widgets.common import TButton, TLabel, TNote, TText
 from ui.widgets.phase_ring import PhaseRing  # noqa: F401  (used by round.kv)
 
 
@@ -40,6 +40,7 @@ class RoundScreen(ViewScreen):
         names = [n for n, _ in ring]
         self.ids.ring.phases = [label for _, label in ring]
         self.ids.ring.current = names.index(view["phase"]) if view.get("phase") in names else -1
+        self._legend(ring, self.ids.ring.current)
         self.round_text = app.adapter.round_text(view)
         self.phase_text = view.get("phase_label") or ""
         tp = view.get("table_prompt") or {}
@@ -49,6 +50,18 @@ class RoundScreen(ViewScreen):
             "Nothing to wait for."
         self._info(view)
         self._actions(view)
+
+    def _legend(self, ring, current):
+        box = self.ids.legend
+        box.clear_widgets()
+        if not self.ids.ring.compact:
+            return
+        for i, (_name, label) in enumerate(ring):
+            lit = i == current
+            box.add_widget(TLabel(text=f"{i + 1}  {label}", fs=15 if lit else 13.5,
+                                  color=theme.TEXT if lit else theme.MUTED,
+                                  font_name=theme.FONT_BOLD if lit else theme.FONT,
+                                  shorten=True, shorten_ok=True, shorten_from="right"))
 
     def _info(self, view):
         box = self.ids.info

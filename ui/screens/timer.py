@@ -46,7 +46,7 @@ class TimerScreen(ViewScreen):
             self.clock, self.mode, self.state_text, self.fraction = "", "", "", 0.0
             self.hint = idle or model.waiting_text(view)
             return
-        self.title = model.timer_title(name)
+        self.title = self.app.adapter.timer_title(name)
         warn = float(t.get("warn_before") or 0)
         self.hint = (f"Warning at {model.fmt_clock(warn)}. " if warn else "") + \
             "Tap Pause to stop the clock for everyone."

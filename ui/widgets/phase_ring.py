@@ -1,10 +1,13 @@
 """The phase ring: one arc per phase in play order, the current one lit, past ones filled,
-labels around the ring (the name is always written: the colour is only a second cue)."""
+labels around the ring (the name is always written: the colour is only a second cue).
+
+With many or long phase names the ring is ``compact``: numbers around it, and the screen shows
+the names in a numbered legend beside it."""
 import math
 
 from kivy.app import App
 from kivy.graphics import Color, Ellipse, Line
-from kivy.properties import ListProperty, NumericProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty
 from kivy.uix.floatlayout import FloatLayout
 
 from ui import theme
@@ -15,6 +18,8 @@ class PhaseRing(FloatLayout):
     phases = ListProperty([])        # [label, ...] in order
     current = NumericProperty(-1)    # index of the current phase
     thickness = NumericProperty(0.13)  # ring width as a share of the radius
+    compact = BooleanProperty(False)   # numbers around the ring, names in a legend
+    inner = NumericProperty(40)        # the free radius inside the ring (for the centre text)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -30,8 +35,10 @@ class PhaseRing(FloatLayout):
         for lab in self._labels:
             self.remove_widget(lab)
         self._labels = []
-        for text in self.phases:
-            lab = TLabel(text=text, halign="center", size_hint=(None, None))
+        self.compact = len(self.phases) > 8 or max([len(t) for t in self.phases] + [0]) > 13
+        for i, text in enumerate(self.phases):
+            lab = TLabel(text=str(i + 1) if self.compact else text, halign="center",
+                         size_hint=(None, None))
             lab.bind(texture_size=self._redraw_later)
             self._labels.append(lab)
             self.add_widget(lab)
@@ -61,6 +68,7 @@ class PhaseRing(FloatLayout):
             lab.size = lab.texture_size
         cx, cy, r = self.geometry()
         width = max(2.0, r * self.thickness)
+        self.inner = max(u * 20, r - width)
         seg = 360.0 / n
         gap = min(4.0, seg * 0.08)
         with self.canvas.before:
