@@ -345,7 +345,8 @@
       if (ev.seat !== mine) addFeed(playerName(ev.seat) + " locked in.");
     } else if (ev.type === "ChoicesRevealed") {
       toast("Revealed!");
-      addFeed("Choices revealed (" + ev.window + ").");
+      const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
+      addFeed("Revealed: " + ((w && w.label) || ev.window) + ".");
       if (navigator.vibrate) navigator.vibrate([60, 40, 60]);
     } else if (ev.type === "PhaseBegan") {
       addFeed("Phase: " + pretty(ev.phase) + (ev.round ? " (round " + ev.round + ")" : ""));
@@ -681,8 +682,9 @@
           }
           send(m, args, pretty(m));
         } }, (h.sealed ? "Lock in " : "Send ") + pretty(m)));
-      form.append(el("button", { type: "button", class: "big", onclick: () => { body.hidden = !body.hidden; } }, pretty(m) + "…"), body);
-      if (moves.length === 1) body.hidden = false;
+      const openKey = "open:" + key;
+      form.append(el("button", { type: "button", class: "big", onclick: () => { body.hidden = !body.hidden; S.draft[openKey] = !body.hidden; } }, pretty(m) + "…"), body);
+      if (moves.length === 1 || S.draft[openKey]) body.hidden = false;
       out.append(form);
     }
     return out;
@@ -887,7 +889,31 @@
     box.replaceChildren(el("div", { class: "card reveal", data: { window: w.id } },
       el("h2", { text: "Revealed: " + (w.label || w.id) }),
       el("ul", { class: "reveal-list" }, rows),
+      revealOutcome(v, w),
       el("p", { class: "small " + (bad ? "error" : "muted"), text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." })));
+  }
+
+  // what came of a reveal, where the game says so in its public view
+  function revealOutcome(v, w) {
+    const gv = v.game_view || {};
+    if (v.game === "great-powers" && w.kind === "bids" && Array.isArray(gv.results) && gv.results.length) {
+      const per = {};
+      for (const r of gv.results) {
+        const line = per[r.seat] = per[r.seat] || [];
+        if (r.change) line.push((r.change > 0 ? "+" : "−") + Math.abs(r.change) + " " + pretty(r.trait));
+        if (r.lost && r.lost.count) line.push("−" + r.lost.count + " " + pretty(r.lost.token));
+      }
+      return el("div", { class: "small" }, el("h3", { text: "Results" }), Object.entries(per).map(([s, l]) =>
+        el("p", { class: "result-line" }, el("b", { text: playerName(s) + ": " }), l.length ? l.join(", ") : "no change")));
+    }
+    if (v.game === "trade-warz" && w.kind === "bid" && gv.disputes) {
+      const c = (gv.disputes.contests || []).find((x) => "bid-r" + v.round + "-" + x.id === w.id);
+      if (c && c.state === "done" && c.winner !== null && c.winner !== undefined) {
+        const power = Object.entries(c.power || {}).map(([s, p]) => playerName(s) + " " + p).join(" vs ");
+        return el("p", { class: "result-line" }, el("b", { text: "Winner: " + playerName(c.winner) }), power ? " (power " + power + ")" : "");
+      }
+    }
+    return null;
   }
 
   // -- players -----------------------------------------------------------------------------------------
@@ -909,6 +935,7 @@
       const online = sid && sid in S.presence ? S.presence[sid] : !!(seats[i] && seats[i].online);
       const tags = [];
       if (i === mySeat) tags.push(el("span", { class: "tag you", text: "you" }));
+      if (st.phase === "lobby" && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
       if (!open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));

@@ -1,0 +1,241 @@
+"""Phones at a real table, end to end in headless Chromium: join by the QR code's URL, play a
+Great Powers bid phase (one phone reloads in the middle and keeps its seat and its locked bid),
+a Trade Warz Leader pick, Policy lock-in and dispute (an over-budget bid is refused), and a
+game with no purpose-built widgets answered through the generic prompt form. Every reveal is
+checked on every phone against the commitments it saw at lock-in."""
+import random
+
+import pytest
+
+from companion.net.serve import TableServer
+
+from .conftest import url_from_qr, wait_until
+
+
+def start_table(tmp_path, table, game, players, **kw):
+    return TableServer(table, db=tmp_path / f"{table}.db", game=game, players=players,
+                       bind="0.0.0.0", http_port=0, mqtt_port=0, ws_port=0, **kw).start()
+
+
+@pytest.fixture
+def servers():
+    made = []
+    yield made.append
+    for s in made:
+        s.stop()
+
+
+def join_all(phones, server, names):
+    url = url_from_qr(server)
+    assert url == server.hub.join_url and url.endswith(f"/?room={server.hub.room_code}")
+    out = []
+    for i, name in enumerate(names):
+        ph = phones(name)
+        ph.page.goto(url)
+        assert ph.page.input_value("#join-room") == server.hub.room_code   # from the QR's URL
+        if i == 0:
+            ph.shot("1-join")
+        ph.page.fill("#join-name", name)
+        ph.page.click("#join-button")
+        ph.page.wait_for_selector("#me .name")
+        assert ph.page.text_content("#me .name") == name
+        if i == 0:
+            ph.shot("2-lobby")
+        out.append(ph)
+    assert wait_until(lambda: server.hub.session is not None)     # all seats taken: it starts
+    return out
+
+
+def reveal_checks(ph, window):
+    sel = f".reveal[data-window='{window}']"
+    ph.page.wait_for_selector(sel)
+    rows = ph.page.query_selector_all(f"{sel} li")
+    return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),
+                                           r.query_selector(".choice-text").text_content())
+            for r in rows}
+
+
+# -- Great Powers -------------------------------------------------------------------------------
+
+def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tmp_path):
+    srv = start_table(tmp_path, "gp-phones", "great-powers", 4, seed=11)
+    servers(srv)
+    names = ["Ann", "Bo", "Cy", "Di"]
+    ps = join_all(phones, srv, names)
+    orders = {}
+    for i, ph in enumerate(ps):
+        ph.page.wait_for_selector("[data-widget=gp-bids]")
+        prompt = srv.hub.session.state.prompts[i]
+        allowed = list(prompt["allowed"])
+        random.Random(i).shuffle(allowed)
+        orders[i] = allowed[:prompt["count"]]
+        for t in prompt["blocked"]:
+            assert ph.page.is_disabled(f"[data-trait={t}]")
+        assert ph.page.is_disabled("#lock-in")
+        for t in orders[i]:
+            ph.page.click(f"[data-trait={t}]")
+        badges = [ph.page.text_content(f"[data-trait={t}] .badge") for t in orders[i]]
+        assert badges == [str(k + 1) for k in range(len(orders[i]))]
+        assert ph.fits_the_screen()
+        ph.shot("3-bid")
+    # reorder on Ann's phone: move the last bid card up one place
+    ann = ps[0]
+    ann.page.click("#bid-order li:last-child button[aria-label=earlier]")
+    orders[0][-1], orders[0][-2] = orders[0][-2], orders[0][-1]
+    for i in (0, 1):
+        ps[i].page.click("#lock-in")
+        ps[i].page.wait_for_selector(".locked[data-window=bids-t1]")
+    bo = ps[1]
+    bo.shot("4-locked")
+    before = (bo.page.text_content(".locked .fp"), bo.page.text_content(".locked-choice"))
+    assert before[1] == " → ".join(t.capitalize() for t in orders[1])
+    assert "checked on this phone" in bo.page.text_content(".locked")
+    # Bo's phone reloads in the middle of the window: it reclaims its seat by its token
+    bo.page.reload()
+    bo.page.wait_for_selector(".locked[data-window=bids-t1]")
+    assert bo.page.text_content("#me .name") == "Bo"
+    assert (bo.page.text_content(".locked .fp"), bo.page.text_content(".locked-choice")) == before
+    assert wait_until(lambda: srv.hub.seats[1].online)
+    bo.shot("5-after-reload")
+    # the others see who has locked in
+    ps[2].page.wait_for_selector("#players li[data-seat='1'] .tag.lock")
+    for i in (2, 3):
+        ps[i].page.click("#lock-in")
+    window = srv.hub.session.state.windows["bids-t1"]
+    assert wait_until(window.is_revealed)
+    assert {s: e.choice for s, e in window.entries.items()} == orders
+    for i, ph in enumerate(ps):
+        checks = reveal_checks(ph, "bids-t1")
+        assert {k: c for k, (c, _) in checks.items()} == {str(s): "✓ verified" for s in range(4)}
+        assert checks["1"][1] == " → ".join(t.capitalize() for t in orders[1])
+        assert ph.fits_the_screen()
+        ph.shot("6-reveal")
+    # a phone that vanishes shows as disconnected at the table within 5 s
+    ps[3].close()
+    assert wait_until(lambda: not srv.hub.seats[3].online, timeout=5.0)
+    ann.page.wait_for_selector("#players li[data-seat='3'] .tag.off")
+    ann.shot("7-di-disconnected")
+
+
+# -- Trade Warz ---------------------------------------------------------------------------------
+
+def drive(hub, until, rng, limit=400):
+    """Play the table's confirmations and every seat's non-phone moves with the game's bots
+    (as the table screen and the card reader would) until ``until(state)``."""
+    game = hub.session.game
+    for _ in range(limit):
+        st = hub.session.state
+        if until(st):
+            return st
+        if not st.prompts:
+            raise AssertionError(f"nobody to act in {st.phase}")
+        seat = min(st.prompts, key=lambda x: -1 if x is None else x)
+        if seat is None:
+            move, args = game.table_bot(game, st, None, rng)
+            hub.table_move(move, args)
+        else:
+            move, args = game.bots["greedy"](game, st, seat, rng)
+            hub.submit(seat, move, args)
+    raise AssertionError("the game never got there")
+
+
+def prompted(move):
+    return lambda st: any(s is not None and move in p["moves"] for s, p in st.prompts.items())
+
+
+def test_trade_warz_leader_pick_policy_and_a_dispute_on_four_phones(servers, phones, tmp_path):
+    srv = start_table(tmp_path, "tw-phones", "trade-warz", 4, seed=13)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo", "Cy", "Di"])
+    wishes = [["usa", "eu"], ["china"], ["russia"], ["eu", "usa"]]
+    for i, ph in enumerate(ps):
+        ph.page.wait_for_selector("[data-widget=tw-leader]")
+        for lead in wishes[i]:
+            ph.page.click(f"[data-leader={lead}]")
+        if i == 0:
+            ph.shot("3-leader")
+        ph.page.click("#lock-in")
+        # locked in (or, for the last one, already revealed)
+        ph.page.wait_for_selector(".locked[data-window=leaders], .reveal[data-window=leaders]")
+    for ph in ps:
+        checks = reveal_checks(ph, "leaders")
+        assert all(c == "✓ verified" for c, _ in checks.values()), checks
+    assert reveal_checks(ps[1], "leaders")["0"][1] == "USA (then European Union)"
+    ps[0].shot("4-leaders-revealed")
+    hub = srv.hub
+    rng = random.Random(5)
+    drive(hub, prompted("choose_policy"), rng)
+    for i, ph in enumerate(ps):
+        if "choose_policy" not in (hub.session.state.prompts.get(i) or {}).get("moves", ()):
+            continue
+        ph.page.wait_for_selector("[data-widget=tw-policy]")
+        hand = hub.seat_view(i)["private"]["hand"]
+        policies = [c["id"] for c in hand if c["kind"] == "policy"]
+        assert len(ph.page.query_selector_all("[data-widget=tw-policy] [data-card]")) == \
+            len(policies) + 1
+        if i == 0:
+            ph.shot("5-policy")
+        ph.page.click("[data-card=none]")
+        ph.page.click("#lock-in")
+        ph.page.wait_for_selector(".locked[data-window^=policy], .reveal[data-window^=policy]")
+    st = drive(hub, prompted("bid"), rng)
+    bidders = sorted(s for s, p in st.prompts.items() if s is not None and "bid" in p["moves"])
+    window = st.prompts[bidders[0]]["window"]
+    first, second = ps[bidders[0]], ps[bidders[1]]
+    have = hub.session.state.data.gdp[bidders[0]]
+    first.page.wait_for_selector("[data-widget=tw-bid]")
+    first.page.fill("#bid-amount", str(have + 5))
+    assert "Over budget" in first.page.text_content("#bid-hint")
+    first.page.click("#lock-in")
+    first.page.wait_for_selector("#status .error")
+    assert first.page.text_content("#status .error") == \
+        f"You have {have} GDP; you cannot bid {have + 5}."
+    first.shot("6-bid-refused")
+    assert not hub.session.state.windows[window].has_locked(bidders[0])
+    first.page.fill("#bid-amount", "1")
+    first.page.click("#lock-in")
+    first.page.wait_for_selector(f".locked[data-window='{window}']")
+    first.shot("7-bid-locked")
+    second.page.wait_for_selector("[data-widget=tw-bid]")
+    second.page.click("[aria-label=more]")
+    second.page.click("[aria-label=more]")
+    second.page.click("#lock-in")
+    assert wait_until(hub.session.state.windows[window].is_revealed)
+    for i, ph in enumerate(ps):
+        checks = reveal_checks(ph, window)
+        assert checks == {str(bidders[0]): ("✓ verified", "1 GDP"),
+                          str(bidders[1]): ("✓ verified", "2 GDP")}, (i, checks)
+        assert ph.fits_the_screen()
+        ph.shot("8-dispute-revealed")
+
+
+# -- any game: the generic prompt form -----------------------------------------------------------
+
+def test_a_game_without_widgets_is_played_through_the_generic_form(servers, phones, tmp_path):
+    srv = start_table(tmp_path, "mt-phones", "market-trading", 2, seed=3)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"])
+    hub = srv.hub
+    seat = next(s for s in hub.session.state.prompts if s is not None)
+    ph = ps[seat]
+    ph.page.wait_for_selector("#act .move-form, #act button[data-move]")
+    moves = hub.session.state.prompts[seat]["moves"]
+    ph.shot("3-generic-form")
+    # a move with arguments: open its form, type a bad value, get the rules' sentence back
+    with_args = next(m for m in moves if hub.session.game.moves[m].doc)
+    ph.page.click(f".move-form[data-move={with_args}] > button")
+    form = f".move-form[data-move={with_args}]"
+    first_input = ph.page.query_selector(f"{form} input")
+    first_input.fill('"no-such-thing"')
+    ph.page.click(f"{form} [data-send={with_args}]")
+    ph.page.wait_for_selector("#status .error")
+    assert ph.page.text_content("#status .error")
+    ph.shot("4-generic-refused")
+    version = hub.session.version
+    # a move without arguments is one button
+    plain = next(m for m in moves if not hub.session.game.moves[m].doc)
+    ph.page.click(f"button[data-move={plain}]")
+    assert wait_until(lambda: hub.session.version > version)
+    ph.page.wait_for_selector("#status .ok")
+    assert ph.fits_the_screen()
+    ph.shot("5-generic-sent")
