@@ -105,7 +105,6 @@ class HubGlue:
         self.link = link
         self.config = link.config
         self.resolver = card_resolver if card_resolver is not None else CardResolver()
-        self.reader = None                  # the last ReaderConnected, None while unplugged
         self.actions = []                   # what was sent to the devices, newest last
         self._q = queue.Queue()
         self._tls = threading.local()
@@ -121,6 +120,11 @@ class HubGlue:
         self._unsub_hub = hub.subscribe(self._on_hub)
         self._unsub_link = link.subscribe(self._on_device)
         self._q.put(("sync", None))
+
+    @property
+    def reader(self):
+        """The reader's last ``ReaderConnected``, None while there is none."""
+        return self.link.reader
 
     # -- plumbing ---------------------------------------------------------------------------------
     def _on_hub(self, event):
@@ -239,7 +243,8 @@ class HubGlue:
         running = {}
         if session is not None:
             offset = time.monotonic() - session.clock.now()
-            for name, t in (view.get("timers") or {}).items():
+        if session is not None and not view.get("outcome"):   # a finished game's timers
+            for name, t in (view.get("timers") or {}).items():    # never buzz (as in the hub)
                 if not t.get("paused") and t.get("deadline") is not None:
                     dl = float(t["deadline"])
                     running[name] = (dl, float(t.get("warn_before") or 0.0), dl + offset)
@@ -310,10 +315,8 @@ class HubGlue:
         elif isinstance(event, CardScanned):
             self._scan(event)
         elif isinstance(event, ReaderLost):
-            self.reader = None
             hub.alert("reader", READER_ALERT, key="reader")
         elif isinstance(event, ReaderConnected):
-            self.reader = event
             hub.clear_alert("reader")
         elif isinstance(event, ReaderFault):
             log.info("card reader fault %s (%d so far): %s", event.kind, event.count,
@@ -401,7 +404,7 @@ def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, c
         link.close()
         raise
     resolver = CardResolver(UidBindings(bindings_path) if bindings_path else None)
-    attach(hub, link, card_resolver=resolver)
+    attach(hub, link, card_resolver=resolver).flush()    # the simulator knows the cards
     if console and sim is not None:
         threading.Thread(target=_console, args=(sim,), name="reader-sim-console",
                          daemon=True).start()

@@ -383,6 +383,7 @@ class DeviceLink:
         self.reader_url = reader_url
         self.simulator = simulator
         self.glue = None                    # set by hardware.hubglue.attach
+        self.reader = None                  # the reader's last ReaderConnected, or None
         self.auto_restart = auto_restart
         self.max_restarts = max_restarts
         self.restart_window = restart_window
@@ -483,6 +484,7 @@ class DeviceLink:
             if gen != self._gen or self._closed:
                 return              # closed or replaced on purpose
             self._conn = None
+            self.reader = None
         proc.join(2)
         exitcode = proc.exitcode
         reason = (f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0
@@ -528,7 +530,13 @@ class DeviceLink:
     def _incoming(self, msg):
         kind = msg[0]
         if kind == "event":
-            self._events.put(msg[1])
+            event = msg[1]
+            name = type(event).__name__
+            if name == "ReaderConnected":
+                self.reader = event
+            elif name == "ReaderLost":
+                self.reader = None
+            self._events.put(event)
         elif kind == "reply":
             _, rid, ok, value = msg
             slot = self._pending.pop(rid, None)
@@ -579,7 +587,7 @@ class DeviceLink:
     def _shutdown_child(self):
         proc, conn = self._proc, self._conn
         self._gen += 1                      # the reader thread of this child ends quietly
-        self._proc = self._conn = None
+        self._proc = self._conn = self.reader = None
         if conn is not None:
             try:
                 with self._send_lock:
