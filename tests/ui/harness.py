@@ -139,6 +139,13 @@ class Driver:
         os.replace(path, final)
         return final
 
+    def check(self, name):
+        """Save a screenshot and insist that every label on it fits."""
+        path = self.shot(name)
+        bad = self.clipped()
+        assert bad == [], f"{name}: {bad}"
+        return path
+
     def clipped(self):
         """Labels whose text does not fit their box (cut off, shortened or overflowing), or
         that stick out of the screen area they belong to."""

@@ -58,7 +58,7 @@ def test_the_join_qr_code_reads_back_as_the_join_link(hub, start_app, tmp_path):
     hub.configure("great-powers", players=3)
     hub.join_url = f"http://table.local:8080/j/{hub.room_code}"
     d = start_app(hub)
-    path = d.shot("lobby-qr-check")
+    path = d.check("lobby-qr-check")
     codes = decode(Image.open(path))
     assert [c.data.decode() for c in codes] == [hub.join_url]
 
@@ -125,7 +125,7 @@ def test_an_action_card_by_touch_then_undo_then_pass(hub, start_app):
     seat = v["waiting"][0]
     card = next(c for c in v["game_view"]["face_up"] if not c["target"])
     d.tap(d.one(card["name"]))
-    d.shot("gp-action-dialog")
+    d.check("gp-action-dialog")
     d.tap(button(d, "Take and discard"))
     v2 = hub.public_view()
     assert v2["game_view"]["taken"][str(seat)] == {"card": card["id"], "resolved": False,
@@ -133,7 +133,7 @@ def test_an_action_card_by_touch_then_undo_then_pass(hub, start_app):
     d.tap(button(d, "Undo"))
     dialogs = [w for w in Window.children if isinstance(w, UndoDialog)]
     assert dialogs and dialogs[0].what == f"Action taken by {v['players'][seat]}"
-    d.shot("undo-dialog")
+    d.check("undo-dialog")
     d.tap(dialogs[0].ids.go)
     assert str(seat) not in hub.public_view()["game_view"]["taken"]
     assert any("Undone: Action taken" in t for t in d.texts())
@@ -178,7 +178,7 @@ def test_fix_a_count_through_the_dialog(hub, start_app):
     d.tap(button(d, "+1"))
     d.tap(button(d, "Card misread"))
     assert "Bo: Navy 5 +2 = 7" in d.texts()
-    d.shot("fix-dialog")
+    d.check("fix-dialog")
     d.tap(dlg.ids.apply)
     assert hub.public_view()["game_view"]["tokens"][1]["navy"] == 7
     assert hub.session.records[-1]["reason"] == "Card misread"
@@ -202,7 +202,7 @@ def test_banners_for_alerts_and_dismiss(hub, start_app):
     assert "Card not recognised" in texts and "Phone disconnected" in texts
     assert "+2 more" in texts
     assert d.clipped() == []
-    d.shot("banners")
+    d.check("banners")
     banner = d.one("Phone disconnected").parent
     d.tap(next(w for w in banner.children if getattr(w, "text", "") == "Dismiss"))
     assert "Phone disconnected" not in d.texts()

@@ -40,11 +40,11 @@ def test_countdown_warning_sound_and_pause(toy_hub, clock, start_app):
     clock.advance(5)
     app._tick()
     assert len(app.sounds_played) == 1               # once per run of the timer
-    d.shot("timer-warning")
+    d.check("timer-warning")
     d.tap(d.one("Pause", TButton))
     assert toy_hub.public_view()["timers"]["bid"]["paused"]
     assert "Paused" in d.texts() and d.find("Resume", TButton)
-    d.shot("timer-paused")
+    d.check("timer-paused")
     clock.advance(100)
     app._tick()
     assert digits.text == "0:25"                     # a paused clock does not move

@@ -36,7 +36,7 @@ def test_the_blind_leader_pick_fills_in_on_the_lobby(hub, start_app):
     assert "1 of 4 picked" in d.texts()
     assert d.texts().count("\u2713 picked") == 1
     assert "usa" not in " ".join(d.texts()).lower()        # nobody sees the pick yet
-    d.shot("tw-leader-pick")
+    d.check("tw-leader-pick")
 
 
 @pytest.mark.parametrize("edition", ["trade", "tariff"])
@@ -64,7 +64,7 @@ def test_upkeep_steps_confirm_and_a_manual_effect(hub, clock, start_app, edition
             continue
         if tp["step"] == "step":
             steps_seen.append(v["game_view"]["upkeep"]["current"])
-            d.shot(f"tw-upkeep-{edition}")
+            d.check(f"tw-upkeep-{edition}")
             d.tap(d.one(f"Confirm {steps_seen[-1]} \u00b7 "
                         f"{theme.UPKEEP[steps_seen[-1]]['name']}", TButton))
         else:
@@ -72,7 +72,7 @@ def test_upkeep_steps_confirm_and_a_manual_effect(hub, clock, start_app, edition
             targets = tp.get("targets") or [0]
             gdp = list(v["game_view"]["gdp"])
             d.tap(d.one("Adjust GDP\u2026", TButton))
-            d.shot(f"tw-manual-{edition}")
+            d.check(f"tw-manual-{edition}")
             dialog = [w for w in Window.children if type(w).__name__ == "ManualDialog"][0]
             row = dialog.ids.rows.children[-1]              # the first target's row
             plus = [b for b in row.children if getattr(b, "text", "") == "+1"][0]
@@ -103,7 +103,7 @@ def test_the_trade_timer_starts_with_the_first_export(hub, clock, start_app):
     d.pump()
     assert digits.text == "0:30" and d.app.screen("timer").mode == "warning"
     assert len(d.app.sounds_played) == 1
-    d.shot("tw-trade-timer-warning")
+    d.check("tw-trade-timer-warning")
     d.tap(d.one("Pause", TButton))
     assert hub.public_view()["timers"]["trade"]["paused"]
     assert "Paused" in d.texts()
@@ -135,7 +135,7 @@ def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
     d.pump()
     if hub.public_view()["phase"] == "disputes":
         assert any("\u2713 bids match their commitments" in t for t in d.texts())
-        d.shot("tw-disputes-settled")
+        d.check("tw-disputes-settled")
 
 
 def test_gdp_track_with_the_boom_line_and_income_explained(hub, clock, start_app):
@@ -149,4 +149,4 @@ def test_gdp_track_with_the_boom_line_and_income_explained(hub, clock, start_app
     assert data.target[0] == 50 and "50 GDP" in data.target[1]
     assert all(len(s.points) == 2 for s in data.series)
     assert any(t.startswith("Income +") for t in d.texts())
-    d.shot("tw-scores")
+    d.check("tw-scores")

@@ -1,0 +1,78 @@
+"""Battle Builder and Market Trading through the real screens: HP and stamina, the monster,
+who has locked a turn, the turn order after the reveal; the markets with counts and flooded
+markers, the point bowls."""
+import threading
+
+from ui.widgets.bar import Bar
+from ui.widgets.common import TButton
+
+from .harness import play_until
+
+NAMES = ["Ann", "Bo", "Cyrus", "Dmitri"]
+
+
+def phone(fn, *args):
+    t = threading.Thread(target=fn, args=args)
+    t.start()
+    t.join()
+
+
+def test_battle_screen_hp_stamina_locks_and_turn_order(hub, clock, start_app):
+    hub.configure("battle-builder", players=4, names=NAMES)
+    hub.start(seed=3)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "battle", clock=clock)
+    d.pump()
+    assert d.app.screen_name == "bb_battle"
+    v = hub.public_view()
+    battle = v["game_view"]["battles_now"][0]
+    monster = battle["monsters"][0]
+    bars = [b.text for b in d.widgets(Bar)]
+    assert f"{monster['hp']} / {monster['max_hp']} HP  \u00b7  ATK {monster['attack']}" \
+           f"  \u00b7  SPD {monster['speed']}" in bars
+    for s in battle["seats"]:
+        f = battle["fighters"][str(s)]
+        assert f"{f['hp']} / {f['max_hp']} HP" in bars
+        assert f"ST {f['stamina']}" in d.texts()
+    assert f"turn 1 \u00b7 0 of {len(battle['seats'])} locked" in d.texts()
+    seat = battle["seats"][0]
+    s = hub.session
+    move, args = s.game.bots["random"](s.game, s.state, seat, __import__("random").Random(1))
+    phone(hub.submit, seat, move, args)
+    d.pump()
+    assert f"turn 1 \u00b7 1 of {len(battle['seats'])} locked" in d.texts()
+    assert "\u2713" in d.texts()
+    play_until(hub, lambda v: v["phase"] != "battle" or any(
+        b["last_turn"]["order"] for b in v["game_view"]["battles_now"]), clock=clock)
+    d.pump()
+    v = hub.public_view()
+    assert v["phase"] == "battle"                     # the first turn never ends a battle
+    b = next(b for b in v["game_view"]["battles_now"] if b["last_turn"]["order"])
+    first = b["last_turn"]["order"][0]
+    who = b["monsters"][first[1]]["name"] if first[0] == "m" else v["players"][first[1]]
+    assert any(t.startswith("Turn order: " + who) for t in d.texts())
+    d.check("bb-battle")
+
+
+def test_markets_counts_flooded_and_bowls(hub, clock, start_app):
+    hub.configure("market-trading", players=3, names=NAMES[:3])
+    hub.start(seed=3)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: any(n >= v["game_view"]["market_cap"]
+                                      for n in v["game_view"]["market"].values()),
+                   clock=clock)
+    d.pump()
+    assert d.app.screen_name == "mt_market"
+    gv = v["game_view"]
+    full = [k for k, n in gv["market"].items() if n >= gv["market_cap"]]
+    assert d.texts().count("FLOODED") == len(full)
+    assert f"{gv['market_cap']} / {gv['market_cap']}" in d.texts()
+    for s, name in enumerate(v["players"]):
+        assert f"{gv['bowl'][s]} left of {gv['bowl'][s] + gv['earned'][s]}" in \
+            [b.text for b in d.widgets(Bar)]
+    active = v["players"][gv["active"]]
+    assert any(t.startswith(f"{active}'s turn") for t in d.texts())
+    d.tap(d.one("Scores", TButton))
+    data = d.app.screen("scores").ids.chart.data
+    assert data.target[0] == gv["bowl"][0] + gv["earned"][0]
+    d.check("mt-scores")
