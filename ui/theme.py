@@ -122,3 +122,10 @@ TIMER_COLOURS = {"running": TEXT, "warning": WARN, "paused": MUTED, "done": DANG
 
 def timer_colour(mode):
     return TIMER_COLOURS.get(mode, TEXT)
+
+
+def lw(width, visible) -> float:
+    """A Line width that keeps Kivy off its slow path: a thick line in a colour that is not
+    fully opaque is drawn through the stencil buffer, which costs a frame dearly on a
+    software renderer. Invisible outlines are drawn 1 px wide (plain GL lines) instead."""
+    return width if visible else 1.0

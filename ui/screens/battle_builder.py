@@ -1,19 +1,44 @@
 """Battle Builder: each battle on the table, the monster with its HP, every fighter's HP and
 stamina, who has locked this turn's card, and the turn order and log after the reveal."""
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.widget import Widget
 
 from ui import model, theme
 from ui.adapters.battle_builder import actor_name, log_line
 from ui.screens.base import ViewScreen
-from ui.widgets.bar import Bar
-from ui.widgets.common import Chip, Dot, TLabel, TMuted
+from ui.widgets.bar import Bar  # noqa: F401  (used by bb_battle.kv)
+from ui.widgets.common import TMuted, fill
+
+DIFF = {"easy": theme.OK, "medium": theme.WARN, "hard": theme.DANGER}
+
+
+class MonsterRow(BoxLayout):
+    name = StringProperty("")
+    difficulty = StringProperty("")
+    hp = NumericProperty(0)
+    max_hp = NumericProperty(1)
+    stats = StringProperty("")
+    diff_colour = ColorProperty(theme.LINE)
+
+
+class FighterRow(BoxLayout):
+    name = StringProperty("")
+    colour = ColorProperty(theme.MUTED)
+    hp = NumericProperty(0)
+    max_hp = NumericProperty(1)
+    stamina = StringProperty("")
+    mark = StringProperty("")
+    mark_colour = ColorProperty(theme.MUTED)
+
+
+class LogLine(TMuted):
+    """A line of the last turn (layout in bb_battle.kv)."""
 
 
 class BattlePanel(BoxLayout):
     title = StringProperty("")
     status = StringProperty("")
+    order = StringProperty("")
     lit = BooleanProperty(False)
 
 
@@ -23,17 +48,12 @@ class BattleScreen(ViewScreen):
     def update(self, view):
         gv = view.get("game_view") or {}
         battles = gv.get("battles_now") or []
-        box = self.ids.battles
-        box.clear_widgets()
-        for b in battles:
-            box.add_widget(self._panel(view, b))
-        if not battles:
-            box.add_widget(TMuted(text="No battle is being fought.", halign="center"))
+        fill(self.ids.battles, battles, BattlePanel, lambda p, b: self._panel(p, view, b))
+        self.ids.none.opacity = 0 if battles else 1
         kind = "PvP battle" if battles and battles[0].get("kind") == "pvp" else "Battle"
         self.headline = f"{kind} {gv.get('battle', '')} of {gv.get('battles', '')}"
 
-    def _panel(self, view, b):
-        u = self.app.u
+    def _panel(self, p, view, b):
         w = model.find_window(view, b.get("window") or "")
         locks = {x.seat: x for x in model.window_locks(view, w)} if w else {}
         if b.get("over"):
@@ -44,68 +64,38 @@ class BattleScreen(ViewScreen):
             done = sum(1 for x in locks.values() if x.state == "locked")
             status = f"turn {b.get('turn')} \u00b7 {done} of {len(locks)} locked" \
                 if locks else f"turn {b.get('turn')}"
-        p = BattlePanel(title=("PvP " if b.get("kind") == "pvp" else "") +
-                        f"{model.names(view, b.get('seats') or [])}",
-                        status=status, lit=not b.get("over"))
-        rows = p.ids.rows
-        for m in b.get("monsters") or []:
-            rows.add_widget(self._monster(m))
-        for s in b.get("seats") or []:
+        p.title = ("PvP " if b.get("kind") == "pvp" else "") + \
+            model.names(view, b.get("seats") or [])
+        p.status, p.lit = status, not b.get("over")
+
+        def monster(r, m):
+            r.name, r.difficulty = m["name"], m.get("difficulty", "")
+            r.diff_colour = DIFF.get(m.get("difficulty"), theme.LINE)
+            r.hp, r.max_hp = m["hp"], m["max_hp"] or 1
+            r.stats = f"{m['hp']} / {m['max_hp']} HP  \u00b7  ATK {m['attack']}" \
+                      f"  \u00b7  SPD {m['speed']}"
+        fill(p.ids.monsters, b.get("monsters") or [], MonsterRow, monster)
+
+        def fighter(r, s):
             f = (b.get("fighters") or {}).get(str(s)) or {}
-            rows.add_widget(self._fighter(view, s, f, locks.get(s)))
+            lock = locks.get(s)
+            r.name, r.colour = model.names(view, [s]), theme.seat_colour(s)
+            r.hp, r.max_hp = f.get("hp", 0), f.get("max_hp", 0) or 1
+            r.stamina = f"ST {f.get('stamina', 0)}"
+            if r.hp <= 0:
+                r.mark, r.mark_colour = "out", theme.DIM
+            elif lock is not None and lock.state == "locked":
+                r.mark, r.mark_colour = "\u2713", theme.OK
+            elif lock is not None:
+                r.mark, r.mark_colour = "\u2026", theme.MUTED
+            else:
+                r.mark = ""
+        fill(p.ids.fighters, b.get("seats") or [], FighterRow, fighter)
         last = b.get("last_turn") or {}
         order = last.get("order") or []
-        if order:
-            rows.add_widget(TMuted(text="Turn order: " + " \u2192 ".join(
-                actor_name(view, b, a) for a in order), font_name=theme.FONT_SYM,
-                size_hint_y=None, height=u * 22, shorten=True, shorten_ok=True,
-                shorten_from="right"))
-        for e in (last.get("log") or [])[-3:]:
-            rows.add_widget(TMuted(text=log_line(view, b, e), fs=12.5, size_hint_y=None,
-                                   height=u * 18, shorten=True, shorten_ok=True,
-                                   shorten_from="right"))
-        rows.add_widget(Widget())
-        return p
+        p.order = ("Turn order: " + " \u2192 ".join(actor_name(view, b, a) for a in order)) \
+            if order else ""
 
-    def _monster(self, m):
-        u = self.app.u
-        row = BoxLayout(orientation="vertical", size_hint_y=None, height=u * 58,
-                        spacing=u * 2)
-        top = BoxLayout(spacing=u * 6)
-        top.add_widget(TLabel(text=m["name"], font_name=theme.FONT_BOLD, shorten=True,
-                              shorten_ok=True, shorten_from="right"))
-        top.add_widget(Chip(text=m.get("difficulty", ""), bg=DIFF.get(m.get("difficulty"),
-                                                                      theme.LINE),
-                            size_hint_x=None, width=u * 64))
-        row.add_widget(top)
-        row.add_widget(Bar(value=m["hp"], maximum=m["max_hp"] or 1, colour=theme.DANGER,
-                           text=f"{m['hp']} / {m['max_hp']} HP  \u00b7  ATK {m['attack']}"
-                                f"  \u00b7  SPD {m['speed']}"))
-        return row
-
-    def _fighter(self, view, s, f, lock):
-        u = self.app.u
-        row = BoxLayout(size_hint_y=None, height=u * 30, spacing=u * 6)
-        row.add_widget(Dot(colour=theme.seat_colour(s), size_hint_x=None, width=u * 12))
-        row.add_widget(TLabel(text=model.names(view, [s]), font_name=theme.FONT_BOLD,
-                              fs=15, size_hint_x=0.3, shorten=True, shorten_ok=True,
-                              shorten_from="right"))
-        hp, mx = f.get("hp", 0), f.get("max_hp", 0) or 1
-        row.add_widget(Bar(value=hp, maximum=mx, colour=theme.OK if hp > 0 else theme.DIM,
-                           text=f"{hp} / {mx} HP"))
-        row.add_widget(TLabel(text=f"ST {f.get('stamina', 0)}", fs=14, halign="center",
-                              size_hint_x=None, width=u * 52))
-        if hp <= 0:
-            word, colour = "out", theme.DIM
-        elif lock is not None and lock.state == "locked":
-            word, colour = "\u2713", theme.OK
-        elif lock is not None:
-            word, colour = "\u2026", theme.MUTED
-        else:
-            word, colour = "", theme.MUTED
-        row.add_widget(TLabel(text=word, font_name=theme.FONT_SYM, color=colour,
-                              halign="center", size_hint_x=None, width=u * 26))
-        return row
-
-
-DIFF = {"easy": theme.OK, "medium": theme.WARN, "hard": theme.DANGER}
+        def put(lab, e):
+            lab.text = log_line(view, b, e)
+        fill(p.ids.log, (last.get("log") or [])[-3:], LogLine, put)

@@ -15,7 +15,7 @@ from companion.games.great_powers.data import TOKEN_NAMES, TOKENS, TRAITS
 from ui import model, theme
 from ui.adapters.great_powers import turn_recap
 from ui.screens.base import ViewScreen
-from ui.widgets.common import Chip, Dot, TButton, TLabel, TMuted
+from ui.widgets.common import Chip, Dot, TButton, TLabel, TMuted, fill
 from ui.widgets.dialogs import Dialog
 
 ORD = {1: "1st", 2: "2nd", 3: "3rd"}
@@ -247,27 +247,23 @@ class RevealScreen(ViewScreen):
 
     def _draw(self):
         view = self._view
-        u = self.app.u
         steps = self._steps[:self.shown]
-        for stack in self._cols.values():
-            stack.clear_widgets()
         per_col = {}
         for st in steps:
             per_col.setdefault(st["trait"], []).append(st)
         # every column has the same number of equal slots, filled from the top
         slots = max([len(v) for v in per_col.values()] + [5])
+
+        def chip(c, st):
+            c.opacity = 0 if st is None else 1
+            if st is not None:
+                c.name = seat_name(view, st["seat"])
+                c.colour = theme.seat_colour(st["seat"])
+                c.change = step_change(st)
+                c.latest = st is steps[-1]
         for t in TRAITS:
-            stack = self._cols[t]
             items = per_col.get(t, [])
-            for st in items:
-                chip = BidChip()
-                chip.name = seat_name(view, st["seat"])
-                chip.colour = theme.seat_colour(st["seat"])
-                chip.change = step_change(st)
-                chip.latest = st is steps[-1]
-                stack.add_widget(chip)
-            for _ in range(slots - len(items)):
-                stack.add_widget(Widget())
+            fill(self._cols[t], items + [None] * (slots - len(items)), BidChip, chip)
         if steps:
             st = steps[-1]
             bids = max((s["bid"] for s in self._steps), default=1)
@@ -360,31 +356,28 @@ class ActionScreen(ViewScreen):
         self.chooser = waiting[0] if phase == "action" and waiting else -1
         cards = gv.get("face_up") or []
         grid = self.ids.cards
-        grid.clear_widgets()
         grid.cols = 3 if len(cards) > 4 else 2
-        for c in cards:
-            tile = CardTile(card=c, title=c["name"], text=c["text"], target=c["target"],
-                            live=self.chooser >= 0)
-            tile.bind(on_release=self.pick)
-            grid.add_widget(tile)
-        if not cards:
-            grid.add_widget(TMuted(text="No face-up Action cards.", halign="center"))
+        live = self.chooser >= 0
+
+        def tile(t, c):
+            t.card, t.title, t.text, t.target, t.live = c, c["name"], c["text"], c["target"], live
+        fill(grid, cards, self._tile, tile)
+        self.ids.empty.opacity = 0 if cards else 1
         order = gv.get("order") or []
-        strip = self.ids.order
-        strip.clear_widgets()
         taken = gv.get("taken") or {}
-        for s in order:
-            chip = OrderChip(name=seat_name(view, s), colour=theme.seat_colour(s))
+
+        def chip(c, s):
+            c.name, c.colour, c.now = seat_name(view, s), theme.seat_colour(s), False
             t = taken.get(str(s), "-")
             if s == self.chooser:
-                chip.status, chip.now = "now", True
+                c.status, c.now = "now", True
             elif t is None:
-                chip.status = "passed"
+                c.status = "passed"
             elif t != "-":
-                chip.status = "took" if t.get("resolved") else "discarded"
+                c.status = "took" if t.get("resolved") else "discarded"
             else:
-                chip.status = "next" if phase == "action" else ""
-            strip.add_widget(chip)
+                c.status = "next" if phase == "action" else ""
+        fill(self.ids.order, order, OrderChip, chip)
         if self.chooser >= 0:
             who = seat_name(view, self.chooser)
             self.headline = f"{who}: take one Action card"
@@ -398,6 +391,11 @@ class ActionScreen(ViewScreen):
             self.info = "Taken in the Action phase, in bidding order, after the reveal."
         self.ids.pass_btn.disabled = self.chooser < 0
         self.ids.pass_btn.opacity = 1 if self.chooser >= 0 else 0
+
+    def _tile(self):
+        t = CardTile()
+        t.bind(on_release=self.pick)
+        return t
 
     def pick(self, tile):
         if self.chooser < 0:
@@ -493,26 +491,24 @@ class ScorePhaseScreen(ViewScreen):
             return ()
 
     def _awards(self, view, rec):
-        u = self.app.u
-        box = self.ids.awards
-        box.clear_widgets()
         scored = {n["trait"]: n for n in rec["scored"]}
         rules = self._rules() or [(n["trait"], n["vp"], {}, None) for n in rec["scored"]]
-        for trait, vp, gain, bonus in rules:
+
+        def row(r, rule):
+            trait, vp, gain, bonus = rule
             n = scored.get(trait)
             extra = [f"+{vp} VP"] + ([gains_text(gain)] if gain else []) + \
                 ([BONUS_WORDS.get(bonus, bonus)] if bonus else [])
             if n is None:
-                who, colour = "not scored yet", theme.DIM
+                r.who, r.colour = "not scored yet", theme.DIM
             elif n["seats"]:
-                who, colour = ", ".join(seat_name(view, s) for s in n["seats"]), theme.TEXT
+                r.who, r.colour = ", ".join(seat_name(view, s) for s in n["seats"]), theme.TEXT
             else:
-                who, colour = "tied: nobody scores", theme.MUTED
-            row = AwardRow(height=u * 52, who=who, colour=colour, what=" · ".join(extra))
-            row.add_widget(token_chip(trait, size_hint=(None, None), size=(u * 58, u * 30),
-                                      fs=15, pos_hint={"center_y": 0.5}), index=1)
-            box.add_widget(row)
-        box.add_widget(BoxLayout())
+                r.who, r.colour = "tied: nobody scores", theme.MUTED
+            r.what = " \u00b7 ".join(extra)
+            short, _name, colour = theme.GP_TOKENS[trait]
+            r.token, r.token_colour = short, colour
+        fill(self.ids.awards, list(rules), AwardRow, row)
 
     def _event(self, view, gv, rec):
         ev = rec["event"]
@@ -584,6 +580,8 @@ class AwardRow(BoxLayout):
     who = StringProperty("")
     what = StringProperty("")
     colour = ColorProperty(theme.TEXT)
+    token = StringProperty("")
+    token_colour = ColorProperty(theme.PANEL_HI)
 
 
 # -- war -------------------------------------------------------------------------------------------

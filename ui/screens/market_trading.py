@@ -2,11 +2,11 @@
 and the point bowls; whose turn it is and what they harvested."""
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.widget import Widget
 
 from ui import model, theme
 from ui.screens.base import ViewScreen
 from ui.widgets.bar import Bar  # noqa: F401  (used by mt_market.kv)
+from ui.widgets.common import fill
 
 TIER_COLOURS = {1: theme.rgba("#2f6f4f"), 2: theme.rgba("#3a4f86"), 3: theme.rgba("#7a4a86")}
 
@@ -42,28 +42,31 @@ class MarketScreen(ViewScreen):
             res = [(k, k.replace("-", " ").capitalize(), 1, "") for k in gv.get("market") or {}]
         market = gv.get("market") or {}
         cap = gv.get("market_cap") or 4
-        grid = self.ids.markets
-        grid.clear_widgets()
-        for rid, name, tier, value in res:
+        def tile(t, r):
+            rid, name, tier, value = r
             n = market.get(rid, 0)
-            grid.add_widget(MarketTile(name=name, count=n, cap=cap, flooded=n >= cap,
-                                       value=f"{value} pt" if value != "" else "",
-                                       colour=TIER_COLOURS.get(tier, theme.PANEL_HI)))
-        bowls = self.ids.bowls
-        bowls.clear_widgets()
+            t.name, t.count, t.cap, t.flooded = name, n, cap, n >= cap
+            t.value = f"{value} pt" if value != "" else ""
+            t.colour = TIER_COLOURS.get(tier, theme.PANEL_HI)
+        fill(self.ids.markets, res, MarketTile, tile)
         bowl = gv.get("bowl") or []
         earned = gv.get("earned") or []
         active = gv.get("active")
-        for s, name in enumerate(view.get("players") or []):
+        players = view.get("players") or []
+
+        def row(r, s):
+            r.opacity = 0 if s is None else 1
+            if s is None:
+                r.name = r.detail = ""
+                return
             left = bowl[s] if s < len(bowl) else 0
             got = earned[s] if s < len(earned) else 0
             built = len((gv.get("built") or [[]] * (s + 1))[s])
-            bowls.add_widget(BowlRow(
-                name=name, left=left, start=max(1, left + got), colour=theme.seat_colour(s),
-                detail=f"{got} earned \u00b7 {built} built",
-                active=s == active))
-        for _ in range(6 - len(view.get("players") or [])):
-            bowls.add_widget(Widget())
+            r.name, r.left, r.start = players[s], left, max(1, left + got)
+            r.colour, r.active = theme.seat_colour(s), s == active
+            r.detail = f"{got} earned \u00b7 {built} built"
+        fill(self.ids.bowls, list(range(len(players))) + [None] * (6 - len(players)),
+             BowlRow, row)
         who = model.names(view, [active]) if isinstance(active, int) else ""
         self.headline = f"{who}'s turn \u00b7 {view.get('phase_label', '')}" if who else \
             (view.get("phase_label") or "")

@@ -1,10 +1,11 @@
 """Round: the phase ring with the current phase lit, round x of N, what the table is waiting
 for (with any sealed choices' lock status), and the table's Next."""
 from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 
 from ui import model, theme
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, TNote, TText
+from ui.widgets.common import TButton, TLabel, fill
 from ui.widgets.phase_ring import PhaseRing  # noqa: F401  (used by round.kv)
 
 
@@ -22,6 +23,12 @@ def sealed_lines(view) -> list:
             line += f"; waiting for {model.names(view, left)}"
         out.append(line)
     return out
+
+
+class InfoItem(BoxLayout):
+    """A titled line of information on the round screen (layout in round.kv)."""
+    title = StringProperty("")
+    text = StringProperty("")
 
 
 class RoundScreen(ViewScreen):
@@ -52,37 +59,41 @@ class RoundScreen(ViewScreen):
         self._actions(view)
 
     def _legend(self, ring, current):
-        box = self.ids.legend
-        box.clear_widgets()
-        if not self.ids.ring.compact:
-            return
-        for i, (_name, label) in enumerate(ring):
+        items = list(enumerate(ring)) if self.ids.ring.compact else []
+
+        def line(lab, item):
+            i, (_name, label) = item
             lit = i == current
-            box.add_widget(TLabel(text=f"{i + 1}  {label}", fs=15 if lit else 13.5,
-                                  color=theme.TEXT if lit else theme.MUTED,
-                                  font_name=theme.FONT_BOLD if lit else theme.FONT,
-                                  shorten=True, shorten_ok=True, shorten_from="right"))
+            lab.text = f"{i + 1}  {label}"
+            lab.fs = 15 if lit else 13.5
+            lab.color = theme.TEXT if lit else theme.MUTED
+            lab.font_name = theme.FONT_BOLD if lit else theme.FONT
+        fill(self.ids.legend, items, lambda: TLabel(shorten=True, shorten_ok=True,
+                                                    shorten_from="right"), line)
 
     def _info(self, view):
-        box = self.ids.info
-        box.clear_widgets()
         items = list(self.app.adapter.round_info(view))
         items += [("Sealed", line) for line in sealed_lines(view)]
-        for title, text in items[:4]:
-            box.add_widget(TNote(text=title, fs=13))
-            box.add_widget(TText(text=text, fs=15))
+
+        def put(w, item):
+            w.title, w.text = item
+        fill(self.ids.info, items[:4], InfoItem, put)
 
     def _actions(self, view):
         box = self.ids.actions
-        box.clear_widgets()
         u = self.app.u
         acts = self.app.adapter.table_actions(view)
-        for label, what, args in acts:
-            b = TButton(text=label, fs=16)
-            b.bind(on_release=lambda _b, w=what, a=args: self.act(w, a))
-            box.add_widget(b)
+
+        def put(b, act):
+            b.text, b.what, b.args = act
+        fill(box, acts, self._action_button, put)
         box.height = u * 52 if acts else 0
         box.opacity = 1 if acts else 0
+
+    def _action_button(self):
+        b = TButton(fs=16)
+        b.bind(on_release=lambda btn: self.act(btn.what, btn.args))
+        return b
 
     def act(self, what, args):
         app = self.app

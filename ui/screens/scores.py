@@ -2,11 +2,11 @@
 and each player's score explained."""
 from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.widget import Widget
 
 from ui import theme
 from ui.screens.base import ViewScreen
 from ui.widgets.chart import ScoreChart  # noqa: F401  (used by scores.kv)
+from ui.widgets.common import fill
 
 
 class StandingRow(BoxLayout):
@@ -25,20 +25,24 @@ class ScoresScreen(ViewScreen):
         data = app.adapter.score(view, app.journal)
         self.ids.chart.data = data
         box = self.ids.standings
-        box.clear_widgets()
         if data is None:
             self.title = "Scores"
             self.explain_title = "This game shows its scores at the end."
+            fill(box, [], StandingRow)
             return
         self.title = data.title
         self.explain_title = data.explain_title
         rows = sorted(data.series, key=lambda s: -(s.now if s.now is not None else
                                                    (s.points[-1] if s.points else 0)))
-        for s in rows:
+
+        def put(r, s):
+            r.opacity = 0 if s is None else 1
+            if s is None:
+                r.name = r.value = r.why = ""
+                return
             value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
-            why = data.explain.get(s.seat) or []
-            r = StandingRow(name=s.name, value=f"{value} {data.unit}".strip(),
-                            why=", ".join(why), colour=theme.seat_colour(s.seat))
-            box.add_widget(r)
-        for _ in range(5 - len(rows)):                 # equal rows, filled from the top
-            box.add_widget(Widget())
+            r.name, r.value = s.name, f"{value} {data.unit}".strip()
+            r.why = ", ".join(data.explain.get(s.seat) or [])
+            r.colour = theme.seat_colour(s.seat)
+        # at least five equal rows, filled from the top
+        fill(box, rows + [None] * (5 - len(rows)), StandingRow, put)

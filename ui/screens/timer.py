@@ -8,6 +8,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from ui import model, theme
 from ui.screens.base import ViewScreen
+from ui.widgets.common import fill
 
 COLOURS = {"ok": theme.OK, "muted": theme.MUTED, "accent": theme.ACCENT, "warn": theme.WARN}
 
@@ -54,11 +55,12 @@ class TimerScreen(ViewScreen):
 
     def _rows(self, view):
         box = self.ids.rows
-        box.clear_widgets()
         rows = self.app.adapter.timer_rows(view)
-        for name, status, colour in rows:
-            box.add_widget(SeatStatus(name=name, status=status,
-                                      colour=COLOURS.get(colour, theme.MUTED)))
+
+        def put(w, row):
+            w.name, w.status = row[0], row[1]
+            w.colour = COLOURS.get(row[2], theme.MUTED)
+        fill(box, rows, SeatStatus, put)
         box.opacity = 1 if rows else 0
         box.height = self.app.u * 46 if rows else 0
 

@@ -12,7 +12,7 @@ from kivy.uix.widget import Widget
 from ui import model, theme
 from ui.adapters.trade_warz import card_name, card_names
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, TMuted
+from ui.widgets.common import TButton, TLabel, fill
 from ui.widgets.dialogs import Dialog
 
 STATE_WORDS = {"done": "\u2713 done", "current": "now", "pending": "next",
@@ -36,6 +36,10 @@ class StepColumn(BoxLayout):
     fill = ColorProperty(theme.PANEL_HI)
 
 
+class EffectLine(TLabel):
+    """One effect under its CMYK step (layout in tw_upkeep.kv)."""
+
+
 class UpkeepScreen(ViewScreen):
     headline = StringProperty("")
     prompt = StringProperty("")
@@ -52,36 +56,36 @@ class UpkeepScreen(ViewScreen):
         app = self.app
         u = app.u
         box = self.ids.steps
-        box.clear_widgets()
-        for i, st in enumerate(steps):
+        if not box.children:                        # four columns with arrows between
+            for i in range(4):
+                box.add_widget(StepColumn())
+                if i < 3:
+                    box.add_widget(TLabel(text="\u2192", font_name=theme.FONT_SYM,
+                                          halign="center", fs=20, size_hint_x=None,
+                                          width=u * 14, color=theme.MUTED))
+        columns = [w for w in reversed(box.children) if isinstance(w, StepColumn)]
+        for col, st in zip(columns, steps):
             look = theme.UPKEEP.get(st["letter"], {})
-            col = StepColumn(letter=st["letter"], name=st["name"],
-                             scope=st.get("resolves", ""), state=st.get("state", ""),
-                             ring=look.get("ring", theme.MUTED),
-                             fill=look.get("fill", theme.PANEL_HI))
-            effects = col.ids.effects
+            col.letter, col.name = st["letter"], st["name"]
+            col.scope, col.state = st.get("resolves", ""), st.get("state", "")
+            col.ring = look.get("ring", theme.MUTED)
+            col.fill = look.get("fill", theme.PANEL_HI)
             shown = st.get("effects") or []
+            lines = []
             for e in shown[:3]:
                 owner = e.get("owner")
                 who = app.adapter.seat_label(view, owner) if owner is not None else "Table"
-                lab = TLabel(text=f"[b]{_esc(e['name'])}[/b] \u00b7 {_esc(who)}"
-                                  + ("  [color=#ffb020]by hand[/color]" if e.get("manual")
-                                     else ""),
-                             markup=True, fs=12.5, font_name=theme.FONT_SYM,
-                             size_hint_y=None, height=u * 34, valign="top")
-                effects.add_widget(lab)
+                lines.append(f"[b]{_esc(e['name'])}[/b] \u00b7 {_esc(who)}"
+                             + ("  [color=#ffb020]by hand[/color]" if e.get("manual")
+                                else ""))
             if len(shown) > 3:
-                effects.add_widget(TMuted(text=f"+{len(shown) - 3} more", size_hint_y=None,
-                                          height=u * 18, fs=12))
+                lines.append(f"+{len(shown) - 3} more")
             if not shown:
-                effects.add_widget(TMuted(text="No effects this round.", size_hint_y=None,
-                                          height=u * 20, fs=12.5))
-            effects.add_widget(Widget())
-            box.add_widget(col)
-            if i < len(steps) - 1:
-                box.add_widget(TLabel(text="\u2192", font_name=theme.FONT_SYM,
-                                      halign="center", fs=20, size_hint_x=None,
-                                      width=u * 14, color=theme.MUTED))
+                lines.append("No effects this round.")
+
+            def put(lab, text):
+                lab.text = text
+            fill(col.ids.effects, lines, EffectLine, put)
         cur = up.get("current")
         self.headline = f"Upkeep \u00b7 {app.adapter.round_text(view)}"
         tp = view.get("table_prompt") or {}
@@ -128,40 +132,45 @@ class TWOrderChip(BoxLayout):
 class ContestCard(BoxLayout):
     title = StringProperty("")
     state = StringProperty("")
+    note = StringProperty("")
     lit = BooleanProperty(False)
+    bad = BooleanProperty(False)
+
+
+class ContestRow(BoxLayout):
+    """One contestant: who, the Export, the bid lock or the power sum (layout in .kv)."""
+    who = StringProperty("")
+    card = StringProperty("")
+    text = StringProperty("")
+    colour = ColorProperty(theme.MUTED)
 
 
 class DisputesScreen(ViewScreen):
     headline = StringProperty("")
     info = StringProperty("")
-    checked = DictProperty({})          # window id -> "ok" / "mismatch" (remembered)
+    checked = DictProperty({})          # "session:window" -> "ok" / "mismatch" (remembered)
 
     def update(self, view):
         gv = view.get("game_view") or {}
         app = self.app
-        u = app.u
         disp = gv.get("disputes") or {}
         order = disp.get("order") or []
         gdp = gv.get("gdp") or []
         names = card_names(gv)
-        strip = self.ids.order
-        strip.clear_widgets()
         chooser = disp.get("chooser")
-        for s in order:
-            strip.add_widget(TWOrderChip(
-                name=view["players"][s], detail=f"{gdp[s] if s < len(gdp) else '?'} GDP"
-                + (" \u00b7 chooses" if s == chooser else ""),
-                colour=theme.seat_colour(s), lit=s == chooser))
+
+        def chip(c, s):
+            c.name = view["players"][s]
+            c.detail = f"{gdp[s] if s < len(gdp) else '?'} GDP" + \
+                (" \u00b7 chooses" if s == chooser else "")
+            c.colour, c.lit = theme.seat_colour(s), s == chooser
+        fill(self.ids.order, order, TWOrderChip, chip)
         contests = disp.get("contests") or []
         self.headline = f"Disputes \u00b7 poorest first \u00b7 {len(contests)} contested" \
             if contests else "Disputes \u00b7 poorest first"
-        box = self.ids.contests
-        box.clear_widgets()
-        for c in contests:
-            box.add_widget(self._contest(view, gv, c, names))
-        if not contests:
-            box.add_widget(TMuted(text="No contested slots this round.", size_hint_y=None,
-                                  height=u * 40))
+        fill(self.ids.contests, contests, ContestCard,
+             lambda card, c: self._contest(card, view, c, names))
+        self.ids.none.opacity = 0 if contests else 1
         waiting = view.get("waiting") or []
         if chooser is not None:
             self.info = f"{app.adapter.seat_label(view, chooser)} chooses which dispute to " \
@@ -176,49 +185,45 @@ class DisputesScreen(ViewScreen):
         wid = f"bid-r{view.get('round')}-{c['id']}"
         return model.find_window(view, wid), wid
 
-    def _contest(self, view, gv, c, names):
+    def _contest(self, card, view, c, names):
         app = self.app
         u = app.u
         state = c.get("state")
-        card = ContestCard(title=f"{c['partner_name']} \u00b7 slot {c['slot']}",
-                           state={"open": "contested", "bidding": "bidding",
-                                  "done": "settled"}.get(state, state or ""),
-                           lit=state == "bidding")
+        card.title = f"{c['partner_name']} \u00b7 slot {c['slot']}"
+        card.state = {"open": "contested", "bidding": "bidding",
+                      "done": "settled"}.get(state, state or "")
+        card.lit = state == "bidding"
         w, wid = self._window(view, c)
         locks = {x.seat: x for x in model.window_locks(view, w)} if w else {}
+        key = f"{view.get('session')}:{wid}"
         if w is not None and w.get("revealed"):
             bad = any(x.state == "mismatch" for x in locks.values())
-            self.checked[f"{view.get('session')}:{wid}"] = "mismatch" if bad else "ok"
-        rows = card.ids.rows
-        for s in c.get("seats") or []:
-            row = BoxLayout(size_hint_y=None, height=u * 26, spacing=u * 8)
-            who = app.adapter.seat_label(view, s)
-            row.add_widget(TLabel(text=who, font_name=theme.FONT_BOLD, fs=14,
-                                  size_hint_x=0.34, shorten=True, shorten_ok=True,
-                                  shorten_from="right"))
-            row.add_widget(TMuted(text=card_name(names, (c.get("cards") or {}).get(str(s))),
-                                  fs=13, size_hint_x=0.3, shorten=True,
-                                  shorten_ok=True, shorten_from="right"))
+            self.checked[key] = "mismatch" if bad else "ok"
+
+        def row(r, s):
+            r.who = app.adapter.seat_label(view, s)
+            r.card = card_name(names, (c.get("cards") or {}).get(str(s)))
             if state == "done":
                 p = (c.get("parts") or {}).get(str(s)) or {}
                 total = (c.get("power") or {}).get(str(s))
                 text = f"{p.get('printed', 0)} + {p.get('influence', 0)} + " \
                        f"{p.get('effects', 0)} + bid {p.get('bid', 0)} = {total}"
                 win = c.get("winner") == s
-                if win:
-                    text += "  wins"
-                colour = theme.OK if win else theme.MUTED
+                r.text = text + ("  wins" if win else "")
+                r.colour = theme.OK if win else theme.MUTED
             elif state == "bidding":
                 lock = locks.get(s)
-                text = "\u2713 bid locked" if lock and lock.state == "locked" else "bidding\u2026"
-                colour = theme.OK if lock and lock.state == "locked" else theme.MUTED
+                done = lock is not None and lock.state == "locked"
+                r.text = "\u2713 bid locked" if done else "bidding\u2026"
+                r.colour = theme.OK if done else theme.MUTED
             else:
-                text, colour = "", theme.MUTED
-            row.add_widget(TLabel(text=text, font_name=theme.FONT_SYM, fs=13,
-                                  color=colour, size_hint_x=0.36))
-            rows.add_widget(row)
+                r.text, r.colour = "", theme.MUTED
+        seats = c.get("seats") or []
+        fill(card.ids.rows, seats, ContestRow, row)
+        note = ""
+        card.bad = False
         if state == "done":
-            verdict = self.checked.get(f"{view.get('session')}:{wid}")
+            verdict = self.checked.get(key)
             parts = ["power = printed + influence + effects + bid"]
             if c.get("tiebreak"):
                 parts.append(f"tie: {c['tiebreak']}")
@@ -226,13 +231,10 @@ class DisputesScreen(ViewScreen):
                 parts.append("\u2713 bids match their commitments")
             elif verdict == "mismatch":
                 parts.append("\u26a0 a bid does NOT match its commitment")
-            rows.add_widget(TMuted(text="  \u00b7  ".join(parts), font_name=theme.FONT_SYM,
-                                   fs=12, size_hint_y=None, height=u * 20,
-                                   color=theme.DANGER if verdict == "mismatch"
-                                   else theme.MUTED))
-        card.height = u * (40 + 28 * len(c.get("seats") or []) + (22 if state == "done"
-                                                                   else 0))
-        return card
+                card.bad = True
+            note = "  \u00b7  ".join(parts)
+        card.note = note
+        card.height = u * (40 + 28 * len(seats) + (22 if note else 0))
 
 
 # -- a manual effect, entered by the table ---------------------------------------------------------

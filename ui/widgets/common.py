@@ -104,3 +104,21 @@ class ConfirmButton(TButton):
 
     def on_confirm(self):
         pass
+
+
+def fill(box, items, make, apply=None):
+    """Show ``items`` in ``box``, one child per item, first to last: children made by ``make()``
+    are kept and reused (making Kivy widgets is the slow part of a redraw), extra ones removed.
+    ``apply(widget, item)`` sets each child's properties. Returns the children in order."""
+    kids = list(reversed(box.children))
+    while len(kids) < len(items):
+        w = make()
+        box.add_widget(w)
+        kids.append(w)
+    for w in kids[len(items):]:
+        box.remove_widget(w)
+    kids = kids[:len(items)]
+    if apply is not None:
+        for w, item in zip(kids, items):
+            apply(w, item)
+    return kids
