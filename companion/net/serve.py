@@ -67,12 +67,13 @@ class TableServer:
             self.hub = Hub(self.log, table=self.table, clock=self.clock, **kw)
             self.resumed = self.hub.resume()
             if self.resumed is None:
-                if self.game is None:
+                if self.game is None and self.start_mode != "manual":
                     raise ConfigError(f"Table {self.table} has no game to resume in "
                                       f"{getattr(self.log, 'path', 'the log')}; give --game and "
                                       f"--players to set one up.")
-                self.hub.configure(self.game, self.players or self._default_players(),
-                                   self.options, self.names)
+                if self.game is not None:          # else the table screen chooses one
+                    self.hub.configure(self.game, self.players or self._default_players(),
+                                       self.options, self.names)
                 if self.start_mode == "now":
                     self.hub.start(seed=self.seed)
             self.broker = self._make_broker().start()
@@ -128,7 +129,7 @@ class TableServer:
     def __exit__(self, *exc):
         self.stop()
 
-    # -- automatic start -----------------------------------------------------------------------------
+    # -- automatic start --------------------------------------------------------------------------
     def _on_hub_event(self, event):
         if event.get("kind") == "lobby" and self.bridge is not None:
             self.bridge.call_soon(self._maybe_start)
@@ -139,7 +140,7 @@ class TableServer:
                 and all(s.token_hash is not None for s in hub.seats)):
             hub.start(seed=self.seed)
 
-    # -- facts for the operator -----------------------------------------------------------------------
+    # -- facts for the operator -------------------------------------------------------------------
     @property
     def join_url(self) -> str | None:
         return self.hub.join_url if self.hub else None

@@ -1,0 +1,92 @@
+"""`companion run`: the whole table in one command.
+
+Starts, in order: the session store and the hub (resuming this table's interrupted session if
+there is one), the MQTT broker (embedded by default), the bridge and the phone web server, the
+devices (real GPIO and card reader on a Raspberry Pi; elsewhere gpiozero's mock pins and the
+reader simulator, said so on screen), and the Kivy table screen, full screen. Closing the
+window (or Ctrl-C, or SIGTERM) stops everything in reverse order; running it again resumes.
+
+This module is the composition root: the only place that imports the network, the hardware and
+the screen together.
+"""
+import logging
+import re
+import signal
+import sys
+
+from companion.cli.commands.play import _options
+from companion.cli.common import add_db_arg, default_db
+from companion.core.errors import ConfigError
+
+
+def register(sub):
+    p = sub.add_parser("run", help="run the table: hub, broker, phone page, devices and the "
+                                   "touchscreen, in one command")
+    p.add_argument("--table", default="table", help="table id (a-z, 0-9, '-'); the same id "
+                   "resumes its interrupted session")
+    p.add_argument("--game", default=None, help="preselect a game (else choose on the screen)")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
+    p.add_argument("--broker", default="embedded", help="embedded (default), mosquitto, or "
+                   "mqtt://host:port")
+    p.add_argument("--http-port", type=int, default=8000, help="the phone page (default 8000)")
+    p.add_argument("--mqtt-port", type=int, default=1883)
+    p.add_argument("--ws-port", type=int, default=9001)
+    p.add_argument("--hardware", choices=("auto", "real", "simulated", "none"), default="auto",
+                   help="auto: real on a Raspberry Pi, simulated elsewhere")
+    p.add_argument("--hardware-config", default=None, help="pins and parts (TOML)")
+    p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
+    p.add_argument("--size", default=None, help="window size, e.g. 800x480 (with --windowed)")
+    add_db_arg(p)
+    p.set_defaults(func=run)
+
+
+def _size(text):
+    if not text:
+        return None
+    m = re.fullmatch(r"(\d{3,4})x(\d{3,4})", text.strip())
+    if not m:
+        raise ConfigError(f"--size wants WIDTHxHEIGHT such as 800x480, not {text!r}.")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+QUIET_LOGGERS = ("amqtt", "transitions", "websockets", "asyncio", "paho")
+
+
+def run(args):
+    size = _size(args.size)
+    for name in QUIET_LOGGERS:              # their debug chatter is not for the table
+        logging.getLogger(name).setLevel(logging.WARNING)
+    from companion.net.serve import TableServer
+    server = TableServer(args.table, db=args.db or default_db(), game=args.game,
+                         players=args.players, options=_options(args.option), start="manual",
+                         broker=args.broker, http_port=args.http_port,
+                         mqtt_port=args.mqtt_port, ws_port=args.ws_port)
+    signal.signal(signal.SIGTERM, _terminate)
+    link = None
+    try:
+        server.start()
+        note = None
+        if args.hardware != "none":
+            from hardware.hubglue import start_devices
+            simulate = {"auto": None, "real": False, "simulated": True}[args.hardware]
+            link, description = start_devices(server.hub, config_path=args.hardware_config,
+                                              simulate=simulate)
+            if getattr(link, "mock", False):
+                note = description
+            print(f"companion: {description}", file=sys.stderr)
+        else:
+            note = "No hardware: touch and phones only."
+        print(f"companion: table {args.table}; phones join at {server.join_url} "
+              f"(room {server.hub.room_code})", file=sys.stderr)
+        from ui.app import run_app
+        return run_app(server.hub, fullscreen=not args.windowed, size=size,
+                       simulated_hardware_note=note)
+    finally:
+        if link is not None:
+            link.close()
+        server.stop()
