@@ -188,7 +188,7 @@ class Bridge:
             raise value
         return value
 
-    # -- MQTT in (paho's thread: only queue) --------------------------------------------------------
+    # -- MQTT in (paho's thread: only queue) ------------------------------------------------------
     def _on_message(self, m):
         try:
             info = self.topics.parse(m.topic)
@@ -200,7 +200,7 @@ class Bridge:
         elif info.kind.name == "presence":
             self._jobs.put((self._handle_presence, (info.seat, m.payload), None))
 
-    # -- hub events (any thread) ---------------------------------------------------------------------
+    # -- hub events (any thread) ------------------------------------------------------------------
     def _on_hub_event(self, event):
         # The seq is read now, on the thread that made the change, so each event carries the
         # seq of the command that caused it even when the worker publishes it a little later.

@@ -34,8 +34,8 @@ from .bridge import JoinRefused
 
 log = logging.getLogger(__name__)
 
-HOST_PATTERN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)"
-                          r"(?::[0-9]{1,5})?")
+HOST_PATTERN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]"
+                          r"|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::[0-9]{1,5})?")
 STATIC = {"/": "index.html", "/index.html": "index.html", "/app.js": "app.js",
           "/style.css": "style.css", "/vendor/mqtt.min.js": "vendor/mqtt.min.js",
           "/vendor/sha256.js": "vendor/sha256.js"}

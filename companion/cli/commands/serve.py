@@ -175,6 +175,9 @@ def run_serve(args):
     try:
         server.start()
         hub = server.hub
+        if hub.game_name is None:           # headless: nobody could choose a game later
+            raise ConfigError(f"Table {hub.table} has no game to resume; give --game and "
+                              f"--players to set one up.")
         url = server.join_url
         if not args.quiet:
             print(qr_ascii(url), flush=True)
