@@ -260,7 +260,8 @@ class _Worker:
             "kivy": "kivy" in sys.modules,
             "realtime": b.scheduler.realtime if b is not None else None,
             "pending_edges": b.scheduler.pending() if b is not None else 0,
-            "countdowns": {n: dl for n, (dl, _) in self.countdowns.items()},
+            "countdowns": {n: dl for n, (dl, _) in self.countdowns.items()   # still to
+                           if dl > time.monotonic()},                          # run out
             "light": d.light.showing if d.light is not None else None,
             "reader": None if r is None else {"connected": r.connected, "port": r.port,
                                               "firmware": r.firmware, "scans": r.scans},
@@ -270,7 +271,8 @@ class _Worker:
         return self.devices.describe()
 
     def op_plans(self, since=0):
-        """The buzzer's plays: ``[(pattern, anchor, edges)]`` (the newest 1000)."""
+        """The buzzer's plays from index ``since``: ``[(pattern, anchor, edges)]`` (it keeps
+        the newest 1000, so indexes shift after that; for tests and benches)."""
         b = self.devices.buzzer
         return [] if b is None else list(b.history[since:])
 
@@ -320,19 +322,18 @@ def _child_main(conn, config, mock, reader, reader_url):
         return
     send(("ready", {"pid": os.getpid(), "pin_factory": type(worker.factory).__name__,
                     "kivy": "kivy" in sys.modules}))
-    last_housekeeping = time.monotonic()
+    housekeeping = time.monotonic() + 30.0
     try:
         while True:
+            if time.monotonic() >= housekeeping:
+                housekeeping = time.monotonic() + 30.0
+                worker.housekeeping()
             try:
                 if not conn.poll(30.0):
-                    worker.housekeeping()
                     continue
                 msg = conn.recv()
             except (EOFError, OSError):
                 break                       # the parent went away: stop the devices
-            if time.monotonic() - last_housekeeping > 30.0:
-                last_housekeeping = time.monotonic()
-                worker.housekeeping()
             op, rid, args, kwargs = msg
             if op == "close":
                 worker.close()
