@@ -44,7 +44,10 @@ class Phone:
 
     def shot(self, step):
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.evaluate("window.scrollTo(0, 0)")
+        # the toast floats over the viewport's bottom; in a full-page picture it would hide
+        # whatever it lands on
+        self.page.evaluate("window.scrollTo(0, 0); document.getElementById('toast')"
+                           ".classList.remove('show')")
         path = SHOTS / f"{self.prefix}-{self.name.lower()}-{step}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path

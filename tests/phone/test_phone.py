@@ -239,3 +239,43 @@ def test_a_game_without_widgets_is_played_through_the_generic_form(servers, phon
     ph.page.wait_for_selector("#status .ok")
     assert ph.fits_the_screen()
     ph.shot("5-generic-sent")
+
+
+# -- Battle Builder: the sealed monster vote (generic form) and attack card + stamina -----------
+
+def test_battle_builder_monster_vote_and_a_sealed_attack_on_two_phones(servers, phones, tmp_path):
+    srv = start_table(tmp_path, "bb-phones", "battle-builder", 2, seed=3)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"])
+    hub = srv.hub
+    options = hub.session.state.prompts[0]["options"]
+    for ph in ps:                        # no widget for the vote: the generic form, sealed
+        ph.page.wait_for_selector(".move-form[data-move=choose_monster]")
+        ph.page.click(f".move-form[data-move=choose_monster] [data-id='{options[0]}']")
+        ph.page.click("[data-send=choose_monster]")
+        ph.page.wait_for_selector("[data-widget=bb-turn], .locked[data-window='monster-1']")
+    ps[0].shot("3-monster-voted")
+    state = hub.session.state
+    assert state.windows["monster-1"].is_revealed() and state.phase == "battle"
+    window = state.prompts[0]["window"]
+    plays = {}
+    for i, ph in enumerate(ps):
+        ph.page.wait_for_selector("[data-widget=bb-turn]")
+        prompt = hub.session.state.prompts[i]
+        card = prompt["cards"][-1]
+        ph.page.click(f"[data-widget=bb-turn] [data-card='{card}']")
+        for _ in range(3):
+            ph.page.click("[data-widget=bb-turn] .stepper button:last-child")
+        plays[i] = (card, min(3, prompt["stamina"]))
+        if i == 0:
+            ph.shot("4-attack")
+        ph.page.click("#lock-in")
+    assert wait_until(lambda: hub.session.state.windows[window].is_revealed())
+    revealed = hub.session.state.windows[window].revealed()
+    assert {s: (c["card"], c["stamina"]) for s, c in revealed.items()} == plays
+    for ph in ps:
+        checks = reveal_checks(ph, window)
+        assert all(c == "✓ verified" for c, _ in checks.values()), checks
+        assert checks["0"][1].startswith(plays[0][0].replace("-", " ").title())
+        assert ph.fits_the_screen()
+        ph.shot("5-attack-revealed")

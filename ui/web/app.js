@@ -441,7 +441,9 @@
     const v = S.view;
     const box = $("#me");
     if (!v) { box.replaceChildren(); return; }
-    const sig = JSON.stringify([v.seat, v.players, v.private, v.hub && v.hub.seats, v.game]);
+    const gv = v.game_view || {};
+    const sig = JSON.stringify([v.seat, v.players, v.private, v.hub && v.hub.seats, v.game,
+      v.game === "battle-builder" ? [gv.vp, gv.battles_now] : null]);
     if (!changed("me", sig)) return;
     const seat = v.seat;
     const name = (v.players && v.players[seat]) || (v.hub && v.hub.seats && v.hub.seats[seat] && v.hub.seats[seat].name) || (S.creds && S.creds.name);
@@ -472,6 +474,15 @@
         kids.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
       }
       if (p.facedown && p.facedown.length) kids.push(el("p", { class: "small muted", text: "Face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + pretty(f.partner) + " " + f.slot).join(", ") }));
+    } else if (game === "battle-builder") {
+      const gv = v.game_view || {};
+      const stats = el("div", { class: "stats" });
+      if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
+      const fight = (gv.battles_now || []).map((b) => (b.fighters || {})[String(seat)]).find((f) => f);
+      if (fight) stats.append(stat("HP", fight.hp + " / " + fight.max_hp), stat("Stamina", fight.stamina));
+      for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k), n));
+      kids.push(stats);
+      if (p.objective) kids.push(el("p", { class: "small" }, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
     } else {
       kids.push(genericPrivate(p));
     }
@@ -510,6 +521,8 @@
     if (game === "great-powers" && Array.isArray(choice)) return choice.length ? choice.map(pretty).join(" → ") : "no bids";
     if (typeof choice === "object" && !Array.isArray(choice)) {
       if (choice.leader) return pretty(choice.leader) + (choice.ranking && choice.ranking.length ? " (then " + choice.ranking.map(pretty).join(", ") + ")" : "");
+      if ("card" in choice && "stamina" in choice) return pretty(choice.card) + " + " + choice.stamina + " stamina" + (choice.target !== undefined && choice.target !== null ? " → monster " + (Number(choice.target) + 1) : "");
+      if ("monster" in choice) return pretty(choice.monster);
       if ("card" in choice) return (choice.card ? cardName(choice.card) : "no card") + (choice.fast_pass ? " + Fast-Pass" : "") + (choice.partner ? " → " + pretty(choice.partner) : "");
       if ("amount" in choice) return choice.amount + " GDP";
     }
@@ -851,8 +864,11 @@
     const input = el("input", { type: "number", inputmode: "numeric", min: "0", value: String(d.stamina), id: "stamina",
       oninput: (e) => { d.stamina = Number(e.target.value) || 0; } });
     const step = (k) => () => { d.stamina = Math.max(0, Math.min(p.stamina, d.stamina + k)); input.value = String(d.stamina); };
+    const battle = ((v.game_view && v.game_view.battles_now) || []).find((b) => b.id === p.battle);
+    const foes = battle ? (battle.monsters || []).map((m) => m.name + " " + m.hp + "/" + m.max_hp + " HP") : [];
     return { node: el("div", { class: "widget", data: { widget: "bb-turn" } },
-      el("div", { class: "prompt-title", text: "Your attack (secret)" }), grid,
+      el("div", { class: "prompt-title", text: "Your attack (secret)" }),
+      foes.length ? el("p", { class: "small muted", text: "Against " + foes.join(", ") }) : null, grid,
       el("h3", { text: "Stamina (you have " + p.stamina + ")" }),
       el("div", { class: "stepper" }, el("button", { type: "button", onclick: step(-1) }, "−"), input, el("button", { type: "button", onclick: step(1) }, "+")),
       el("button", { type: "button", class: "primary big", id: "lock-in", disabled: !d.card,
@@ -927,7 +943,7 @@
     const open = (st.windows || []).filter((w) => !w.revealed);
     const gv = st.game_view || {};
     const mySeat = S.view ? S.view.seat : (S.creds && S.creds.seat);
-    const sig = JSON.stringify([names, ids, seats, open.map((w) => [w.id, Object.keys(w.locked || {})]), st.waiting, S.presence, gv.tokens && gv.tokens.map((t) => t.vp), gv.gdp, mySeat]);
+    const sig = JSON.stringify([names, ids, seats, open.map((w) => [w.id, Object.keys(w.locked || {})]), st.waiting, S.presence, gv.tokens && gv.tokens.map((t) => t.vp), gv.vp, gv.gdp, mySeat]);
     if (!changed("players", sig)) return;
     const list = el("ul", { class: "players" });
     names.forEach((n, i) => {
@@ -940,7 +956,8 @@
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
       if (!open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
       let score = null;
-      if (gv.tokens && gv.tokens[i]) score = gv.tokens[i].vp + " VP";
+      if (gv.tokens && gv.tokens[i] && gv.tokens[i].vp !== undefined) score = gv.tokens[i].vp + " VP";
+      else if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) score = gv.vp[i] + " VP";
       else if (gv.gdp && gv.gdp[i] !== undefined) score = gv.gdp[i] + " GDP";
       list.append(el("li", { data: { seat: String(i) } }, el("span", { class: "dot" + (online ? " on" : "") }),
         el("span", { class: "pname", text: n }), score ? el("span", { class: "muted small", text: score }) : null, tags));
