@@ -40,6 +40,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -300,8 +301,19 @@ class _Worker:
             raise ValueError("pin histories exist only on mock pins (simulated hardware)")
 
 
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def _child_main(conn, config, mock, reader, reader_url):
-    """Entry point of the device process."""
+    """Entry point of the device process.
+
+    Ctrl-C in a terminal reaches the whole process group: the child ignores SIGINT (its parent
+    stops it). SIGTERM becomes a clean exit that switches the parts off (a pin left high would
+    keep a real buzzer sounding), with exit code 143.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminated)
     send_lock = threading.Lock()
 
     def send(msg):

@@ -167,6 +167,16 @@ def test_a_dead_child_is_reported_and_restarted_by_hand(link, events):
     assert link.status()["pid"] == link.pid
 
 
+def test_ctrl_c_is_for_the_parent_and_sigterm_stops_the_child_cleanly(link, events):
+    pid = link.pid
+    os.kill(pid, signal.SIGINT)                   # Ctrl-C reaches the whole process group
+    link.countdown(time.monotonic() + 5, 0)       # a buzzer about to sound
+    assert link.status()["pid"] == pid            # still there
+    os.kill(pid, signal.SIGTERM)
+    lost = events.wait(WorkerLost)
+    assert lost.exitcode == 128 + signal.SIGTERM  # through the clean exit, not the default kill
+
+
 def test_auto_restart_brings_the_devices_back(events):
     with DeviceLink(mock=True, reader=False, on_event=events, auto_restart=True,
                     max_restarts=1) as lk:
