@@ -138,11 +138,13 @@ class Hub:
             if s.online == online:
                 return
             s.online, s.seen = online, time.time()
-            if not online and s.phone:
-                self._alert("phone_disconnected", f"{s.name}'s phone is disconnected.",
-                            key=f"presence-{seat}")
-            else:
-                self.clear_alert(f"presence-{seat}")
+            name, phone = s.name, s.phone
+        # subscribers are told after the lock is released (they may call back in)
+        if not online and phone:
+            self._alert("phone_disconnected", f"{name}'s phone is disconnected.",
+                        key=f"presence-{seat}")
+        else:
+            self.clear_alert(f"presence-{seat}")
         self._emit({"kind": "presence", "seat": seat, "online": online})
 
     def _save_seats(self):
