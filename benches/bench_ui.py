@@ -63,7 +63,6 @@ def latency(rounds, log_kind, tmp):
     from companion.core.log import MemoryLog, SQLiteLog
     from companion.service.hub import Hub
     from ui.app import TableApp
-    from ui.widgets.common import TButton
 
     log = MemoryLog() if log_kind == "memory" else \
         SQLiteLog(os.path.join(tmp, f"bench-{time.time_ns()}.db"))

@@ -24,7 +24,7 @@ from kivy.properties import (BooleanProperty, DictProperty, ListProperty, Numeri
 
 from ui import model, theme
 from ui.adapters import GameUI, adapter_for
-from ui.screens import SCREENS, TAB_LABELS
+from ui.screens import SCREENS
 
 HERE = pathlib.Path(__file__).resolve().parent
 KV = HERE / "kv"

@@ -195,12 +195,14 @@ ALERT_TITLES = {
     "unknown_card": "Card not recognised",
     "reader": "Card reader",
     "reader_unplugged": "Card reader unplugged",
+    "devices": "Buzzer and buttons",
     "phone_disconnected": "Phone disconnected",
     "button": "Button",
     "timer": "Timer",
     "network": "Network",
 }
-ALERT_TONES = {"reader": "danger", "reader_unplugged": "danger", "network": "danger"}
+ALERT_TONES = {"reader": "danger", "reader_unplugged": "danger", "network": "danger",
+               "devices": "danger"}
 
 
 def alert_rows(view: dict, dismissed=frozenset()) -> list:

@@ -3,7 +3,8 @@ import pytest
 
 from ui.app import configure_window
 
-configure_window(fullscreen=False, size=(1920, 1080))   # the biggest: the surface can shrink, not grow
+# the biggest size: an offscreen surface can shrink for 800x480, not grow past its first size
+configure_window(fullscreen=False, size=(1920, 1080))
 
 from kivy.base import EventLoop  # noqa: E402
 from kivy.core.window import Window  # noqa: E402

@@ -21,5 +21,3 @@ SCREENS = {
     "bb_battle": ("ui.screens.battle_builder", "BattleScreen"),
     "mt_market": ("ui.screens.market_trading", "MarketScreen"),
 }
-
-TAB_LABELS = {"round": "Round", "timer": "Timer", "scores": "Scores"}

@@ -9,7 +9,6 @@ from kivy.properties import (BooleanProperty, ColorProperty, NumericProperty, Ob
                              StringProperty)
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.widget import Widget
 
 from companion.games.great_powers.data import TOKEN_NAMES, TOKENS, TRAITS
 from ui import model, theme
@@ -176,7 +175,7 @@ class StatusCell(TLabel):
     pass
 
 
-# -- the bid reveal, in sequence ---------------------------------------------------------------------
+# -- the bid reveal, in sequence -----------------------------------------------------------------
 class RevealScreen(ViewScreen):
     shown = NumericProperty(0)           # steps shown so far
     total = NumericProperty(0)
@@ -462,7 +461,7 @@ class ActionDialog(Dialog):
         self.dismiss()
 
 
-# -- the score phase and the turn's recap ------------------------------------------------------------
+# -- the score phase and the turn's recap --------------------------------------------------------
 class ScorePhaseScreen(ViewScreen):
     headline = StringProperty("")
     event_title = StringProperty("")

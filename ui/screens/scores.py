@@ -1,11 +1,11 @@
 """Scores: the score curve per round (with the target line if the game has one, e.g. 50 GDP)
 and each player's score explained."""
-from kivy.properties import ColorProperty, StringProperty
+from kivy.properties import BooleanProperty, ColorProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from ui import theme
 from ui.screens.base import ViewScreen
-from ui.widgets.chart import ScoreChart  # noqa: F401  (used by scores.kv)
+from ui.widgets.chart import ScoreChart, ScoreTrack  # noqa: F401  (used by scores.kv)
 from ui.widgets.common import fill
 
 
@@ -19,11 +19,14 @@ class StandingRow(BoxLayout):
 class ScoresScreen(ViewScreen):
     title = StringProperty("")
     explain_title = StringProperty("")
+    has_track = BooleanProperty(False)
 
     def update(self, view):
         app = self.app
         data = app.adapter.score(view, app.journal)
         self.ids.chart.data = data
+        self.ids.track.data = data
+        self.has_track = bool(data is not None and data.target)
         box = self.ids.standings
         if data is None:
             self.title = "Scores"

@@ -2,6 +2,7 @@
 optional target line (e.g. 50 GDP wins) and each line named at its end (colour is never the
 only cue)."""
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.properties import ObjectProperty
@@ -29,7 +30,8 @@ class ScoreChart(Widget):
 
     def __init__(self, **kw):
         super().__init__(**kw)
-        self.bind(pos=self.redraw, size=self.redraw, data=self.redraw)
+        self._later = Clock.create_trigger(self.redraw, 0)    # once, after the layout
+        self.bind(pos=self._later, size=self._later, data=self._later)
 
     def redraw(self, *_):
         self.canvas.clear()
@@ -115,3 +117,60 @@ class ScoreChart(Widget):
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))
+
+
+class ScoreTrack(Widget):
+    """The score track as on the board: a line from 0 past the target (e.g. 50 GDP), the
+    target marked, and every player's marker with their name (alternating above and below so
+    close scores stay readable)."""
+    data = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._later = Clock.create_trigger(self.redraw, 0)    # once, after the layout
+        self.bind(pos=self._later, size=self._later, data=self._later)
+
+    def redraw(self, *_):
+        self.canvas.clear()
+        d = self.data
+        if d is None or not d.target or not d.series:
+            return
+        u = App.get_running_app().u
+        target = d.target[0]
+        vals = [(s, s.now if s.now is not None else (s.points[-1] if s.points else 0))
+                for s in d.series]
+        top = max([v for _, v in vals] + [target]) * 1.06
+        x0, x1 = self.x + u * 14, self.right - u * 14
+        y = self.center_y
+
+        def X(v):
+            return x0 + (x1 - x0) * max(0, v) / top
+
+        with self.canvas:
+            Color(*theme.LINE)
+            Rectangle(pos=(x0, y - u * 3), size=(x1 - x0, u * 6))
+            Color(*theme.WARN)
+            Rectangle(pos=(X(target) - u * 1.5, y - u * 14), size=(u * 3, u * 28))
+            step = nice_step(top)
+            for v in range(0, int(top) + 1, step):
+                tex = _text(str(v), u * 10, theme.DIM)
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(X(v) - tex.width / 2, y - u * 5 - tex.height))
+            # names in four lanes (near above, near below, far above, far below): each
+            # label takes the first lane where it does not run into the one before it
+            lanes = [None] * 4
+            for s, v in sorted(vals, key=lambda sv: sv[1]):
+                colour = theme.seat_colour(s.seat)
+                r = u * 7
+                Color(*colour)
+                Ellipse(pos=(X(v) - r, y - r), size=(2 * r, 2 * r))
+                tex = _text(f"{(s.short or s.name)[:8]} {v}", u * 12, colour, bold=True)
+                tx = min(max(X(v) - tex.width / 2, self.x), self.right - tex.width)
+                lane = next((k for k in range(4) if lanes[k] is None or lanes[k] < tx - u * 4),
+                            0)
+                lanes[lane] = tx + tex.width
+                gap = u * 8 + (lane // 2) * (tex.height + u * 1)
+                ty = y + gap if lane % 2 == 0 else y - gap - tex.height
+                Color(1, 1, 1, 1)
+                Rectangle(texture=tex, size=tex.size, pos=(tx, ty))
