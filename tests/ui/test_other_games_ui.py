@@ -72,6 +72,7 @@ def test_markets_counts_flooded_and_bowls(hub, clock, start_app):
             [b.text for b in d.widgets(Bar)]
     active = v["players"][gv["active"]]
     assert any(t.startswith(f"{active}'s turn") for t in d.texts())
+    d.check("mt-market")
     d.tap(d.one("Scores", TButton))
     data = d.app.screen("scores").ids.chart.data
     assert data.target[0] == gv["bowl"][0] + gv["earned"][0]

@@ -150,3 +150,21 @@ def test_gdp_track_with_the_boom_line_and_income_explained(hub, clock, start_app
     assert all(len(s.points) == 2 for s in data.series)
     assert any(t.startswith("Income +") for t in d.texts())
     d.check("tw-scores")
+
+
+def test_the_round_screen_names_the_reveal_and_next_goes_on(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    play_until(hub, lambda v: (v["table_prompt"] or {}).get("step") == "policy_check",
+               clock=clock, bot="greedy")
+    d.pump()
+    assert d.app.screen_name == "round"
+    texts = d.texts()
+    assert any(t.startswith("Policies revealed: scan them") for t in texts)
+    assert "Policies revealed" in texts                 # who revealed which Policy
+    ring = d.app.screen("round").ids.ring
+    assert ring.phases[ring.current] == "Policy" and "Leader pick" not in ring.phases
+    d.check("tw-round-policy")
+    d.tap(d.one("Next", TButton))
+    assert (hub.public_view()["table_prompt"] or {}).get("step") != "policy_check"
+    assert hub.session.records[-1]["move"] == "resolve_policies"

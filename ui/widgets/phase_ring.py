@@ -35,7 +35,7 @@ class PhaseRing(FloatLayout):
         for lab in self._labels:
             self.remove_widget(lab)
         self._labels = []
-        self.compact = len(self.phases) > 8 or max([len(t) for t in self.phases] + [0]) > 13
+        self.compact = len(self.phases) > 10 or max([len(t) for t in self.phases] + [0]) > 13
         for i, text in enumerate(self.phases):
             lab = TLabel(text=str(i + 1) if self.compact else text, halign="center",
                          size_hint=(None, None))
