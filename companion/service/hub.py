@@ -298,7 +298,7 @@ class Hub:
         return {"table": self.table, "room": self.room_code, "join_url": self.join_url,
                 "game": self.game_name, "options": self.options,
                 "seats": [s.public() for s in self.seats],
-                "alerts": [{k: a[k] for k in ("kind", "message")} for a in self.alerts]}
+                "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts]}
 
     def public_view(self):
         with self._lock:

@@ -225,6 +225,8 @@ class TradeWarz(Engine, Game):
               doc="offer: its number; give: a card in your hand, or null to decline"),
             M("note_loan", self._note_loan, "LoanNoted", any_time=True,
               doc="to: a seat; amount: GDP handed over now; terms: text (Diplomatic)"),
+            M("start_trade_timer", self._start_trade_timer, "TradeTimerStarted", table=True,
+              doc="the table starts the 3:00 Trade timer by a tap, before any Export"),
             M("done_trade", self._done_trade, "TradeDone"),
             M("pass_turn", self._pass_turn, "TurnPassed"),
             M("choose_dispute", self._choose_dispute, "DisputeChosen", doc="partner, slot"),
@@ -944,6 +946,17 @@ class TradeWarz(Engine, Game):
             state.start_timer("trade", self.rules.trade_seconds,
                               warn_before=self.rules.warn_seconds)
         return {"card": card}
+
+    def _start_trade_timer(self, state, seat):
+        """A tap on the table starts the Trade timer before the first Export (same 3:00)."""
+        d = state.data
+        self._trade_open(state)
+        if state.config["chill"]:
+            raise IllegalMoveError("The Chill variant plays Trade without a timer.")
+        if d.timer_started:
+            raise IllegalMoveError("The Trade timer is already running.")
+        d.timer_started = True
+        state.start_timer("trade", self.rules.trade_seconds, warn_before=self.rules.warn_seconds)
 
     def _export_revealed(self, state, window):
         d = state.data

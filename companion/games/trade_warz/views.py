@@ -73,7 +73,8 @@ def public_view(game, state):
     for c in d.contests:
         item = {"id": c["id"], "partner": c["partner"], "partner_name": ix.name_of(c["partner"]),
                 "slot": c["slot"], "seats": list(c["seats"]), "cards": dict(c["cards"]),
-                "state": c["state"], "chooser": c["chooser"]}
+                "state": c["state"], "chooser": c["chooser"],
+                "window": f"bid-r{state.round}-{c['id']}"}
         if c["state"] == "done":
             item.update(bids=c["bids"], power=c["power"], parts=c["parts"],
                         winner=c["winner"], tiebreak=c.get("tiebreak"))
