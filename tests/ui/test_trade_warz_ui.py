@@ -109,6 +109,19 @@ def test_the_trade_timer_starts_with_the_first_export(hub, clock, start_app):
     assert "Paused" in d.texts()
 
 
+def test_a_tap_starts_the_trade_timer(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "trade", clock=clock)
+    d.pump()
+    assert hub.public_view()["timers"] == {}
+    d.tap(d.one("Start the 3:00 timer", TButton))
+    d.pump()
+    assert hub.public_view()["timers"]["trade"]["duration"] == 180
+    assert d.app.screen("timer").ids.digits.text == "3:00"
+    d.check("tw-trade-timer-tapped")
+
+
 def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
     tw(hub)
     d = start_app(hub)

@@ -106,6 +106,10 @@ class GameUI:
         """What the timer screen says when no timer runs yet."""
         return ""
 
+    def timer_start(self, view):
+        """``(label, table move)`` that starts the timer by a tap, or None."""
+        return None
+
     def seat_label(self, view, seat) -> str:
         players = view.get("players") or []
         return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"

@@ -139,8 +139,16 @@ class TradeWarzUI(GameUI):
             return "Chill variant: no timer. Exports go down one at a time, clockwise."
         if not trade.get("timer_started"):
             return "The Trade timer starts when the first Export is placed (scan it, or " \
-                   "place it on a phone)."
+                   "place it on a phone), or with a tap below."
         return ""
+
+    def timer_start(self, view):
+        gv = view.get("game_view") or {}
+        trade = gv.get("trade") or {}
+        if view.get("phase") == "trade" and trade.get("timed") and \
+                not trade.get("timer_started") and not trade.get("over"):
+            return ("Start the 3:00 timer", "start_trade_timer")
+        return None
 
     # -- scores -------------------------------------------------------------------------------
     def score(self, view, journal=None):

@@ -40,6 +40,10 @@ class TimerScreen(ViewScreen):
         self.has_timer = t is not None
         self.can_next = bool(view.get("table_prompt"))
         self.next_text = model.next_label(view) if self.can_next else ""
+        self._start_move = None
+        start = self.app.adapter.timer_start(view) if t is None else None
+        if start is not None and not self.can_next:
+            self.can_next, self.next_text, self._start_move = True, start[0], start[1]
         self._rows(view)
         if t is None:
             idle = self.app.adapter.timer_idle(view)
@@ -84,4 +88,8 @@ class TimerScreen(ViewScreen):
 
     def next(self):
         app = self.app
-        app.command(app.hub.next)
+        move = getattr(self, "_start_move", None)
+        if move:
+            app.command(app.hub.table_move, move)
+        else:
+            app.command(app.hub.next)
