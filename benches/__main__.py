@@ -1,4 +1,5 @@
-"""Run every benchmark: `python -m benches` (or `python -m benches core serial ...` for some).
+"""Run every benchmark: `python -m benches` (or `python -m benches core serial ...` for some;
+`--quick` and other flags are passed to each benchmark).
 
 Each benches/bench_<topic>.py is a script with a main(); figures are printed as medians, p99
 and ratios. The machine is shared and noisy: compare within one run, not across runs.
@@ -12,7 +13,8 @@ import time
 def main(argv):
     here = pathlib.Path(__file__).parent
     names = sorted(p.stem[len("bench_"):] for p in here.glob("bench_*.py"))
-    chosen = argv or names
+    flags = [a for a in argv if a.startswith("--")]
+    chosen = [a for a in argv if not a.startswith("--")] or names
     for name in chosen:
         if name not in names:
             print(f"no benchmark {name!r}; have: {', '.join(names)}", file=sys.stderr)
@@ -21,7 +23,7 @@ def main(argv):
         print(f"\n===== bench_{name} =====", flush=True)
         t = time.perf_counter()
         mod = importlib.import_module(f"benches.bench_{name}")
-        mod.main([])
+        mod.main(flags)
         print(f"----- bench_{name}: {time.perf_counter() - t:.1f} s", flush=True)
     return 0
 

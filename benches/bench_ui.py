@@ -206,12 +206,12 @@ def fresh(runs, tmp):
     return out
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--fresh", type=int, default=5, help="fresh processes for first frame")
     ap.add_argument("--quick", action="store_true", help="40 rounds, 2 fresh processes")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.quick:
         a.rounds, a.fresh = 40, 2
     tmp = _env()
