@@ -62,6 +62,10 @@ class JoinRefused(CompanionError):
         return {"v": 1, "error": {"code": self.code, "message": self.message}}
 
 
+class BridgeStopped(CompanionError):
+    """The bridge is not running (the table is stopping or restarting)."""
+
+
 @dataclasses.dataclass
 class SeatLogin:
     seat_id: str
@@ -117,7 +121,8 @@ class Bridge:
         self._client = MqttClient(self.broker.url, HUB_USER, self._hub_cred.password,
                                   will=(self.topics.hub_status, offline, 1, True),
                                   keepalive=self.keepalive, on_message=self._on_message,
-                                  reconnect=True, max_inflight=1000)
+                                  reconnect=True, max_inflight=1000,
+                                  on_reconnect=self._on_reconnect)
         self._client.connect()
         self._stopped.clear()
         self._worker = threading.Thread(target=self._work, name="tc-bridge", daemon=True)
@@ -181,9 +186,15 @@ class Bridge:
         """Run ``fn(*args)`` on the worker and return its result (or raise its error)."""
         if self._in_worker():
             return fn(*args)
+        worker = self._worker
+        if worker is None or not worker.is_alive():
+            raise BridgeStopped("The table is stopping; try again in a moment.")
         done: queue.Queue = queue.Queue(1)
         self._jobs.put((fn, args, done))
-        ok, value = done.get(timeout=timeout)
+        try:
+            ok, value = done.get(timeout=timeout)
+        except queue.Empty:
+            raise BridgeStopped("The table did not answer in time; try again.") from None
         if not ok:
             raise value
         return value
@@ -199,6 +210,16 @@ class Bridge:
                                                     m.received_at), None))
         elif info.kind.name == "presence":
             self._jobs.put((self._handle_presence, (info.seat, m.payload), None))
+
+    def _on_reconnect(self):
+        """Back after a lost connection: our Will said offline, and a restarted broker may
+        have lost every retained document: publish them all again."""
+        self.stats["reconnects"] += 1
+        self._jobs.put((self._republish, (), None))
+
+    def _republish(self):
+        self._last.clear()
+        self._publish_everything()
 
     # -- hub events (any thread) ------------------------------------------------------------------
     def _on_hub_event(self, event):

@@ -86,16 +86,19 @@ class MqttClient:
     def __init__(self, url: str, username: str | None, password: str | None, *,
                  client_id: str | None = None, will: tuple | None = None,
                  keepalive: int = 30, on_message=None, reconnect: bool = False,
-                 max_inflight: int | None = None):
+                 max_inflight: int | None = None, on_reconnect=None):
         """``reconnect=True`` (the hub): paho reconnects by itself after a lost connection
         (1 s to 2 min back-off) and this class subscribes again. ``max_inflight``: QoS 1
         publishes awaiting their PUBACK before paho queues the next (paho's default is 20;
-        the hub sends a burst of views per command and raises it)."""
+        the hub sends a burst of views per command and raises it). ``on_reconnect()`` is
+        called (on paho's thread) after an automatic reconnect has subscribed again, e.g. so
+        the hub can republish its status that its Last Will overwrote."""
         self.endpoint = parse_url(url)
         self.username = username
         self.client_id = client_id or f"{username or 'anon'}-{secrets.token_hex(6)}"
         self.messages: queue.Queue[Message] = queue.Queue()
         self._user_on_message = on_message
+        self._on_reconnect = on_reconnect
         self._connected = threading.Event()
         self._disconnected = threading.Event()
         self._result = None
@@ -129,6 +132,8 @@ class MqttClient:
             set_nodelay(client.socket())
             if self._subscriptions:
                 client.subscribe(list(self._subscriptions.items()))
+            if self._on_reconnect is not None:
+                self._on_reconnect()
         self._result = reason_code
         self._connected.set()
 

@@ -244,9 +244,23 @@ class WebServer:
     def start(self) -> "WebServer":
         handler = type("Handler", (_Handler,), {"app": self})
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        open_ = self._open = set()
+        lock = self._open_lock = threading.Lock()
+
+        def process_request_thread(server, request, client_address):
+            with lock:
+                open_.add(request)
+            try:
+                http.server.ThreadingHTTPServer.process_request_thread(server, request,
+                                                                       client_address)
+            finally:
+                with lock:
+                    open_.discard(request)
+
         server_cls = type("Server", (http.server.ThreadingHTTPServer,),
                           {"address_family": family, "daemon_threads": True,
-                           "allow_reuse_address": True})
+                           "allow_reuse_address": True,
+                           "process_request_thread": process_request_thread})
         try:
             self._server = server_cls((self.host, self.port), handler)
         except OSError as e:
@@ -259,10 +273,19 @@ class WebServer:
         return self
 
     def stop(self) -> None:
+        """Stop listening and close every open connection: a browser's keep-alive connection
+        would otherwise stay with this (stopped) server and never reach a restarted one."""
         if self._server is None:
             return
         self._server.shutdown()
         self._server.server_close()
+        with self._open_lock:
+            conns = list(self._open)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._thread.join(5)
         self._server = self._thread = None
 

@@ -332,3 +332,20 @@ def test_a_restarted_serve_resumes_the_session_and_the_phone_reclaims_its_seat(m
         for p in phones:
             if p.client is not None:
                 p.client.close()
+
+
+def test_the_hub_reconnects_by_itself_and_says_it_is_back(table):
+    """The hub's own connection drops (its Will says offline): paho reconnects, subscribes
+    again, and the bridge republishes its status and every retained document."""
+    ann, bo, cy = seated(table)
+    sock = table.bridge._client._client.socket()
+    before = table.bridge.stats["reconnects"]
+    getattr(sock, "_socket", sock).shutdown(socket.SHUT_RDWR)   # no DISCONNECT: the Will fires
+    assert wait_until(lambda: table.bridge.stats["reconnects"] > before, timeout=10)
+    assert wait_until(lambda: [json.loads(m.payload)["online"] for m in ann.received
+                               if m.topic.endswith("/hub/status")][-1] is True, timeout=5)
+    seen = [json.loads(m.payload)["online"] for m in ann.received
+            if m.topic.endswith("/hub/status")]
+    assert False in seen and seen[-1] is True
+    # and commands flow again
+    assert ann.send("submit_bids", bids(ann.latest["view"]), timeout=10)["ok"]
