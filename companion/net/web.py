@@ -38,10 +38,12 @@ HOST_PATTERN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]"
                           r"|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::[0-9]{1,5})?")
 STATIC = {"/": "index.html", "/index.html": "index.html", "/app.js": "app.js",
           "/style.css": "style.css", "/vendor/mqtt.min.js": "vendor/mqtt.min.js",
-          "/vendor/sha256.js": "vendor/sha256.js"}
+          "/vendor/sha256.js": "vendor/sha256.js",
+          "/vendor/NoSleep.min.js": "vendor/NoSleep.min.js"}
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png"}
 CSP = ("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+       "media-src 'self' data:; "
        "worker-src 'self' blob:; "
        "style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; "
        "frame-ancestors 'none'")

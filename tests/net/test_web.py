@@ -71,7 +71,8 @@ def test_the_page_and_its_files_are_served_with_safe_headers(table):
     assert headers["Referrer-Policy"] == "no-referrer"        # the URL holds the room code
     for path, kind in (("/app.js", "text/javascript"), ("/style.css", "text/css"),
                        ("/vendor/mqtt.min.js", "text/javascript"),
-                       ("/vendor/sha256.js", "text/javascript")):
+                       ("/vendor/sha256.js", "text/javascript"),
+                       ("/vendor/NoSleep.min.js", "text/javascript")):
         status, headers, body = get(table.base + path)
         assert status == 200 and headers["Content-Type"].startswith(kind), path
         assert body == (WEB / path.lstrip("/")).read_bytes()
@@ -84,7 +85,7 @@ def test_the_vendored_libraries_are_the_versions_the_lockfile_records():
     lock = json.loads((WEB / "package-lock.json").read_text())["packages"]
     pkg = json.loads((WEB / "package.json").read_text())["dependencies"]
     versions = (WEB / "vendor" / "VERSIONS").read_text()
-    for name in ("mqtt", "js-sha256"):
+    for name in ("mqtt", "js-sha256", "nosleep.js"):
         locked = lock[f"node_modules/{name}"]["version"]
         assert pkg[name] == locked
         assert f"{name}@{locked}" in versions

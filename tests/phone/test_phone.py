@@ -258,7 +258,8 @@ def test_a_game_without_widgets_is_played_through_the_generic_form(servers, phon
 def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers, phones,
                                                                          tmp_path):
     ports = {"http_port": free_port(), "mqtt_port": free_port(), "ws_port": free_port()}
-    srv = start_table(tmp_path, "bb-phones", "battle-builder", 2, seed=3, **ports)
+    srv = start_table(tmp_path, "bb-phones", "battle-builder", 2, seed=3,
+                      options={"turn_seconds": 90}, **ports)
     servers(srv)
     ps = join_all(phones, srv, ["Ann", "Bo"])
     hub = srv.hub
@@ -272,12 +273,19 @@ def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers
     state = hub.session.state
     assert state.windows["monster-1"].is_revealed() and state.phase == "battle"
     window = state.prompts[0]["window"]
+    # a turn timer runs: every phone shows it counting down, and keeps its screen awake from
+    # the player's next tap (plain http has no Wake Lock API: NoSleep's muted video)
+    for ph in ps:
+        ph.page.wait_for_function("/^1:[0-9]{2}$/.test(document.getElementById('bar-timer')"
+                                  ".textContent)")
+        assert not ph.page.evaluate("window.tc.noSleep.isEnabled")
     plays = {}
     for i, ph in enumerate(ps):
         ph.page.wait_for_selector("[data-widget=bb-turn]")
         prompt = hub.session.state.prompts[i]
         card = prompt["cards"][-1]
         ph.page.click(f"[data-widget=bb-turn] [data-card='{card}']")
+        ph.page.wait_for_function("window.tc.noSleep.isEnabled")
         for _ in range(3):
             ph.page.click("[data-widget=bb-turn] .stepper button:last-child")
         plays[i] = (card, min(3, prompt["stamina"]))

@@ -82,7 +82,7 @@
     state: null, view: null, viewAt: 0, presence: {},
     pending: null, result: null, draft: {}, sigs: {},
     commits: load(COMMITS, {}), feed: [], authFails: 0, failures: 0, reclaiming: false,
-    wakeLock: null, txPrefix: rand(6), txN: 0, lastPromptSig: null, seenReveal: {},
+    awake: false, txPrefix: rand(6), txN: 0, lastPromptSig: null, seenReveal: {},
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
 
@@ -971,20 +971,33 @@
   }
 
   // -- screen awake while a timer runs; reconnect when visible -------------------------------------------
-  async function updateWakeLock() {
+  // The Wake Lock API exists only in secure contexts (https, localhost); the table serves plain
+  // http on the LAN, so NoSleep.js (vendored) falls back to a muted looping video, which a
+  // browser starts only from a tap: the player's next tap while a timer runs.
+  const noSleep = window.NoSleep ? new window.NoSleep() : null;
+  S.noSleep = noSleep;
+  let armed = false;
+  function timerRunning() {
     const a = activeTimer();
-    const want = !!(a && !a.t.paused && timerLeft(a.t) > 0) && document.visibilityState === "visible";
-    if (!("wakeLock" in navigator)) return;
-    try {
-      if (want && !S.wakeLock) {
-        S.wakeLock = await navigator.wakeLock.request("screen");
-        S.wakeLock.addEventListener("release", () => { S.wakeLock = null; });
-      } else if (!want && S.wakeLock) {
-        const l = S.wakeLock;
-        S.wakeLock = null;
-        await l.release();
+    return !!(a && !a.t.paused && timerLeft(a.t) > 0) && document.visibilityState === "visible";
+  }
+  function keepAwake() {
+    armed = false;
+    if (noSleep && !noSleep.isEnabled && timerRunning()) noSleep.enable().catch(() => { /* refused */ });
+  }
+  function updateWakeLock() {
+    if (!noSleep) return;
+    const want = timerRunning();
+    S.awake = noSleep.isEnabled;
+    if (want && !noSleep.isEnabled) {
+      if ("wakeLock" in navigator) keepAwake();
+      else if (!armed) {
+        armed = true;
+        document.addEventListener("pointerdown", keepAwake, { once: true, capture: true });
       }
-    } catch (e) { S.wakeLock = null; /* not allowed now (battery saver, no gesture) */ }
+    } else if (!want && noSleep.isEnabled) {
+      noSleep.disable();
+    }
   }
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState !== "visible") return;

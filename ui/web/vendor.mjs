@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 const files = [
   ["mqtt", "node_modules/mqtt/dist/mqtt.min.js", "vendor/mqtt.min.js"],
   ["js-sha256", "node_modules/js-sha256/src/sha256.js", "vendor/sha256.js"],
+  ["nosleep.js", "node_modules/nosleep.js/dist/NoSleep.min.js", "vendor/NoSleep.min.js"],
 ];
 mkdirSync("vendor", { recursive: true });
 const lines = [];
