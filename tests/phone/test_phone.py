@@ -122,11 +122,30 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
         assert checks["1"][1] == " → ".join(t.capitalize() for t in orders[1])
         assert ph.fits_the_screen()
         ph.shot("6-reveal")
+    # the Action phase: the first player in baton order takes a face-up card (and its target)
+    hub = srv.hub
+    seat = next(s for s, p in hub.session.state.prompts.items()
+                if s is not None and "take_action" in p["moves"])
+    ph = ps[seat]
+    ph.page.wait_for_selector("[data-widget=gp-take_action]")
+    cards = {c["id"]: c for c in hub.public_view()["game_view"]["face_up"]}
+    card = next(iter(cards))
+    ph.page.click(f"[data-widget=gp-take_action] [data-card='{card}']")
+    target = None
+    if cards[card]["target"]:
+        target = (seat + 1) % 4
+        ph.page.click(f"[data-widget=gp-take_action] [data-seat='{target}']")
+    ph.shot("7-action")
+    ph.page.click("[data-widget=gp-take_action] button.primary")
+    assert wait_until(lambda: seat in hub.session.state.data.taken)
+    assert hub.session.state.data.taken[seat]["card"] == card
+    assert hub.session.state.data.taken[seat]["target"] == target
+    ph.page.wait_for_selector("#status .ok")
     # a phone that vanishes shows as disconnected at the table within 5 s
     ps[3].close()
     assert wait_until(lambda: not srv.hub.seats[3].online, timeout=5.0)
     ann.page.wait_for_selector("#players li[data-seat='3'] .tag.off")
-    ann.shot("7-di-disconnected")
+    ann.shot("8-di-disconnected")
 
 
 # -- Trade Warz ---------------------------------------------------------------------------------
