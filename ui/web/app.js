@@ -923,7 +923,7 @@
         el("p", { class: "result-line" }, el("b", { text: playerName(s) + ": " }), l.length ? l.join(", ") : "no change")));
     }
     if (v.game === "trade-warz" && w.kind === "bid" && gv.disputes) {
-      const c = (gv.disputes.contests || []).find((x) => "bid-r" + v.round + "-" + x.id === w.id);
+      const c = (gv.disputes.contests || []).find((x) => (x.window || "bid-r" + v.round + "-" + x.id) === w.id);
       if (c && c.state === "done" && c.winner !== null && c.winner !== undefined) {
         const power = Object.entries(c.power || {}).map(([s, p]) => playerName(s) + " " + p).join(" vs ");
         return el("p", { class: "result-line" }, el("b", { text: "Winner: " + playerName(c.winner) }), power ? " (power " + power + ")" : "");
