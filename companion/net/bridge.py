@@ -425,11 +425,8 @@ class Bridge:
 
     # -- seats and logins ------------------------------------------------------------------------
     def _meta(self):
-        s = self.hub.session
-        if s is None:
-            return None
         try:
-            return self.hub.log.info(s.id).meta
+            return self.hub.session_meta() or None
         except CompanionError:
             return None
 
@@ -441,16 +438,7 @@ class Bridge:
                 self._set_login(n, SeatLogin(sid))
 
     def _save_seat_ids(self):
-        s = self.hub.session
-        if s is None:
-            return
-        # the hub rewrites meta["seats"] under its lock; do the same so neither loses the other
-        with self.hub._lock:
-            meta = dict(self.hub.log.info(s.id).meta)
-            ids = self.seat_ids()
-            if meta.get("seat_ids") != ids:
-                meta["seat_ids"] = ids
-                self.hub.log.set_meta(s.id, meta)
+        self.hub.update_session_meta(seat_ids=self.seat_ids())
 
     def _set_login(self, seat, login):
         old = self.logins.get(seat)

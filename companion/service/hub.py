@@ -70,7 +70,8 @@ class Hub:
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, fn):
-        """``fn(event)`` after every change. Events: ``{"kind": "changed", "version", "notices"}``
+        """``fn(event)`` after every change. Events: ``{"kind": "changed", "version", "seq",
+        "notices"}``
         (a command was applied), ``{"kind": "lobby"}``, ``{"kind": "alert", ...}``,
         ``{"kind": "presence", "seat", "online"}``, ``{"kind": "timer_warning", "timer"}``."""
         self._subs.append(fn)
@@ -148,11 +149,24 @@ class Hub:
         self._emit({"kind": "presence", "seat": seat, "online": online})
 
     def _save_seats(self):
-        if self.session is not None:
-            meta = self.log.info(self.session.id).meta
-            meta["seats"] = [{"name": s.name, "token_hash": s.token_hash, "phone": s.phone}
-                             for s in self.seats]
+        self.update_session_meta(seats=[{"name": s.name, "token_hash": s.token_hash,
+                                         "phone": s.phone} for s in self.seats])
+
+    def update_session_meta(self, **fields):
+        """Keep table facts (seats, the bridge's seat ids, ...) with the session, so a restart
+        finds them. Thread-safe; a no-op before the game starts."""
+        with self._lock:
+            if self.session is None:
+                return
+            meta = dict(self.log.info(self.session.id).meta)
+            if all(meta.get(k) == v for k, v in fields.items()):
+                return
+            meta.update(fields)
             self.log.set_meta(self.session.id, meta)
+
+    def session_meta(self) -> dict:
+        with self._lock:
+            return dict(self.log.info(self.session.id).meta) if self.session else {}
 
     # -- starting and resuming --------------------------------------------------------------------
     def start(self, seed=None):
@@ -207,7 +221,8 @@ class Hub:
     def _after(self, result):
         with self._lock:
             self._wake.notify_all()
-        self._emit({"kind": "changed", "version": result.version, "notices": result.notices})
+        self._emit({"kind": "changed", "version": result.version, "seq": self.session.state.seq,
+                    "notices": result.notices})
         return result
 
     def submit(self, seat, move, args=None):
@@ -366,6 +381,7 @@ class Hub:
                     try:
                         for r in self.session.tick():
                             events.append({"kind": "changed", "version": r.version,
+                                           "seq": self.session.state.seq,
                                            "notices": r.notices})
                     except CompanionError as e:
                         events.append({"kind": "alert", "alert": "timer", "message": str(e)})
