@@ -6,8 +6,8 @@ values are frozen dataclasses and plain tuples, read once (:func:`default_rules`
 import dataclasses
 import functools
 import pathlib
-import tomllib
 
+from companion.core.datafile import field as _field, items as _items, read_toml as _read
 from companion.core.errors import DataFileError
 
 DATA = pathlib.Path(__file__).with_name("data")
@@ -139,38 +139,6 @@ class Rules:
     objectives: dict
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise DataFileError(path, problem="is missing") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DataFileError(path, problem=f"is not valid TOML ({e})") from None
-
-
-def _field(path, item, table, name, kind, default=dataclasses.MISSING, minimum=None):
-    if not isinstance(table, dict):
-        raise DataFileError(path, item, problem="must be a table")
-    if name not in table:
-        if default is dataclasses.MISSING:
-            raise DataFileError(path, item, name, "is missing")
-        return default
-    value = table[name]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if (kind in (int, float) and isinstance(value, bool)) or not isinstance(value, kind):
-        raise DataFileError(path, item, name, f"must be {_kind_name(kind)}, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise DataFileError(path, item, name, f"must be at least {minimum}, not {value!r}")
-    return value
-
-
-def _kind_name(kind):
-    return {int: "a whole number", float: "a number", str: "text", bool: "true or false",
-            list: "a list", dict: "a table"}.get(kind, kind.__name__)
-
-
 def _ints(path, item, table, name, minimum=0, length=None):
     value = _field(path, item, table, name, list)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in value):
@@ -202,21 +170,6 @@ def _dig(path, doc, dotted):
     if not isinstance(cur, dict):
         raise DataFileError(path, dotted, problem="must be a table")
     return cur
-
-
-def _items(path, doc, key):
-    items = doc.get(key)
-    if not isinstance(items, list) or not items:
-        raise DataFileError(path, problem=f"has no [[{key}]] entries")
-    seen = set()
-    for i, it in enumerate(items):
-        ident = it.get("id") if isinstance(it.get("id"), str) and it.get("id") else None
-        if ident is None:
-            raise DataFileError(path, f"{key} #{i + 1}", "id", "is missing")
-        if ident in seen:
-            raise DataFileError(path, ident, "id", "is used twice")
-        seen.add(ident)
-        yield ident, it
 
 
 def _no_unknown(path, ident, it, known):

@@ -5,8 +5,8 @@ Every mistake names the file, the card and the field (:class:`DataFileError`).
 import dataclasses
 import functools
 import pathlib
-import tomllib
 
+from companion.core.datafile import field as _field, items as _items, read_toml as _read
 from companion.core.errors import DataFileError
 
 DATA = pathlib.Path(__file__).with_name("data")
@@ -63,27 +63,6 @@ class Rules:
     events: dict               # id -> Event
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise DataFileError(path, problem="is missing") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DataFileError(path, problem=f"is not valid TOML ({e})") from None
-
-
-def _field(path, item, table, name, kind, default=dataclasses.MISSING):
-    if name not in table:
-        if default is dataclasses.MISSING:
-            raise DataFileError(path, item, name, "is missing")
-        return default
-    value = table[name]
-    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise DataFileError(path, item, name, f"must be {kind.__name__}, not {value!r}")
-    return value
-
-
 def _tokens(path, item, table, name, allowed=TOKENS):
     value = _field(path, item, table, name, dict, {})
     for k, v in value.items():
@@ -94,21 +73,6 @@ def _tokens(path, item, table, name, allowed=TOKENS):
             raise DataFileError(path, item, f"{name}.{k}", f"must be a positive whole number, "
                                                           f"not {v!r}")
     return dict(value)
-
-
-def _items(path, doc, key):
-    items = doc.get(key)
-    if not isinstance(items, list) or not items:
-        raise DataFileError(path, problem=f"has no [[{key}]] entries")
-    seen = set()
-    for i, it in enumerate(items):
-        ident = it.get("id") if isinstance(it.get("id"), str) else f"{key} #{i + 1}"
-        if not isinstance(it.get("id"), str) or not it["id"]:
-            raise DataFileError(path, ident, "id", "is missing")
-        if ident in seen:
-            raise DataFileError(path, ident, "id", "is used twice")
-        seen.add(ident)
-        yield ident, it
 
 
 def load_actions(path):

@@ -5,8 +5,8 @@ Every mistake names the file, the item and the field (:class:`DataFileError`).
 import dataclasses
 import functools
 import pathlib
-import tomllib
 
+from companion.core.datafile import field as _field, items as _items, read_toml as _read
 from companion.core.errors import DataFileError
 
 DATA = pathlib.Path(__file__).with_name("data")
@@ -81,47 +81,6 @@ class Rules:
     resources: dict               # id -> Resource, in data order
     improvements: dict            # id -> Improvement
     t1_of: dict                   # terrain -> T1 resource id
-
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise DataFileError(path, problem="is missing") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DataFileError(path, problem=f"is not valid TOML ({e})") from None
-
-
-def _field(path, item, table, name, kind, default=dataclasses.MISSING, minimum=None):
-    if not isinstance(table, dict):
-        raise DataFileError(path, item, problem="must be a table")
-    if name not in table:
-        if default is dataclasses.MISSING:
-            raise DataFileError(path, item, name, "is missing")
-        return default
-    value = table[name]
-    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
-        what = {int: "a whole number", str: "text", dict: "a table"}.get(kind, kind.__name__)
-        raise DataFileError(path, item, name, f"must be {what}, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise DataFileError(path, item, name, f"must be at least {minimum}, not {value!r}")
-    return value
-
-
-def _items(path, doc, key):
-    items = doc.get(key)
-    if not isinstance(items, list) or not items:
-        raise DataFileError(path, problem=f"has no [[{key}]] entries")
-    seen = set()
-    for i, it in enumerate(items):
-        ident = it.get("id") if isinstance(it.get("id"), str) and it.get("id") else None
-        if ident is None:
-            raise DataFileError(path, f"{key} #{i + 1}", "id", "is missing")
-        if ident in seen:
-            raise DataFileError(path, ident, "id", "is used twice")
-        seen.add(ident)
-        yield ident, it
 
 
 def _amounts(path, item, table, name, known, what="resource", prefix=""):

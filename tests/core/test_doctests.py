@@ -1,0 +1,14 @@
+"""The examples in the core's docstrings are tests too."""
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["companion.core.sealed", "companion.core.clock", "companion.core.play",
+           "companion.core.datafile"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
