@@ -40,3 +40,11 @@ def final_table(session) -> str:
     else:
         lines.append(f"Not finished: phase {view['phase_label']}, round {st.round}.")
     return "\n".join(lines)
+
+
+def print_win_rates(seats):
+    """The win rate per seat with its 95% interval, one line a seat."""
+    print(f"{'seat':>4}  {'win rate':>8}  95% interval")
+    for s in seats:
+        lo, hi = s["ci95"]
+        print(f"{s['seat'] + 1:>4}  {s['win_rate']:8.1%}  {lo:6.1%} - {hi:6.1%}")

@@ -4,7 +4,7 @@ import random
 import sys
 import time
 
-from companion.cli.common import add_db_arg, final_table, open_log
+from companion.cli.common import add_db_arg, final_table, open_log, print_win_rates
 from companion.core.clock import FakeClock
 from companion.core.errors import ConfigError
 from companion.core.play import play_out, resolve_bots, simulate
@@ -122,10 +122,7 @@ def run_simulate(args):
         return 0
     print(f"{game.title}: {args.games} games, {args.players} players, bots {args.bots}, "
           f"seed {args.seed} ({r['seconds']:.1f} s, {args.games / r['seconds']:,.0f} games/s)")
-    print(f"{'seat':>4}  {'win rate':>8}  95% interval")
-    for s in r["seats"]:
-        lo, hi = s["ci95"]
-        print(f"{s['seat'] + 1:>4}  {s['win_rate']:8.1%}  {lo:6.1%} - {hi:6.1%}")
+    print_win_rates(r["seats"])
     print(f"mean VP spread (winner - last): {r['mean_spread']:.1f}")
     print(f"mean lead changes per game: {r['mean_lead_changes']:.2f}")
     if r.get("report"):

@@ -7,6 +7,8 @@ seat, VP spread and lead changes for every game).
 """
 import json
 
+from companion.cli.common import print_win_rates
+
 from companion.core.errors import ConfigError
 from companion.games import get
 
@@ -130,10 +132,7 @@ def run_market_trading(args):
         return 0
     print(f"Market Trading: {args.games} games, {args.players} players, bots {args.bots}, "
           f"seed {args.seed} ({r['seconds']:.1f} s, {r['games_per_second']:,.0f} games/s)")
-    print(f"{'seat':>4}  {'win rate':>8}  95% interval")
-    for s in r["seats"]:
-        lo, hi = s["ci95"]
-        print(f"{s['seat'] + 1:>4}  {s['win_rate']:8.1%}  {lo:6.1%} - {hi:6.1%}")
+    print_win_rates(r["seats"])
     lo, hi = r["first_player_ci95"]
     print(f"first player wins {r['first_player_win_rate']:.1%} ({lo:.1%} - {hi:.1%})")
     print(f"game length: {r['rounds_mean']:.1f} rounds on average (median "
