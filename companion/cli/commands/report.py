@@ -8,7 +8,6 @@ seat, VP spread and lead changes for every game).
 import json
 
 from companion.cli.common import print_win_rates
-
 from companion.core.errors import ConfigError
 from companion.games import get
 
