@@ -231,6 +231,14 @@ class Session:
             v["session"] = self.id
             return v
 
+    def views(self, seats=None):
+        """``(public view, {seat: seat view})`` of one moment, from one public projection."""
+        with self.lock:
+            pub = views.public(self.game, self.state)
+            pub["session"] = self.id
+            seats = range(self.state.n) if seats is None else seats
+            return pub, {s: views.seat(self.game, self.state, s, pub) for s in seats}
+
     def history(self, viewer=None) -> list:
         """The log as ``viewer`` (a seat, or None for the public) may see it: a sealed choice
         shows only its commitment unless the viewer owns it or it was revealed and not undone.

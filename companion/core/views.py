@@ -44,8 +44,10 @@ def public(game, state) -> dict:
     }
 
 
-def seat(game, state, seat_no: int) -> dict:
-    view = public(game, state)
+def seat(game, state, seat_no: int, public_view=None) -> dict:
+    """The seat's view. Pass the state's ``public_view`` to build several seat views from one
+    public projection (it is shallow-copied, never changed)."""
+    view = dict(public_view) if public_view is not None else public(game, state)
     view["seat"] = seat_no
     view["windows"] = _windows(state, seat_no)
     view["notices"] = [n for n in state.notices if n.get("to", seat_no) == seat_no]

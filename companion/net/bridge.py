@@ -301,10 +301,10 @@ class Bridge:
         return [self.logins[n].seat_id if n in self.logins else None
                 for n in range(len(self.hub.seats))]
 
-    def seat_view(self, seat: int) -> dict:
+    def seat_view(self, seat: int, view=None) -> dict:
         """The seat's view as its phone gets it: the hub's view, the table and seat ids, and
         ``moves_help`` (each prompted move's argument notes and whether it is sealed)."""
-        view = self._decorate(self.hub.seat_view(seat))
+        view = self._decorate(self.hub.seat_view(seat) if view is None else view)
         prompt = view.get("prompt")
         s = self.hub.session
         if prompt and s is not None:
@@ -321,11 +321,12 @@ class Bridge:
         return self._decorate(self.hub.public_view())
 
     def _publish_views(self):
-        for n, login in sorted(self.logins.items()):
-            if n < len(self.hub.seats):
-                self._publish(self.topics.view(login.seat_id), self.seat_view(n), retain=True,
-                              force=False)
-        self._publish(self.topics.state, self.public_state(), retain=True, force=False)
+        seats = [n for n in sorted(self.logins) if n < len(self.hub.seats)]
+        pub, per_seat = self.hub.views(seats)        # one moment, one public projection
+        for n in seats:
+            self._publish(self.topics.view(self.logins[n].seat_id),
+                          self.seat_view(n, per_seat[n]), retain=True, force=False)
+        self._publish(self.topics.state, self._decorate(pub), retain=True, force=False)
 
     def _publish_everything(self):
         self._session_id = _UNSET

@@ -334,6 +334,24 @@ class Hub:
             view["hub"] = hub
             return view
 
+    def views(self, seats=None):
+        """``(public view, {seat: seat view})`` of one moment: what the bridge publishes after
+        a change, computed from one public projection."""
+        with self._lock:
+            hub = self._hub_part()
+            seat_hub = dict(hub)
+            seat_hub.pop("alerts")
+            seats = range(len(self.seats)) if seats is None else seats
+            if self.session is None:
+                return ({"v": 1, "hub": hub, "phase": "lobby"},
+                        {s: {"v": 1, "hub": seat_hub, "phase": "lobby", "seat": s}
+                         for s in seats})
+            pub, per_seat = self.session.views(seats)
+            pub["hub"] = hub
+            for v in per_seat.values():
+                v["hub"] = seat_hub
+            return pub, per_seat
+
     # -- timers -----------------------------------------------------------------------------------
     def start_timers(self):
         """Run the timer thread: ticks deadlines and announces 0:30 warnings."""

@@ -204,3 +204,14 @@ def test_a_held_window_stays_sealed_when_complete_until_closed():
     assert "ace" not in json.dumps(s.public_view()) and "ace" in json.dumps(s.seat_view(2))
     s.close_window("hidden-2-0")
     assert s.state.data["shown"] == ["ace"]
+
+
+def test_views_of_one_moment_equal_the_single_views():
+    s, _ = start()
+    s.execute(0, "bid", {"n": 5})
+    pub, per_seat = s.views()
+    assert pub == s.public_view()
+    for seat in range(3):
+        assert per_seat[seat] == s.seat_view(seat)
+    assert "choice" not in per_seat[1]["windows"][0]["locked"]["0"]
+    assert per_seat[0]["windows"][0]["locked"]["0"]["choice"] == 5
