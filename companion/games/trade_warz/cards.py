@@ -301,12 +301,23 @@ class _Item:
         """The effects the engine must turn into prompts."""
         return tuple(e for e in self.effects if e.is_manual)
 
+
+class _Printed(_Item):
+    """Helpers of printed cards that have copies per edition and a CMYK upkeep colour."""
+
+    def copies_in(self, edition: str) -> int:
+        return dict(self.copies).get(edition, 0)
+
+    @property
+    def upkeep(self) -> UpkeepCategory:
+        return CMYK[self.cmyk]
+
     def in_edition(self, edition: str) -> bool:
         return edition in self.editions
 
 
 @dataclasses.dataclass(frozen=True)
-class Card(_Item):
+class Card(_Printed):
     """An Export, Policy or Tactic, from a global deck (``deck="global"``) or a Leader's own
     deck (``deck="leader"``, ``leader`` set). ``value``/``influence`` are None except on Exports.
     ``copies`` is ``((edition, n), ...)`` resolved for every edition the card is in."""
@@ -330,17 +341,9 @@ class Card(_Item):
     flavour: str = ""
     source: str = ""
 
-    def copies_in(self, edition: str) -> int:
-        return dict(self.copies).get(edition, 0)
-
-    @property
-    def upkeep(self) -> UpkeepCategory:
-        return CMYK[self.cmyk]
-
-
 
 @dataclasses.dataclass(frozen=True)
-class EventCard(_Item):
+class EventCard(_Printed):
     """A global Event, flipped at the start of each round."""
     kind: ClassVar[str] = "event"
     id: str
@@ -353,13 +356,6 @@ class EventCard(_Item):
     effects: tuple = ()
     flavour: str = ""
     source: str = ""
-
-    def copies_in(self, edition: str) -> int:
-        return dict(self.copies).get(edition, 0)
-
-    @property
-    def upkeep(self) -> UpkeepCategory:
-        return CMYK[self.cmyk]
 
 
 @dataclasses.dataclass(frozen=True)
