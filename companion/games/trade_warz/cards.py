@@ -301,23 +301,12 @@ class _Item:
         """The effects the engine must turn into prompts."""
         return tuple(e for e in self.effects if e.is_manual)
 
-
-class _Printed(_Item):
-    """Helpers of printed cards that have copies per edition and a CMYK upkeep colour."""
-
-    def copies_in(self, edition: str) -> int:
-        return dict(self.copies).get(edition, 0)
-
-    @property
-    def upkeep(self) -> UpkeepCategory:
-        return CMYK[self.cmyk]
-
     def in_edition(self, edition: str) -> bool:
         return edition in self.editions
 
 
 @dataclasses.dataclass(frozen=True)
-class Card(_Printed):
+class Card(_Item):
     """An Export, Policy or Tactic, from a global deck (``deck="global"``) or a Leader's own
     deck (``deck="leader"``, ``leader`` set). ``value``/``influence`` are None except on Exports.
     ``copies`` is ``((edition, n), ...)`` resolved for every edition the card is in."""
@@ -341,9 +330,17 @@ class Card(_Printed):
     flavour: str = ""
     source: str = ""
 
+    def copies_in(self, edition: str) -> int:
+        return dict(self.copies).get(edition, 0)
+
+    @property
+    def upkeep(self) -> UpkeepCategory:
+        return CMYK[self.cmyk]
+
+
 
 @dataclasses.dataclass(frozen=True)
-class EventCard(_Printed):
+class EventCard(_Item):
     """A global Event, flipped at the start of each round."""
     kind: ClassVar[str] = "event"
     id: str
@@ -356,6 +353,13 @@ class EventCard(_Printed):
     effects: tuple = ()
     flavour: str = ""
     source: str = ""
+
+    def copies_in(self, edition: str) -> int:
+        return dict(self.copies).get(edition, 0)
+
+    @property
+    def upkeep(self) -> UpkeepCategory:
+        return CMYK[self.cmyk]
 
 
 @dataclasses.dataclass(frozen=True)
