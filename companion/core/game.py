@@ -72,6 +72,11 @@ class Move:
     any_time: bool = False
     private: bool = False         # its arguments are the acting seat's secret (history view)
     doc: str = ""
+    label: str = ""               # what a button says ("Place an Export")
+    choices: Callable | None = None   # (state, seat) -> argument specs (core/choices.py)
+
+    def title(self) -> str:
+        return self.label or self.name.replace("_", " ").capitalize()
 
 
 class Game:
@@ -118,6 +123,11 @@ class Game:
 
     def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
         raise NotImplementedError
+
+    def any_time_moves(self, state: State, seat) -> tuple:
+        """Names of ``any_time`` moves ``seat`` may make now although no prompt asks for them
+        (a Tactic "any time before Trade ends"). They join ``legal`` in the seat's view."""
+        return ()
 
     def on_timer(self, state: State, name: str) -> None:
         """A timer reached zero. Default: nothing more than the notice."""

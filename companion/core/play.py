@@ -54,6 +54,64 @@ def play_out(session, bots, rng, max_commands=100_000):
     raise RuntimeError("the game did not end")
 
 
+def tap(game, state, seat, rng, any_time_weight=0.15):
+    """What a player who only taps what the screen offers might do: a random move from the
+    seat's ``legal`` list (:func:`.views.legal`) with arguments sampled from its specs. At a
+    table prompt the table taps Next most of the time. Returns ``(move, args)`` or None."""
+    from . import choices, views
+    p = state.prompts.get(seat)
+    if seat is None and p is not None and p.get("next") and rng.random() < 0.7:
+        return p["next"], dict(p.get("next_args") or {})
+    legal = views.legal(game, state, seat)
+    prompted = set(p["moves"]) if p else set()
+    pool = [m for m in legal if m["move"] in prompted]
+    extra = [m for m in legal if m["move"] not in prompted]
+    if extra and (not pool or rng.random() < any_time_weight):
+        pool = extra
+    rng.shuffle(pool)
+    for m in pool:
+        args = choices.sample(m["args"], rng)
+        if args is not None:
+            return m["move"], args
+    return None
+
+
+def play_by_taps(session, rng, max_commands=20_000):
+    """Play a session to the end with :func:`tap` for every seat and the table. Returns
+    ``(outcome, refused)``: every tapped move the rules refused, as ``(move, args, error)``
+    (a legal-choices list that offers something the rules refuse is a bug)."""
+    from .errors import IllegalMoveError
+    game = session.game
+    refused = []
+    for _ in range(max_commands):
+        state = session.state
+        if state.outcome is not None:
+            return state.outcome, refused
+        if not state.prompts:
+            due = state.next_deadline()
+            if due is None:
+                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
+                                   f"(phase {state.phase})")
+            session.clock.set(max(session.clock.now(), due))
+            session.tick()
+            continue
+        seats = sorted(state.prompts, key=lambda s: -1 if s is None else s)
+        seat = rng.choice(seats)
+        picked = tap(game, state, seat, rng)
+        if picked is None:
+            raise RuntimeError(f"{game.title}: {seat!r} is prompted in phase {state.phase} "
+                               f"but its legal list offers nothing it can send: "
+                               f"{state.prompts[seat]}")
+        move, args = picked
+        try:
+            session.execute(seat, move, args)
+        except IllegalMoveError as e:
+            refused.append((move, args, str(e)))
+            if len(refused) > 50:
+                return None, refused
+    raise RuntimeError("the game did not end")
+
+
 def wilson(k, n, z=1.96):
     """95% Wilson score interval of a proportion k/n.
 

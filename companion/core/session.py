@@ -217,25 +217,28 @@ class Session:
     # -- views ----------------------------------------------------------------------------------
     @property
     def version(self) -> int:
+        """Records in the log. Every view carries it as ``rev``: unlike ``seq`` (commands in
+        effect), it only grows, even when an undo rewinds the game, so a client can always tell
+        a newer document from an older one."""
         return len(self.records)
 
     def public_view(self) -> dict:
         with self.lock:
             v = views.public(self.game, self.state)
-            v["session"] = self.id
+            v["session"], v["rev"] = self.id, self.version
             return v
 
     def seat_view(self, seat: int) -> dict:
         with self.lock:
             v = views.seat(self.game, self.state, seat)
-            v["session"] = self.id
+            v["session"], v["rev"] = self.id, self.version
             return v
 
     def views(self, seats=None):
         """``(public view, {seat: seat view})`` of one moment, from one public projection."""
         with self.lock:
             pub = views.public(self.game, self.state)
-            pub["session"] = self.id
+            pub["session"], pub["rev"] = self.id, self.version
             seats = range(self.state.n) if seats is None else seats
             return pub, {s: views.seat(self.game, self.state, s, pub) for s in seats}
 

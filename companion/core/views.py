@@ -29,6 +29,27 @@ def _outcome(state):
             "tiebreak": o.tiebreak}
 
 
+def legal(game, state, seat) -> list:
+    """Every move ``seat`` (``None``: the table) may make now, each with what its arguments may
+    be: ``[{"move", "label", "sealed", "args": [spec, ...]}]`` (see :mod:`.choices`). Drawn
+    from the prompt's moves plus the game's :meth:`~.game.Game.any_time_moves`."""
+    if state.outcome is not None:
+        return []
+    p = state.prompts.get(seat)
+    names = list(p["moves"]) if p else []
+    for name in game.any_time_moves(state, seat):
+        if name not in names:
+            names.append(name)
+    out = []
+    for name in names:
+        m = game.moves.get(name)
+        if m is None:
+            continue
+        out.append({"move": name, "label": m.title(), "sealed": m.sealed is not None,
+                    "args": m.choices(state, seat) if m.choices is not None else []})
+    return out
+
+
 def public(game, state) -> dict:
     table_prompt = state.prompts.get(None)
     return {
@@ -37,6 +58,7 @@ def public(game, state) -> dict:
         "round": state.round, "seq": state.seq, "now": state.now,
         "waiting": sorted(s for s in state.prompts if s is not None),
         "table_prompt": dict(table_prompt) if table_prompt else None,
+        "table_legal": legal(game, state, None) if table_prompt else [],
         "timers": _timers(state), "windows": _windows(state, None),
         "outcome": _outcome(state),
         "notices": [n for n in state.notices if "to" not in n],
@@ -53,5 +75,6 @@ def seat(game, state, seat_no: int, public_view=None) -> dict:
     view["notices"] = [n for n in state.notices if n.get("to", seat_no) == seat_no]
     p = state.prompts.get(seat_no)
     view["prompt"] = dict(p) if p else None
+    view["legal"] = legal(game, state, seat_no)
     view["private"] = game.seat_view(state, seat_no)
     return view
