@@ -1,6 +1,7 @@
 """A tiny real game for testing the core's flow: each round every seat seals a number in a
 sealed window while a 60 s timer runs; when it runs out the table closes the window; the
 highest number scores a point. Three rounds."""
+from companion.core import choices
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
@@ -17,7 +18,10 @@ class Toy(Game):
     def __init__(self):
         self.phases = {"bid": Phase("bid", self._next, on_begin=self._begin, label="Bid")}
         self.moves = {
-            "bid": Move("bid", self._bid, "NumberSealed", sealed=lambda s, seat: f"r{s.round}"),
+            "bid": Move("bid", self._bid, "NumberSealed", sealed=lambda s, seat: f"r{s.round}",
+                        label="Bid",
+                        choices=lambda s, seat: [choices.number("n", 0, s.config["limit"],
+                                                                "Your bid")]),
             "shout": Move("shout", self._shout, "Shouted", any_time=True),
             "whisper": Move("whisper", self._whisper, "Whispered", any_time=True, private=True),
             "hide": Move("hide", self._hide, "CardHidden", any_time=True,

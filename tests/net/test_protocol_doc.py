@@ -150,3 +150,22 @@ def test_state_and_view_examples_have_every_field_of_the_cores_views(real_views)
     for key in public:
         if key != "v":
             assert f"`{key}`" in section, key
+
+
+def test_the_legal_moves_example_is_answerable_and_the_toy_sentence_is_true():
+    import random
+
+    from companion.core import choices
+    [ex] = examples(lambda j: "legal" in j and "players" not in j)
+    for m in ex["legal"]:
+        assert {"move", "label", "sealed", "args"} <= set(m)
+        for spec in m["args"]:
+            assert spec["kind"] in choices.KINDS and spec["label"]
+        for seed in range(20):                  # whatever a client picks from it is valid
+            args = choices.sample(m["args"], random.Random(seed))
+            choices.check(m["args"], args)
+    s = Session.start(Toy(), ["Ann", "Bo", "Cy"], MemoryLog(), seed=7, clock=FakeClock())
+    legal = s.seat_view(1)["legal"]
+    section = TEXT.split("### 4.7", 1)[1].split("## 5.", 1)[0]
+    quoted = re.search(r'`"legal": (\[.*?\])`', section, re.S).group(1)
+    assert json.loads(quoted.replace("\n", " ")) == legal
