@@ -239,18 +239,26 @@
     });
   }
 
+  // A retained document is whole; keep the newest. `rev` (the session log's length) only grows,
+  // even across an undo, a correction or a resume, while `seq` goes back on an undo: compare
+  // `rev` only (protocol section 6). An equal `rev` replaces (lobby facts, presence, alerts
+  // change without a new record); a new session replaces whatever was shown.
+  function stale(shown, msg) {
+    return !!(shown && msg.session && msg.session === shown.session &&
+      typeof msg.rev === "number" && typeof shown.rev === "number" && msg.rev < shown.rev);
+  }
   function onMessage(topic, payload) {
     let msg;
     try { msg = JSON.parse(new TextDecoder().decode(payload)); } catch (e) { return; }
     if (!msg || msg.v !== 1) return;
     const t = S.creds.topics;
     if (topic === t.state) {
-      if (S.state && msg.session === S.state.session && msg.seq < S.state.seq) return;
+      if (stale(S.state, msg)) return;
       S.state = msg;
       noteCommitments(msg);
       render();
     } else if (topic === t.view) {
-      if (S.view && msg.session === S.view.session && msg.seq < S.view.seq) return;
+      if (stale(S.view, msg)) return;
       S.view = msg;
       S.viewAt = performance.now();
       noteCommitments(msg);
