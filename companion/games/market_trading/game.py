@@ -307,12 +307,16 @@ class MarketTrading(Game):
             if self._has(hand, self.converts[cid][0]):
                 return True
         market, cap, value = d.market, self.rules.market_cap, self.value
-        best_give = max((value[k] for k in hand if market[k] < cap), default=None)
-        if best_give is None:
+        # the most value the hand can give into each market (room permitting); a trade that
+        # takes one copy of k is possible when the other resources can give at least its value
+        # (several copies together: 3 Grain + 1 Stone for 1 Planks)
+        room = {g: min(n, cap - market[g]) * value[g] for g, n in hand.items()
+                if market[g] < cap}
+        if not room:
             return False
+        total = sum(room.values())
         for k, m in market.items():
-            if m and value[k] <= best_give and (k not in hand or any(
-                    g != k and market[g] < cap and value[g] >= value[k] for g in hand)):
+            if m and value[k] <= total - room.get(k, 0):
                 return True
         return False
 

@@ -267,3 +267,62 @@ def test_game_ends_and_scores_are_tokens_taken():
     assert o.scores == {s: 30 - st.data.bowl[s] for s in range(2)}
     if not st.data.stalled:
         assert st.data.bowl[o.winners[0]] == 0
+
+
+# -- issue 12: a trade step with only several-copy trades legal is not passed ---------------------
+
+def test_issue12_repro_the_second_player_is_asked_to_trade_before_foraging():
+    from .helpers import session
+    s = session(2, seed=2058)
+    s.execute(0, "build", {"improvement": "sawmill"})
+    s.execute(0, "improve", {"improvement": "sawmill"})
+    s.execute(0, "end_step", {})
+    s.execute(0, "forage", {"tile": 6})
+    d = s.state.data
+    assert d.active == 1 and d.hand == {"grain": 3, "stone": 1}
+    assert {k: v for k, v in d.market.items() if v} == {"planks": 1}
+    assert s.state.phase == "trade" and s.state.prompts[1]["moves"] == \
+        ("trade", "improve", "end_step")
+    s.execute(1, "trade", {"give": {"grain": 3, "stone": 1}, "take": {"planks": 1}})
+    assert d.hand == {"planks": 1}
+
+
+def _some_trade_is_legal(game, state):
+    """Brute force over every give and take bundle (small hands and markets only)."""
+    import copy
+    import itertools
+    d = state.data
+    hand = sorted(d.hand.items())
+    market = sorted((k, n) for k, n in d.market.items() if n)
+    for gn in itertools.product(*[range(n + 1) for _, n in hand]):
+        give = {k: c for (k, _), c in zip(hand, gn) if c}
+        if not give:
+            continue
+        for tn in itertools.product(*[range(n + 1) for _, n in market]):
+            take = {k: c for (k, _), c in zip(market, tn) if c}
+            if not take:
+                continue
+            try:
+                game._trade(copy.deepcopy(state), 0, give, take)
+            except IllegalMoveError:
+                continue
+            return True
+    return False
+
+
+def test_a_trade_step_is_offered_exactly_when_some_trade_or_improvement_is_possible():
+    import random
+    rng = random.Random(12)
+    names = list(GAME.rules.resources)
+    cap = GAME.rules.market_cap
+    for _ in range(300):
+        st = fresh(seed=1)
+        hand = {}
+        for k in rng.sample(names, rng.randint(1, 3)):
+            hand[k] = rng.randint(1, 3)
+        market = {k: 0 for k in names}
+        for k in rng.sample(names, rng.randint(0, 3)):
+            market[k] = rng.randint(1, cap)
+        st.data.hand, st.data.market = dict(hand), market
+        st.data.built[0] = []
+        assert GAME.can_trade_or_improve(st) == _some_trade_is_legal(GAME, st), (hand, market)
