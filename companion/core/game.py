@@ -132,6 +132,12 @@ class Game:
     def on_timer(self, state: State, name: str) -> None:
         """A timer reached zero. Default: nothing more than the notice."""
 
+    def standings(self, state: State) -> dict | None:
+        """The score of each seat as it stands (``{seat: score}``, higher is better), for a
+        table that ends the game early; None if the game cannot tell (then it can only be
+        abandoned)."""
+        return None
+
     def summary(self, state: State) -> dict:
         """Per-seat facts stored with a finished session for `companion stats`
         (e.g. ``{"factions": {0: "USA"}}``)."""
@@ -187,7 +193,8 @@ def apply(game: Game, state: State, rec: dict) -> None:
     """Apply one command record (as stored in the log) to the state.
 
     Kinds: ``move`` (seat, move, args, salt), ``close`` (window), ``timer`` (name),
-    ``pause``/``resume`` (timer), ``correct`` (seat, counter, delta, reason).
+    ``pause``/``resume`` (timer), ``correct`` (seat, counter, delta, reason), ``rename``
+    (seat, name), ``end`` (the table ends the game early with the scores as they stand).
     """
     state.notices = []
     state.now = rec.get("at", state.now)
@@ -213,6 +220,14 @@ def apply(game: Game, state: State, rec: dict) -> None:
         state.resume_timer(rec["timer"])
     elif kind == "correct":
         _correct(game, state, rec["seat"], rec["counter"], rec["delta"], rec.get("reason", ""))
+    elif kind == "rename":
+        seat = rec["seat"]
+        if not isinstance(seat, int) or not 0 <= seat < state.n:
+            raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
+        old, state.players[seat] = state.players[seat], rec["name"]
+        state.note("SeatRenamed", seat=seat, old=old, name=rec["name"])
+    elif kind == "end":
+        end_early(game, state)
     else:
         raise IllegalMoveError(f"Unknown command kind {kind!r}.")
     advance(game, state)
@@ -285,6 +300,18 @@ def _reveal(game, state, w):
         str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
                  "defaulted": e.defaulted} for s, e in w.entries.items()})
     getattr(game, w.on_reveal)(state, w)
+
+
+def end_early(game, state):
+    """The table ends the game now: the best standing wins (ties share the win)."""
+    scores = game.standings(state)
+    if not scores:
+        raise IllegalMoveError(f"{game.title} cannot score a game that is not finished; "
+                               f"abandon it instead.")
+    top = max(scores.values())
+    state.finish([s for s in sorted(scores) if scores[s] == top],
+                 "The table ended the game early; the scores as they stood.",
+                 scores)
 
 
 def _correct(game, state, seat, counter, delta, reason):

@@ -22,9 +22,10 @@ from .game import apply, new_state
 from .sealed import SALT_BYTES
 from .state import State
 
-COMMAND_KINDS = ("move", "close", "timer", "pause", "resume", "correct")
+COMMAND_KINDS = ("move", "close", "timer", "pause", "resume", "correct", "rename", "end")
 _KIND_EVENT = {"close": "WindowClosed", "timer": "TimerExpired", "pause": "TimerPaused",
-               "resume": "TimerResumed", "correct": "Corrected"}
+               "resume": "TimerResumed", "correct": "Corrected", "rename": "SeatRenamed",
+               "end": "GameEndedEarly"}
 
 
 def fold(game, records, upto=None) -> State:
@@ -65,6 +66,7 @@ class Session:
         self.entropy = entropy
         self.wall = wall
         self.lock = threading.RLock()
+        self.abandoned = any(r.get("type") == "SessionAbandoned" for r in records)
 
     # -- making and loading -------------------------------------------------------------------
     @classmethod
@@ -133,6 +135,27 @@ class Session:
         return self._run({"kind": "correct", "seat": seat, "counter": counter, "delta": delta,
                           "reason": reason})
 
+    def rename(self, seat, name) -> Result:
+        """A player's new display name (a late joiner, a typo). Recorded, never undone."""
+        return self._run({"kind": "rename", "seat": seat, "name": name})
+
+    def end_early(self) -> Result:
+        """The table ends the game now with the scores as they stand
+        (:meth:`Game.standings`)."""
+        return self._run({"kind": "end"})
+
+    def abandon(self) -> None:
+        """The table gives the game up: recorded, and the log marks it ``abandoned`` (stats
+        leave it out). No command is accepted afterwards."""
+        with self.lock:
+            if self.state.outcome is not None:
+                raise IllegalMoveError("The game is already over.")
+            rec = {"type": "SessionAbandoned", "at": self.clock.now(), "wall": self.wall()}
+            self.log.append(self.id, len(self.records), [rec])
+            self.records.append(rec)
+            self.log.set_status(self.id, "abandoned")
+            self.abandoned = True
+
     def tick(self) -> list:
         """Apply every timer deadline that has passed. Returns the results."""
         out = []
@@ -150,7 +173,7 @@ class Session:
             target = None
             for v in range(len(self.records) - 1, 0, -1):
                 r = self.records[v]
-                if v in undone or r.get("kind") not in COMMAND_KINDS:
+                if v in undone or r.get("kind") not in COMMAND_KINDS or r["kind"] == "rename":
                     continue
                 target = v
                 break
@@ -178,6 +201,8 @@ class Session:
     # -- the one path every command takes ------------------------------------------------------
     def _run(self, rec) -> Result:
         with self.lock:
+            if self.abandoned:
+                raise IllegalMoveError("This game was abandoned; no more moves.")
             rec.setdefault("type", _KIND_EVENT.get(rec["kind"], ""))
             if not rec["type"]:
                 rec["type"] = _KIND_EVENT.get(rec["kind"], "MoveMade")

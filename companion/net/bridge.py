@@ -35,6 +35,8 @@ import queue
 import threading
 
 from companion.core.errors import CompanionError, ConfigError
+from companion.service.hub import (BadNameError, JoinError, NameTakenError, SeatMovedError,
+                                   TableFullError)
 
 from . import credentials as cred
 from . import protocol
@@ -48,7 +50,6 @@ _UNSET = object()
 RECENT_TX = 256
 #: The largest JSON body ``POST /join`` accepts.
 MAX_JOIN_BYTES = 4096
-MAX_NAME = 24
 
 
 class JoinRefused(CompanionError):
@@ -491,10 +492,6 @@ class Bridge:
         """``POST /join`` with a name and the room code: a seat and its login (section 9.1)."""
         if not isinstance(name, str) or not isinstance(room, str):
             raise JoinRefused(400, "bad_request", "Send your name and the room code.")
-        name = " ".join(name.split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise JoinRefused(400, "bad_request", f"Please give a name of 1 to {MAX_NAME} "
-                                                  f"characters.")
         if len(room) > 16:
             raise JoinRefused(400, "bad_request", "That is not a room code.")
         hub = self.hub
@@ -508,22 +505,21 @@ class Bridge:
             if not hub.seats:
                 raise JoinRefused(409, "no_game", "The table has not chosen a game yet; try "
                                                   "again in a moment.")
-            taken = [x for x in hub.seats if x.token_hash is not None]
-            same = [x for x in taken if x.name.casefold() == name.casefold()]
-            if same:
-                raise JoinRefused(409, "name_taken", f"Someone at this table is already "
-                                                     f"called {same[0].name}; pick another "
-                                                     f"name.")
-            if len(taken) == len(hub.seats):
-                raise JoinRefused(409, "table_full", "Every seat at this table is taken.")
             try:
                 seat, token = hub.join(name, room)
-            except CompanionError as e:
+            except BadNameError as e:
+                raise JoinRefused(400, "bad_request", str(e)) from None
+            except NameTakenError as e:
+                raise JoinRefused(409, "name_taken", str(e)) from None
+            except JoinError as e:
                 raise JoinRefused(409, "table_full", str(e)) from None
-            self._issue_login(seat)
-            self.call_soon(self._save_seat_ids)
-            self.call_soon(self._publish_views)
-            return self._answer(seat, token, host)
+            return self._seat_login(seat, token, host)
+
+    def _seat_login(self, seat, token, host) -> dict:
+        self._issue_login(seat)
+        self.call_soon(self._save_seat_ids)
+        self.call_soon(self._publish_views)
+        return self._answer(seat, token, host)
 
     def reclaim(self, token, host=None) -> dict:
         """``POST /join`` with the token of an earlier join: the same seat, a new password."""
@@ -532,16 +528,62 @@ class Bridge:
         with self._join_lock:
             try:
                 seat = self.hub.reclaim(token)
+            except SeatMovedError as e:
+                raise JoinRefused(404, "moved", str(e)) from None
             except CompanionError:
                 raise JoinRefused(404, "unknown_token", "This phone's seat is not at this "
                                                         "table any more; join again.") from None
-            self._issue_login(seat)
-            self.call_soon(self._save_seat_ids)
-            self.call_soon(self._publish_views)
-            return self._answer(seat, token, host)
+            return self._seat_login(seat, token, host)
+
+    def claim_handover(self, code, host=None) -> dict:
+        """``POST /join`` with a one-seat code from the table screen: that seat moves to this
+        phone; the old phone's login stops working at once."""
+        if not isinstance(code, str) or not 1 <= len(code) <= 32:
+            raise JoinRefused(400, "bad_request", "Send the seat code from the table screen.")
+        with self._join_lock:
+            try:
+                seat, token = self.hub.claim_handover(code)
+            except JoinError as e:
+                raise JoinRefused(404, "unknown_code", str(e)) from None
+            return self._seat_login(seat, token, host)
+
+    def rename(self, token, name) -> dict:
+        """``POST /rename``: the seat holding ``token`` takes a new name."""
+        if not isinstance(token, str) or not 1 <= len(token) <= 128:
+            raise JoinRefused(400, "bad_request", "Send the token this phone was given.")
+        try:
+            seat = self.hub.reclaim(token)
+        except SeatMovedError as e:
+            raise JoinRefused(404, "moved", str(e)) from None
+        except JoinError:
+            raise JoinRefused(404, "unknown_token", "This phone's seat is not at this table "
+                                                    "any more; join again.") from None
+        try:
+            name = self.hub.rename(seat, name)
+        except BadNameError as e:
+            raise JoinRefused(400, "bad_request", str(e)) from None
+        except NameTakenError as e:
+            raise JoinRefused(409, "name_taken", str(e)) from None
+        except CompanionError as e:
+            raise JoinRefused(409, "refused", str(e)) from None
+        return {"v": 1, "ok": True, "seat": seat, "name": name}
 
     def handle_join(self, body: bytes, host=None) -> dict:
         """The whole ``POST /join``: the JSON body in, the answer out (or :class:`JoinRefused`)."""
+        obj = self._json_body(body)
+        if obj.get("handover") is not None:
+            return self.claim_handover(obj.get("handover"), host)
+        if obj.get("token") is not None:
+            return self.reclaim(obj.get("token"), host)
+        return self.join(obj.get("name"), obj.get("room"), host)
+
+    def handle_rename(self, body: bytes) -> dict:
+        """The whole ``POST /rename``."""
+        obj = self._json_body(body)
+        return self.rename(obj.get("token"), obj.get("name"))
+
+    @staticmethod
+    def _json_body(body: bytes) -> dict:
         if len(body) > MAX_JOIN_BYTES:
             raise JoinRefused(400, "bad_request", "The request is too large.")
         try:
@@ -550,9 +592,7 @@ class Bridge:
             raise JoinRefused(400, "bad_request", "The request is not JSON.") from None
         if not isinstance(obj, dict):
             raise JoinRefused(400, "bad_request", "The request must be a JSON object.")
-        if obj.get("token") is not None:
-            return self.reclaim(obj.get("token"), host)
-        return self.join(obj.get("name"), obj.get("room"), host)
+        return obj
 
     # -- for tests and the bench ------------------------------------------------------------------
     def wait_idle(self, timeout: float = 5.0) -> None:

@@ -11,7 +11,11 @@ Routes:
   loaded the page from ``http://192.168.1.20:8000`` connects to ``ws://192.168.1.20:<ws>``;
 * ``GET /info``: the table id, game and free seats (no secrets: not even the room code);
 * ``GET /qr.png``: the join URL as a QR code, for the table's own screen; answered only to
-  this machine (loopback), since it carries the room code.
+  this machine (loopback), since it carries the room code;
+* ``POST /rename``: ``{"v":1,"token":...,"name":...}``: a seated phone renames its player;
+* ``GET /watch``: the spectator page (a TV, a laptop): the public table, read-only, no seat;
+  ``GET /watch/state``: Server-Sent Events, ``event: state`` with the whole public state
+  (as published on the ``state`` topic) at once and after every change.
 
 Nothing here holds game truth; the page talks MQTT to the broker for everything else.
 """
@@ -23,6 +27,7 @@ import io
 import json
 import logging
 import re
+import queue
 import socket
 import threading
 from pathlib import Path
@@ -39,7 +44,8 @@ HOST_PATTERN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]"
 STATIC = {"/": "index.html", "/index.html": "index.html", "/app.js": "app.js",
           "/style.css": "style.css", "/vendor/mqtt.min.js": "vendor/mqtt.min.js",
           "/vendor/sha256.js": "vendor/sha256.js",
-          "/vendor/NoSleep.min.js": "vendor/NoSleep.min.js"}
+          "/vendor/NoSleep.min.js": "vendor/NoSleep.min.js",
+          "/watch": "watch.html", "/watch.js": "watch.js"}
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png"}
 CSP = ("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
@@ -170,14 +176,42 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return self._json(404, {"v": 1, "error": {"code": "not_found",
                                                           "message": "No join URL yet."}})
             return self._send(200, qr_png(url), "image/png", "no-store", head)
+        if path == "/watch/state":
+            return self._stream(app.watchers)
         if path == "/favicon.ico":
             return self._send(204, b"", "image/x-icon", "public, max-age=86400", head)
         self._json(404, {"v": 1, "error": {"code": "not_found", "message": "No such page."}})
 
+    def _stream(self, watchers):
+        """Server-Sent Events: the public state now and after every change, until the
+        spectator goes away or the server stops."""
+        q = watchers.add()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            while True:
+                try:
+                    data = q.get(timeout=15)
+                except queue.Empty:
+                    data = b": still here\n\n"          # finds a vanished spectator
+                if data is None:
+                    return
+                self.wfile.write(data)
+                self.wfile.flush()
+        except OSError:
+            return
+        finally:
+            watchers.remove(q)
+
     # -- POST -------------------------------------------------------------------------------------
     def do_POST(self):
         path = urlsplit(self.path).path
-        if path != "/join":
+        if path not in ("/join", "/rename"):
             return self._json(404, {"v": 1, "error": {"code": "not_found",
                                                       "message": "No such page."}})
         try:
@@ -191,7 +225,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                                   f"{self.app.max_body} bytes."}})
         body = self.rfile.read(length)
         try:
-            answer = self.app.bridge.handle_join(body, self._host() or self.app.public_host)
+            if path == "/rename":
+                answer = self.app.bridge.handle_rename(body)
+            else:
+                answer = self.app.bridge.handle_join(body, self._host() or self.app.public_host)
         except JoinRefused as e:
             return self._json(e.status, e.body())
         except CompanionError as e:             # e.g. the broker could not add the login
@@ -199,6 +236,80 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._json(503, {"v": 1, "error": {"code": "unavailable",
                                                       "message": str(e)}})
         self._json(200, answer)
+
+
+class Watchers:
+    """The spectators' streams. One thread turns hub changes into the public state once per
+    burst of changes and hands the same bytes to every spectator; a spectator that cannot keep
+    up skips to the newest state."""
+
+    def __init__(self, bridge):
+        self.bridge = bridge
+        self._queues = set()
+        self._lock = threading.Lock()
+        self._dirty = threading.Event()
+        self._stop = False
+        self._unsubscribe = None
+        self._thread = None
+
+    def add(self) -> queue.Queue:
+        q = queue.Queue(maxsize=4)
+        with self._lock:
+            self._queues.add(q)
+            if self._thread is None:
+                self._unsubscribe = self.bridge.hub.subscribe(lambda e: self._dirty.set())
+                self._thread = threading.Thread(target=self._run, name="tc-watch",
+                                                daemon=True)
+                self._thread.start()
+        self._dirty.set()                        # the newcomer gets the state at once
+        return q
+
+    def remove(self, q):
+        with self._lock:
+            self._queues.discard(q)
+
+    def _run(self):
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            if self._stop:
+                return
+            try:
+                doc = json.dumps(self.bridge.public_state(), ensure_ascii=False,
+                                 separators=(",", ":"))
+            except Exception:                    # a view that fails must not stop the stream
+                log.exception("the spectators' state could not be built")
+                continue
+            data = f"event: state\ndata: {doc}\n\n".encode()
+            with self._lock:
+                queues = list(self._queues)
+            for q in queues:
+                while True:
+                    try:
+                        q.put_nowait(data)
+                        break
+                    except queue.Full:
+                        try:
+                            q.get_nowait()       # drop the oldest: only the newest matters
+                        except queue.Empty:
+                            pass
+
+    def close(self):
+        with self._lock:
+            self._stop = True
+            queues = list(self._queues)
+            unsub, self._unsubscribe = self._unsubscribe, None
+        self._dirty.set()
+        for q in queues:
+            try:
+                q.put_nowait(None)
+            except queue.Full:
+                pass
+        if unsub is not None:
+            try:
+                unsub()
+            except ValueError:
+                pass
 
 
 class WebServer:
@@ -214,6 +325,7 @@ class WebServer:
         self.root = Path(root) if root else web_root()
         self.public_host = public_host or lan_ip()
         self._cache: dict[str, bytes] = {}
+        self.watchers = Watchers(bridge)
         self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -279,6 +391,7 @@ class WebServer:
         would otherwise stay with this (stopped) server and never reach a restarted one."""
         if self._server is None:
             return
+        self.watchers.close()
         self._server.shutdown()
         self._server.server_close()
         with self._open_lock:

@@ -14,16 +14,54 @@ import os
 import secrets
 import threading
 import time
+import unicodedata
+from urllib.parse import urlsplit, urlunsplit
 
 from companion.core.clock import SessionClock
 from companion.core.errors import CompanionError, ConfigError, IllegalMoveError
 from companion.core.session import Session
 
 ROOM_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"          # no I or O: read aloud, typed on a phone
+HANDOVER_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: it may be read aloud
+HANDOVER_LENGTH = 8                                   # 31^8 ~ 8.5e11: not guessable in minutes
+HANDOVER_SECONDS = 600
+MAX_NAME = 24
 
 
 class JoinError(CompanionError):
     """A phone could not join: wrong room code, table full, or an unknown seat token."""
+
+
+class SeatMovedError(JoinError):
+    """This phone's seat was handed over to another phone."""
+
+
+class BadNameError(JoinError):
+    """A name that is empty, too long, or has control or direction-changing characters."""
+
+
+class NameTakenError(JoinError):
+    """Another seat at this table already has that name."""
+
+
+class TableFullError(JoinError):
+    """Every seat has a phone."""
+
+
+def clean_name(name) -> str:
+    """A player's display name, normalised (NFC, single spaces), or :class:`JoinError` with a
+    sentence: 1 to 24 characters, no control or direction-changing characters."""
+    if not isinstance(name, str):
+        raise BadNameError("Please give your name.")
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise BadNameError(f"Please give a name of 1 to {MAX_NAME} characters.")
+    for ch in name:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or unicodedata.bidirectional(ch) in (
+                "RLO", "LRO", "RLE", "LRE", "PDF", "RLI", "LRI", "FSI", "PDI"):
+            raise BadNameError("Names can only use letters, digits, spaces and punctuation.")
+    return name
 
 
 def _hash(token: str) -> str:
@@ -61,6 +99,9 @@ class Hub:
         self.seats = []
         self.alerts = []
         self.join_url = None
+        self.last_scan = None
+        self._handovers = {}                # code -> (seat, monotonic expiry)
+        self._moved = {}                    # token hash of a handed-over seat -> seat
         self._subs = []
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -86,38 +127,118 @@ class Hub:
         """Choose the game, player count and options before the start (the Home screen)."""
         with self._lock:
             if self.session is not None and not self.session.state.is_over():
-                raise ConfigError("A game is running; finish it or start a new table.")
+                raise ConfigError("A game is running: end it, abandon it or go Home first.")
             g = self.games(game)
             g.check_players(players)
             self.options = g.resolve_options(options)
             self.game_name = g.name
-            old = self.seats
+            old = self.seats                    # phones keep their seats for the next game
             self.seats = [old[i] if i < len(old) else Seat(i, f"Seat {i + 1}")
                           for i in range(players)]
             for i, name in enumerate(names or ()):
-                self.seats[i].name = name
+                if self.seats[i].token_hash is None:
+                    self.seats[i].name = name
             self.session = None
         self._emit({"kind": "lobby"})
 
     def join(self, name, room_code):
-        """A phone joins: returns ``(seat, token)``. The token reclaims the seat later."""
-        name = (name or "").strip()
-        if not name or len(name) > 24:
-            raise JoinError("Please give a name of 1 to 24 characters.")
+        """A phone joins: returns ``(seat, token)``. The token reclaims the seat later. A late
+        joiner (the game already running) takes the first seat without a phone and gives it
+        their name."""
+        name = clean_name(name)
         with self._lock:
             if (room_code or "").strip().upper() != self.room_code:
                 raise JoinError("That room code is not this table's. Check the code on the "
                                 "table screen.")
             if not self.seats:
                 raise JoinError("The table has not chosen a game yet.")
+            same = [x for x in self.seats if x.token_hash is not None
+                    and x.name.casefold() == name.casefold()]
+            if same:
+                raise NameTakenError(f"{same[0].name}'s seat already has a phone. If that is you on "
+                                f"a new phone, tap your seat on the table screen and choose "
+                                f"\u201cMove to a new phone\u201d; otherwise pick another name.")
             free = [s for s in self.seats if s.token_hash is None]
             if not free:
-                raise JoinError("Every seat at this table is taken.")
+                raise TableFullError("Every seat at this table is taken.")
             seat = free[0]
             token = secrets.token_urlsafe(18)
             seat.token_hash, seat.phone = _hash(token), True
-            if self.session is None:
+            result = None
+            if seat.name != name:
                 seat.name = name
+                if self.session is not None and not self.session.state.is_over():
+                    result = self.session.rename(seat.no, name)
+            self._save_seats()
+        self._emit({"kind": "lobby"})
+        if result is not None:
+            self._after(result)
+        return seat.no, token
+
+    def rename(self, seat, name):
+        """A player's new name, before the start or during the game (recorded in the log)."""
+        name = clean_name(name)
+        with self._lock:
+            if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+                raise JoinError(f"There is no seat {seat!r} at this table.")
+            others = [x for x in self.seats if x.no != seat
+                      and x.name.casefold() == name.casefold()]
+            if others:
+                raise NameTakenError(f"Someone at this table is already called "
+                                     f"{others[0].name}.")
+            if self.seats[seat].name == name:
+                return name
+            self.seats[seat].name = name
+            result = None
+            if self.session is not None and not self.session.state.is_over():
+                result = self.session.rename(seat, name)
+            self._save_seats()
+        self._emit({"kind": "lobby"})
+        if result is not None:
+            self._after(result)
+        return name
+
+    def seat_of_token(self, token):
+        """The seat a phone's token holds (or :class:`JoinError`)."""
+        return self.reclaim(token)
+
+    # -- moving a seat to another phone ------------------------------------------------------------
+    def handover(self, seat):
+        """A one-seat join code for ``seat``: the first phone that opens its URL gets the seat
+        and the old phone is cut off. The code is shown only on the table screen (never in a
+        view). Returns ``{"seat", "code", "url", "expires_in"}``."""
+        with self._lock:
+            if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+                raise JoinError(f"There is no seat {seat!r} at this table.")
+            code = "".join(secrets.choice(HANDOVER_ALPHABET) for _ in range(HANDOVER_LENGTH))
+            self._handovers = {c: v for c, v in self._handovers.items()
+                               if v[0] != seat and v[1] > time.monotonic()}
+            self._handovers[code] = (seat, time.monotonic() + HANDOVER_SECONDS)
+            url = self.join_url or ""
+            if url:
+                parts = urlsplit(url)
+                url = urlunsplit((parts.scheme, parts.netloc, parts.path or "/",
+                                  f"seat={code}", ""))
+        return {"seat": seat, "code": code, "url": url, "expires_in": HANDOVER_SECONDS}
+
+    def cancel_handover(self, seat):
+        with self._lock:
+            self._handovers = {c: v for c, v in self._handovers.items() if v[0] != seat}
+
+    def claim_handover(self, code):
+        """A phone opened a handover URL: ``(seat, token)``; the seat's old token stops
+        working (its reclaim says the seat moved)."""
+        code = (code or "").strip().upper() if isinstance(code, str) else ""
+        with self._lock:
+            got = self._handovers.pop(code, None)
+            if got is None or got[1] < time.monotonic() or got[0] >= len(self.seats):
+                raise JoinError("That seat code is not valid any more; ask the table to show "
+                                "a new one.")
+            seat = self.seats[got[0]]
+            if seat.token_hash is not None:
+                self._moved[seat.token_hash] = seat.no
+            token = secrets.token_urlsafe(18)
+            seat.token_hash, seat.phone = _hash(token), True
             self._save_seats()
         self._emit({"kind": "lobby"})
         return seat.no, token
@@ -129,6 +250,8 @@ class Hub:
             for s in self.seats:
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
                     return s.no
+            if h in self._moved:
+                raise SeatMovedError("Your seat moved to another phone.")
         raise JoinError("This phone's seat is not at this table any more; join again.")
 
     def set_presence(self, seat, online):
@@ -189,6 +312,9 @@ class Hub:
     def resume(self, session_id=None):
         """Resume a session from the log (the newest open one of this table by default)."""
         with self._lock:
+            if (self.session is not None and not self.session.state.is_over()
+                    and session_id != self.session.id):
+                raise ConfigError("A game is running: go Home first, then resume another.")
             if session_id is None:
                 open_ = [i for i in self.log.sessions() if i.status == "open"
                          and i.meta.get("table", self.table) == self.table]
@@ -210,7 +336,53 @@ class Hub:
         return self.session
 
     def resumable(self):
-        return [i for i in self.log.sessions() if i.status == "open"]
+        """This table's open sessions, newest first, as ``{"id", "game", "title", "players",
+        "round", "phase_label", "started", "records"}`` for the Home screen."""
+        out = []
+        for info in reversed(self.log.sessions()):
+            if info.status != "open" or info.meta.get("table", self.table) != self.table:
+                continue
+            if self.session is not None and info.id == self.session.id:
+                continue
+            item = {"id": info.id, "game": info.game, "title": info.game,
+                    "players": list(info.meta.get("players") or []), "round": None,
+                    "phase_label": None, "started": info.created, "records": info.length}
+            try:
+                game = self.games(info.game)
+                item["title"] = game.title
+                if len(out) < 12:                    # the newest: say where they stand
+                    state = Session.load(self.log, info.id, games=self.games).state
+                    item.update(players=list(state.players), round=state.round,
+                                phase_label=game.phases[state.phase].label or state.phase)
+            except CompanionError:
+                item["problem"] = "does not replay"
+            out.append(item)
+        return out
+
+    def _leave(self):
+        """Back to Home: no game chosen; phones keep their seats for the next game."""
+        self.session = None
+        self.game_name = None
+        self._warned.clear()
+        self._wake.notify_all()
+
+    def suspend(self):
+        """Go Home and leave the running game open: it can be resumed later."""
+        with self._lock:
+            self._leave()
+        self._emit({"kind": "lobby"})
+
+    def abandon(self):
+        """Give up the running game (recorded; its log says ``abandoned``) and go Home."""
+        with self._lock:
+            s = self._need_session()
+            s.abandon()
+            self._leave()
+        self._emit({"kind": "lobby"})
+
+    def end_game(self):
+        """End the running game now with the scores as they stand (the Victory screen)."""
+        return self._after(self._need_session().end_early())
 
     # -- commands ---------------------------------------------------------------------------------
     def _need_session(self):
@@ -272,6 +444,7 @@ class Hub:
         """A card was scanned. ``resolve(code) -> card_id`` checks the code (see
         ``companion.cardcodes``); problems become an alert and change nothing."""
         s = self.session
+        card = None
         try:
             card = resolve(code) if resolve else code
             if s is None:
@@ -279,13 +452,40 @@ class Hub:
             hook = getattr(s.game, "scan_move", None)
             cmd = hook(s.state, card) if hook else None
             if cmd is None:
-                self._emit({"kind": "scan", "card": card})
+                self._scanned(card, "read", "Read; nothing to check with it now.")
                 return None
             seat, move, args = cmd
-            return self._after(s.execute(seat, move, args))
+            result = s.execute(seat, move, args)
         except CompanionError as e:
+            self._scanned(card, "unknown" if card is None else "refused", str(e))
             self._alert("scan", str(e), key="scan")
             return None
+        kinds = {n["kind"] for n in result.notices}
+        if "ScanMismatch" in kinds:
+            self._scanned(card, "mismatch", "Does not match what was chosen on the phone: "
+                                            "the table decides which card counts.")
+        elif "ScanConfirmed" in kinds:
+            self._scanned(card, "matched", "Matches what was chosen on the phone.")
+        else:
+            self._scanned(card, "recorded", "Recorded.")
+        self.clear_alert("scan")
+        return self._after(result)
+
+    def _scanned(self, card, result, message):
+        """Remember and announce a scan, so the screens can acknowledge every one."""
+        name = None
+        if card is not None and self.game_name:
+            try:
+                from companion.games import card_catalog
+                cat = card_catalog(self.game_name) or {}
+                name = (cat.get("cards") or {}).get(card)
+            except CompanionError:
+                name = None
+        scan = {"card": card, "name": name or card, "result": result, "message": message,
+                "at": time.time()}
+        with self._lock:
+            self.last_scan = scan
+        self._emit(dict(scan, kind="scan"))
 
     # -- alerts -----------------------------------------------------------------------------------
     def _alert(self, kind, message, key=None):
@@ -313,6 +513,7 @@ class Hub:
         return {"table": self.table, "room": self.room_code, "join_url": self.join_url,
                 "game": self.game_name, "options": self.options,
                 "seats": [s.public() for s in self.seats],
+                "scan": self.last_scan,
                 "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts]}
 
     def public_view(self):

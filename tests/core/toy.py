@@ -48,6 +48,9 @@ class Toy(Game):
                          dict(enumerate(pts)))
         return "bid"
 
+    def standings(self, state):
+        return dict(enumerate(state.data["points"]))
+
     def _bid(self, state, seat, n):
         if not isinstance(n, int) or not 0 <= n <= state.config["limit"]:
             raise IllegalMoveError(f"Bid a whole number from 0 to {state.config['limit']}.")

@@ -1,0 +1,179 @@
+"""The table in charge (issue 10): end, abandon, go Home and resume, seats carried to the next
+game, renames (recorded and replayed, never undone), late joiners who give their name, a seat
+moved to a new phone with a one-seat code, and every scan acknowledged."""
+import pytest
+
+from companion.core.errors import ConfigError, IllegalMoveError
+from companion.core.log import MemoryLog, SQLiteLog
+from companion.core.session import Session, fold
+from companion.games import get
+from companion.service.hub import (BadNameError, Hub, JoinError, NameTakenError,
+                                   SeatMovedError, clean_name)
+
+from ..core.toy import Toy
+
+
+def games(name):
+    return Toy() if name == "toy" else get(name)
+
+
+def seated(log=None, players=3, names=("Ann", "Bo", "Cy")):
+    hub = Hub(log or MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=players)
+    tokens = [hub.join(n, hub.room_code)[1] for n in names]
+    hub.start(seed=5)
+    return hub, tokens
+
+
+def test_end_game_scores_as_they_stand_and_the_log_says_finished():
+    hub, _ = seated()
+    for s in range(3):
+        hub.submit(s, "bid", {"n": [1, 7, 3][s]})
+    hub.end_game()
+    o = hub.session.state.outcome
+    assert o.winners == [1] and "ended the game early" in o.reason
+    info = hub.log.info(hub.session.id)
+    assert info.status == "finished" and info.summary["winners"] == [1]
+    # a finished game: the table may set up the next one at once, seats kept
+    hub.configure("toy", players=3)
+    assert [x.name for x in hub.seats] == ["Ann", "Bo", "Cy"] and hub.session is None
+
+
+def test_abandon_records_it_goes_home_and_keeps_the_phones():
+    hub, tokens = seated()
+    s = hub.session
+    hub.abandon()
+    assert hub.session is None and hub.game_name is None
+    assert hub.public_view()["phase"] == "lobby"
+    assert hub.log.info(s.id).status == "abandoned"
+    assert hub.log.read(s.id)[-1]["type"] == "SessionAbandoned"
+    assert hub.resumable() == []                 # abandoned games are not offered again
+    with pytest.raises(IllegalMoveError, match="abandoned"):
+        s.execute(0, "bid", {"n": 1})
+    assert hub.reclaim(tokens[2]) == 2           # the phone is still at the table
+    hub.configure("great-powers", players=4)
+    assert [x.name for x in hub.seats][:3] == ["Ann", "Bo", "Cy"]
+    assert hub.reclaim(tokens[0]) == 0
+
+
+def test_home_then_another_game_then_resume_the_first(tmp_path):
+    log = SQLiteLog(tmp_path / "t.db")
+    hub, tokens = seated(log)
+    first = hub.session.id
+    hub.submit(0, "bid", {"n": 4})
+    fp = hub.session.state.fingerprint()
+    with pytest.raises(ConfigError, match="go Home"):
+        hub.configure("great-powers", players=3)
+    hub.suspend()
+    assert hub.session is None
+    hub.configure("great-powers", players=3)
+    hub.start(seed=2)
+    second = hub.session.id
+    with pytest.raises(ConfigError, match="go Home"):
+        hub.resume(first)
+    hub.suspend()
+    listed = hub.resumable()
+    assert [x["id"] for x in listed] == [second, first]        # newest first
+    toy = listed[1]
+    assert toy["title"] == "Toy" and toy["players"] == ["Ann", "Bo", "Cy"]
+    assert toy["round"] == 1 and toy["phase_label"] == "Bid"
+    hub.resume(first)
+    assert hub.session.state.fingerprint() == fp
+    assert hub.reclaim(tokens[1]) == 1
+
+
+def test_rename_before_and_during_the_game_is_replayed_and_never_undone():
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=2)
+    hub.join("Ann", hub.room_code)
+    hub.rename(0, "  Annie   B ")
+    assert hub.seats[0].name == "Annie B"
+    hub.start(seed=1)
+    hub.submit(0, "bid", {"n": 2})
+    hub.rename(1, "Bob")
+    s = hub.session
+    assert s.state.players == ["Annie B", "Bob"]
+    assert fold(s.game, s.records).fingerprint() == s.state.fingerprint()
+    hub.undo()                                   # takes back the bid, not the name
+    assert s.state.players == ["Annie B", "Bob"] and s.state.prompts.get(0)
+    with pytest.raises(NameTakenError):
+        hub.rename(0, "bob")
+    with pytest.raises(BadNameError):
+        hub.rename(0, "Eve\u202e")
+
+
+def test_a_late_joiner_names_their_seat_everywhere():
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=3)
+    hub.join("Ann", hub.room_code)
+    hub.start(seed=1)
+    assert hub.session.state.players[2] == "Seat 3"
+    seat, _ = hub.join("Dan", hub.room_code)
+    assert seat == 1 and hub.session.state.players[1] == "Dan"
+    assert hub.public_view()["players"][1] == "Dan"
+    assert hub.seats[1].name == "Dan"
+
+
+def test_a_dead_phone_gets_a_clear_way_back_and_a_handover_moves_the_seat():
+    hub, tokens = seated()
+    with pytest.raises(NameTakenError, match="tap your seat on the table screen"):
+        hub.join("ann", hub.room_code)
+    h = hub.handover(0)
+    assert h["seat"] == 0 and len(h["code"]) == 8
+    assert h["code"] not in str(hub.public_view()) and h["code"] not in str(hub.seat_view(0))
+    seat, new_token = hub.claim_handover(h["code"].lower())
+    assert seat == 0 and hub.reclaim(new_token) == 0
+    with pytest.raises(SeatMovedError, match="moved to another phone"):
+        hub.reclaim(tokens[0])
+    with pytest.raises(JoinError, match="not valid"):
+        hub.claim_handover(h["code"])            # single use
+    h2 = hub.handover(1)
+    hub.cancel_handover(1)
+    with pytest.raises(JoinError):
+        hub.claim_handover(h2["code"])
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 25, "a\x00b", "Eve\u202eliA", "\ud800", 7])
+def test_names_are_cleaned_or_refused_with_a_sentence(bad):
+    with pytest.raises(BadNameError) as e:
+        clean_name(bad)
+    assert str(e.value).endswith(".")
+
+
+def test_names_are_normalised():
+    assert clean_name(" Zo\u0065\u0301  Li ") == "Zo\u00e9 Li"
+
+
+def test_every_scan_is_acknowledged_with_its_result():
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    events = []
+    hub.subscribe(events.append)
+    hub.scan("anything")
+    assert hub.last_scan["result"] == "refused" and "No game" in hub.last_scan["message"]
+    hub.configure("trade-warz", players=3)
+    for n in ("Ann", "Bo", "Cy"):
+        hub.join(n, hub.room_code)
+    hub.start(seed=1)
+    hub.scan("freedom-corn")                     # no check expected during the Leader pick
+    scans = [e for e in events if e["kind"] == "scan"]
+    assert scans[-1]["result"] == "read" and scans[-1]["card"] == "freedom-corn"
+    assert hub.public_view()["hub"]["scan"]["name"] == "Freedom Corn"
+
+
+def test_end_game_needs_standings():
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=2)
+    hub.start(seed=1)
+    hub.session.game.standings = lambda state: None
+    with pytest.raises(IllegalMoveError, match="abandon it instead"):
+        hub.end_game()
+    assert hub.session.state.outcome is None
+
+
+def test_session_replays_an_ended_game(tmp_path):
+    log = SQLiteLog(tmp_path / "e.db")
+    hub, _ = seated(log)
+    hub.submit(0, "bid", {"n": 3})
+    hub.end_game()
+    again = Session.load(log, hub.session.id, games=games)
+    assert again.state.fingerprint() == hub.session.state.fingerprint()
