@@ -59,7 +59,9 @@ def win_chance(game, state, team, monster_ids):
         else:
             incoming += per if len(team) == 1 else per * 0.7      # shared between targets
     danger = turns * incoming / max(1, hp)
-    return 1.0 / (1.0 + math.exp(5.0 * (danger - 1.0)))
+    # a hopeless fight (several hard monsters with regeneration against a weak team) makes
+    # ``danger`` huge: cap the exponent below exp()'s overflow (the chance is ~0 either way)
+    return 1.0 / (1.0 + math.exp(min(5.0 * (danger - 1.0), 700.0)))
 
 
 def monster_value(game, state, team, monster_ids):
