@@ -127,6 +127,10 @@ class BattleBuilder(Game):
                ("standard", "action", "milestones", "roles", "betting")),
         Option("reward_split", "full", "Base monster reward: each player gets the full amount, "
                "or the team divides it.", ("full", "divided")),
+        Option("turn_limit_reward", "defeated", "A monster battle that runs out of turns: "
+               "only the monsters defeated pay their reward (the rulebook pays it for "
+               "defeating the monster), or every monster's full reward as if won.",
+               ("defeated", "full")),
         Option("convert_when", "after-pvp", "System D conversion: only in the shop after a "
                "PvP, or in every shop.", ("after-pvp", "any-shop")),
         Option("diminishing", False, "Upgrade Variant A: each HP/stamina upgrade costs more."),
@@ -271,6 +275,21 @@ class BattleBuilder(Game):
                    "results": {k: {"won": 0, "lost": 0} for k in DIFFICULTIES},
                    "battles": [], "pvp": []}
         state.data = d
+
+    # options added after games were logged, with the reading those games were played by
+    LEGACY_DEFAULTS = {"turn_limit_reward": "full"}
+
+    def resolve_options(self, given):
+        """As :meth:`Game.resolve_options`, but a log's start record (which holds every option
+        of its day) that lacks an option added since keeps the reading it was played with, so
+        an old session replays to the same state."""
+        given = dict(given or {})
+        known = {o.name for o in self.options}
+        older = known - set(self.LEGACY_DEFAULTS)
+        if older <= set(given):
+            for name, value in self.LEGACY_DEFAULTS.items():
+                given.setdefault(name, value)
+        return super().resolve_options(given)
 
     def _monster_pool(self, state):
         want = state.config["monster_pool"]
@@ -665,6 +684,12 @@ class BattleBuilder(Game):
         fallen = sum(1 for s in team if d.hp[s] <= 0)
         tier = "full" if fallen == 0 else ("none" if fallen == len(team) else "half")
         base = sum(m["reward"] for m in battle["monsters"])
+        if why == "turn limit" and cfg["turn_limit_reward"] == "defeated":
+            # the printed reward is for defeating the monster: out of turns, only the monsters
+            # the team did beat pay (nobody is down, or the battle would have ended already)
+            beaten = [m for m in battle["monsters"] if m["hp"] <= 0]
+            base = sum(m["reward"] for m in beaten)
+            tier = "none" if not beaten else "partial"
         if tier == "half":
             base //= r.rewards["half_divisor"]
         elif tier == "none":

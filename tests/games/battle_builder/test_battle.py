@@ -138,6 +138,55 @@ def test_the_turn_limit_loses_the_battle():
     assert not rec["won"] and rec["why"] == "turn limit"
 
 
+def _stall_to_the_turn_limit(st):
+    for _ in range(GAME.rules.battle["max_turns"]):
+        plays = {}
+        for s in st.data.battles["b1.1"]["seats"]:
+            pile = st.data.pile[s]
+            plays[s] = ("jab", 0) if "jab" in pile else (pile[0], 0)
+        turn(st, plays)
+
+
+def test_a_monster_not_beaten_by_the_turn_limit_pays_no_reward():
+    """Issue 12: the rulebook pays the printed reward for *defeating* the monster; a battle that
+    runs out of turns with nobody down used to pay it in full."""
+    st = in_battle()
+    set_monster(st, hp=999, max_hp=999, attack=0, deck=[0], discard=[])
+    _stall_to_the_turn_limit(st)
+    rec = st.data.track["battles"][-1]
+    assert not rec["won"] and rec["why"] == "turn limit" and rec["reward"] == "none"
+    assert st.data.tokens == [{"skill": 0}, {"skill": 0}] and st.data.vp == [0, 0]
+
+
+def test_the_old_reading_pays_the_full_reward_at_the_turn_limit_as_an_option():
+    st = in_battle(turn_limit_reward="full")
+    set_monster(st, hp=999, max_hp=999, attack=0, deck=[0], discard=[])
+    _stall_to_the_turn_limit(st)
+    rec = st.data.track["battles"][-1]
+    assert not rec["won"] and rec["reward"] == "full"
+    assert st.data.tokens == [{"skill": 3}, {"skill": 3}] and st.data.vp == [0, 0]
+
+
+def test_dual_monsters_at_the_turn_limit_pay_for_the_defeated_one_only():
+    st = fresh(2, 1, dual_monsters=True, monster_abilities="none", tokens="B")
+    for s in (0, 1):
+        st.data.dual_draws[s] = ["slime", "goblin"]
+        st.prompts[s]["options"] = ["slime", "goblin"]
+    do(st, 0, "choose_monster", monster="slime")
+    do(st, 1, "choose_monster", monster="goblin")
+    assert st.phase == "battle"
+    set_monster(st, 0, hp=0)                                # the Slime is beaten ...
+    set_monster(st, 1, hp=999, max_hp=999, attack=0, deck=[0], discard=[])    # ... not this
+    before = [dict(t) for t in st.data.tokens]
+    _stall_to_the_turn_limit(st)
+    rec = st.data.track["battles"][-1]
+    assert not rec["won"] and rec["reward"] == "partial"
+    slime = GAME.rules.monsters["slime"].reward
+    base = [sum(st.data.tokens[s].values()) - sum(before[s].values()) for s in (0, 1)]
+    perf = [GAME._performance(st, st.data.battles["b1.1"], s, False) for s in (0, 1)]
+    assert base == [slime + sum(perf[s].values()) for s in (0, 1)]
+
+
 @pytest.mark.parametrize("mode,setup,expected", [
     ("slower", {}, 1),
     ("higher-hp", {"hp": [20, 15]}, 0),
@@ -260,3 +309,15 @@ def test_dual_monsters_each_player_picks_one_and_targets_are_chosen():
     assert st.data.vp == [2, 2]                             # 1 VP per monster defeated
     rec = st.data.track["battles"][-1]
     assert rec["won"] and rec["reward"] == "full" and len(rec["difficulty"]) == 2
+
+
+def test_a_log_from_before_the_turn_limit_option_replays_with_the_old_reading():
+    from companion.core.session import fold
+    from .helpers import session
+    s = session(2, 4, arc="4+1")
+    assert s.state.config["turn_limit_reward"] == "defeated"
+    old = [dict(r) for r in s.records]
+    old[0] = dict(old[0], options={k: v for k, v in old[0]["options"].items()
+                                   if k != "turn_limit_reward"})
+    assert fold(GAME, old).config["turn_limit_reward"] == "full"
+    assert GAME.resolve_options({"arc": "4+1"})["turn_limit_reward"] == "defeated"
