@@ -29,7 +29,8 @@ START_MODES = ("full", "now", "manual")
 class TableServer:
     """``start``: ``"full"`` starts the game when every seat has a phone, ``"now"`` at once
     (phones then take the free seats), ``"manual"`` leaves it to the table screen
-    (:meth:`Hub.start`)."""
+    (:meth:`Hub.start`). ``fresh``: set up ``game`` even when this table has a session to
+    resume (that one stays open, resumable from the Home screen)."""
 
     def __init__(self, table: str, *, db=None, log_store=None, game: str | None = None,
                  players: int | None = None, options: dict | None = None, names=None,
@@ -38,7 +39,7 @@ class TableServer:
                  ws_port: int | None = 9001, public_host: str | None = None,
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
-                 games=None):
+                 games=None, fresh: bool = False):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
@@ -53,6 +54,7 @@ class TableServer:
         self.ws_url, self.hub_password, self.seat_logins = ws_url, hub_password, seat_logins
         self.broker_options = dict(broker_options or {})
         self.clock, self.games = clock, games
+        self.fresh = fresh              # set up ``game`` even if a session could be resumed
         self.log = self.hub = self.broker = self.bridge = self.web = None
         self.resumed = None
         self._unsubscribe = None
@@ -65,7 +67,7 @@ class TableServer:
             self.log = self._log_store or SQLiteLog(self.db)
             kw = {} if self.games is None else {"games": self.games}
             self.hub = Hub(self.log, table=self.table, clock=self.clock, **kw)
-            self.resumed = self.hub.resume()
+            self.resumed = None if self.fresh else self.hub.resume()
             if self.resumed is None:
                 if self.game is None and self.start_mode != "manual":
                     raise ConfigError(f"Table {self.table} has no game to resume in "

@@ -24,7 +24,13 @@ def register(sub):
                                    "touchscreen, in one command")
     p.add_argument("--table", default="table", help="table id (a-z, 0-9, '-'); the same id "
                    "resumes its interrupted session")
-    p.add_argument("--game", default=None, help="preselect a game (else choose on the screen)")
+    p.add_argument("--game", default=None, help="preselect a game (else choose on the screen); "
+                   "a game in progress at this table is resumed instead, unless --new")
+    p.add_argument("--new", action="store_true", help="with --game: set it up even if a game "
+                   "is in progress (that one stays resumable from the Home screen)")
+    p.add_argument("--host", default=None, help="the address phones use to reach this box, "
+                   "shown in the join QR (default: its LAN address; choose one on a box with "
+                   "both Ethernet and Wi-Fi)")
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
     p.add_argument("--broker", default="embedded", help="embedded (default), mosquitto, or "
@@ -50,6 +56,23 @@ def _size(text):
     return int(m.group(1)), int(m.group(2))
 
 
+def resume_note(server, wanted) -> str:
+    """What the table does at start, in words (never silently ignore --game)."""
+    s = server.resumed
+    hub = server.hub
+    if s is None:
+        if hub.game_name:
+            return f"set up {hub.games(hub.game_name).title} for {len(hub.seats)} players."
+        return "choose a game on the screen."
+    where = f"{s.game.title}, round {s.state.round}, session {s.id}"
+    if wanted and wanted != s.game.name:
+        title = hub.games(wanted).title
+        return (f"resuming the game in progress ({where}); {title} was not set up. To play "
+                f"{title}, tap Menu > Home on the screen (this game stays resumable), or start "
+                f"again with --game {wanted} --new.")
+    return f"resuming the game in progress ({where})."
+
+
 def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -62,14 +85,18 @@ def run(args):
     for name in QUIET_LOGGERS:              # their debug chatter is not for the table
         logging.getLogger(name).setLevel(logging.WARNING)
     from companion.net.serve import TableServer
+    if args.new and not args.game:
+        raise ConfigError("--new sets up the game named by --game; give --game too.")
     server = TableServer(args.table, db=args.db or default_db(), game=args.game,
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,
-                         mqtt_port=args.mqtt_port, ws_port=args.ws_port)
+                         mqtt_port=args.mqtt_port, ws_port=args.ws_port,
+                         public_host=args.host, fresh=args.new)
     signal.signal(signal.SIGTERM, _terminate)
     link = None
     try:
         server.start()
+        print(f"companion: {resume_note(server, args.game)}", file=sys.stderr)
         note = None
         if args.hardware != "none":
             from hardware.hubglue import start_devices
