@@ -1,0 +1,37 @@
+"""Sessions recorded before rules version 2 still replay, with the outcome they had.
+
+``data/legacy-logs-v1.json.gz`` holds 13 record streams played by the bots on the code of
+commit 9a71e50 (before the companion computed Crypto Isle, Maple Dominion, Port Strike and the
+other effects it now knows, and before the Draw count was taken when the player draws). They
+cover every hand-resolved effect of the shipped cards (each confirmed by the table with the GDP
+or power it entered), a Tactic played during Draw before drawing, card swaps, loans, influence
+offers, disputes chosen by partner and slot, and the Fast-Pass. Their options predate the
+``rules`` marker, so they replay under rules version 1 (docs/trade-warz.md, "Rules versions").
+"""
+import gzip
+import json
+import pathlib
+
+import pytest
+
+from companion.core.session import fold
+
+from .helpers import GAME
+
+LOGS = pathlib.Path(__file__).with_name("data") / "legacy-logs-v1.json.gz"
+
+
+def _logs():
+    with gzip.open(LOGS, "rt") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("i", range(13))
+def test_a_session_recorded_before_rules_version_2_replays_to_its_outcome(i):
+    log = _logs()[i]
+    st = fold(GAME, log["records"])
+    o = st.outcome
+    assert o is not None
+    assert {"winners": o.winners, "reason": o.reason,
+            "scores": {str(k): v for k, v in o.scores.items()}} == log["outcome"]
+    assert st.data.gdp_curve == log["gdp_curve"]
