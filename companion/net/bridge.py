@@ -53,7 +53,7 @@ MAX_JOIN_BYTES = 4096
 
 
 class JoinRefused(CompanionError):
-    """A ``POST /join`` the table refuses; ``status`` and ``code`` as in protocol section 9.3."""
+    """A ``POST /join`` the table refuses; ``status`` and ``code`` as in protocol section 9.5."""
 
     def __init__(self, status: int, code: str, message: str):
         super().__init__(message)

@@ -1,5 +1,5 @@
 """The phone web server: the page and its vendored libraries, POST /join and every refusal of
-protocol section 9.3, the join QR code (decoded with pyzbar), the LAN address, and
+protocol section 9.5, the join QR code (decoded with pyzbar), the LAN address, and
 `companion serve` as a command (clear errors, Ctrl-C and SIGTERM stop it cleanly)."""
 import http.client
 import io
