@@ -21,6 +21,7 @@ import dataclasses
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
+from . import choices as ch
 from .data import TOKEN_NAMES, TOKENS, TRAITS, default_rules
 
 
@@ -86,19 +87,28 @@ class GreatPowers(Game):
             "event": Phase("event", "end", on_begin=self._begin_event, label="Event"),
             "end": Phase("end", "deal", on_begin=self._end_turn, label="End"),
         }
+        def spec(fn):
+            return lambda state, seat: fn(self, state, seat)
+
         self.moves = {m.name: m for m in (
             Move("submit_bids", self._submit_bids, "BidsSealed",
                  sealed=lambda s, seat: f"bids-t{s.round}",
-                 doc="traits: your bid cards in order, first to last"),
+                 doc="traits: your bid cards in order, first to last",
+                 label="Bid on traits", choices=spec(ch.bids)),
             Move("take_action", self._take_action, "ActionTaken",
                  doc="card: a face-up card id; resolve: true (default) or false to discard; "
-                     "target: a seat for cards that target a player"),
-            Move("pass_action", self._pass_action, "ActionPassed"),
-            Move("steal_colony", self._steal_colony, "ColonyStolen", doc="target: a seat"),
+                     "target: a seat for cards that target a player",
+                 label="Take a card", choices=spec(ch.take_action)),
+            Move("pass_action", self._pass_action, "ActionPassed", label="Take no card"),
+            Move("steal_colony", self._steal_colony, "ColonyStolen", doc="target: a seat",
+                 label="Steal a Colony", choices=spec(ch.steal_colony)),
             Move("resolve_drawn", self._resolve_drawn, "DrawnActionResolved",
-                 doc="card: one of the three drawn; target: a seat if the card needs one"),
-            Move("decline_bonus", self._decline_bonus, "BonusDeclined"),
-            Move("pick_side", self._pick_side, "SidePicked", doc="player: a seat"),
+                 doc="card: one of the three drawn; target: a seat if the card needs one",
+                 label="Resolve a drawn card", choices=spec(ch.resolve_drawn)),
+            Move("decline_bonus", self._decline_bonus, "BonusDeclined",
+                 label="Decline the bonus"),
+            Move("pick_side", self._pick_side, "SidePicked", doc="player: a seat",
+                 label="Pick a side", choices=spec(ch.pick_side)),
         )}
         from .bots import BOTS
         self.bots = BOTS
