@@ -27,6 +27,15 @@ BEFORE_TRADE_ENDS = ("event", "upkeep", "draw", "policy", "trade")
 TIEBREAK_TEXT = {"partners_influenced": "most Trade Partners influenced",
                  "active_routes": "most active routes",
                  "gdp_in_hand": "most GDP in hand (printed value of the Exports in hand)"}
+# The rules engine's version, kept in every session's options as ``rules`` (not an Option: it
+# is set by the game, never chosen). Version 2 computes the effects whose inputs it tracks and
+# counts a Trade Warz Draw when the player draws; a log recorded before (its options are exactly
+# the version-1 options) replays under version 1. docs/trade-warz.md, "Rules versions".
+RULES_VERSION = 2
+V1_OPTIONS = frozenset(("edition", "chill", "quick_start", "diplomatic", "fast_pass", "leaders",
+                        "leader_pick", "rounds", "influence_gain", "policy_order",
+                        "upkeep_confirm", "check_reveals", "export_slot_limit",
+                        "pass_first_player"))
 ASK_MOVES = {"target": "choose_target", "partner": "choose_partner",
              "optional": "choose_optional", "draw": "draw_cards", "discard": "discard_cards",
              "routes": "choose_routes", "order": "order_policies", "manual": "confirm_manual",
@@ -66,7 +75,8 @@ class TWData:
     boom_tie: list | None = None
     pick_order: list | None = None
     # draw
-    to_draw: list = dataclasses.field(default_factory=list)
+    to_draw: list = dataclasses.field(default_factory=list)     # shown count; 0: drawn
+    draw_pending: list = dataclasses.field(default_factory=list)  # v2: seats yet to draw
     # policy
     policy_k: int = 0
     policy_left: list = dataclasses.field(default_factory=list)
@@ -152,7 +162,28 @@ class TradeWarz(Engine, Game):
         Option("export_slot_limit", True, "A Leader's Export slots cap its routes plus its "
                                           "face-down Exports."),
         Option("pass_first_player", True, "Pass the first-player marker clockwise at Cleanup."),
+        Option("auto_effects", True, "Effects whose inputs the companion tracks (Crypto Isle, "
+                                     "Maple Dominion, Port Strike, ...) resolve by themselves; "
+                                     "false: the table resolves them by hand."),
     )
+
+    def resolve_options(self, given):
+        """The options, plus ``rules``: the rules version the session is played under (a stored
+        log keeps it; one recorded before version 2 has exactly the version-1 options)."""
+        given = dict(given or {})
+        version = given.pop("rules", None)
+        out = super().resolve_options(given)
+        if version is None:
+            version = 1 if set(given) == V1_OPTIONS else RULES_VERSION
+        if version not in (1, RULES_VERSION):
+            raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
+        out["rules"] = version
+        return out
+
+    @staticmethod
+    def v2(state):
+        """Rules version 2 or later (computed effects, the Draw counted when drawn)."""
+        return state.config.get("rules", RULES_VERSION) >= 2
 
     def __init__(self, rules=None):
         self.rules = rules or default_rules()
@@ -397,6 +428,8 @@ class TradeWarz(Engine, Game):
             self.check_boom(state)          # a GDP change outside the queue (a move's cost)
         if state.outcome is not None:
             return False
+        if state.phase == "draw" and d.draw_pending and self.v2(state):
+            self._refresh_draw(state)
         self._sync(state)
         if d.queue or d.ask is not None or d.mismatch is not None:
             return False
@@ -575,17 +608,36 @@ class TradeWarz(Engine, Game):
     # -- Draw -------------------------------------------------------------------------------------
     def _begin_draw(self, state):
         d = state.data
-        ix = self.ix(state)
-        up_to = ix.rules.draw == "up_to_hand_size"
+        d.draw_pending = [True] * state.n
         for s in range(state.n):
-            lead = ix[d.leaders[s]]
-            k = max(0, lead.hand_size - len(d.hands[s])) if up_to else lead.draw
+            k = d.to_draw[s] = self.draw_due(state, s)
             have = self.piles_for(state, s)
-            k = min(k, sum(have.values()))
-            d.to_draw[s] = k
             if k and len(have) == 1:
                 self.draw(state, s, {next(iter(have)): k})
-                d.to_draw[s] = 0
+                k = d.to_draw[s] = 0
+            if not k:
+                d.draw_pending[s] = False
+
+    def draw_due(self, state, s):
+        """How many cards ``s`` draws now: Trade Warz, up to the hand size as the hand is now
+        (a Tactic played during Draw counts; issue 12); Tariff Warz, the Leader's number;
+        never more than the piles hold."""
+        d = state.data
+        ix = self.ix(state)
+        lead = ix[d.leaders[s]]
+        k = max(0, lead.hand_size - len(d.hands[s])) if ix.rules.draw == "up_to_hand_size" \
+            else lead.draw
+        return min(k, sum(self.piles_for(state, s).values()))
+
+    def _refresh_draw(self, state):
+        """Rules v2: the count of every seat yet to draw follows its hand."""
+        d = state.data
+        for s in range(state.n):
+            if d.draw_pending[s]:
+                k = d.to_draw[s] = self.draw_due(state, s)
+                if not k:
+                    d.draw_pending[s] = False
+                    state.note("NothingToDraw", seat=s)
 
     def _draw_cards(self, state, seat, export=0, tactic=0, policy=0, personal=0):
         d = state.data
@@ -601,6 +653,8 @@ class TradeWarz(Engine, Game):
         clean = self.check_split(state, seat, split, d.to_draw[seat])
         self.draw(state, seat, clean)
         d.to_draw[seat] = 0
+        if d.draw_pending:
+            d.draw_pending[seat] = False
 
     # -- Policy -----------------------------------------------------------------------------------
     def _policy_wid(self, state):

@@ -35,3 +35,15 @@ def test_a_session_recorded_before_rules_version_2_replays_to_its_outcome(i):
     assert {"winners": o.winners, "reason": o.reason,
             "scores": {str(k): v for k, v in o.scores.items()}} == log["outcome"]
     assert st.data.gdp_curve == log["gdp_curve"]
+
+
+def test_new_sessions_are_rules_version_2_and_old_option_sets_version_1():
+    from companion.games.trade_warz.game import V1_OPTIONS
+    assert GAME.resolve_options({})["rules"] == 2
+    assert GAME.resolve_options({"edition": "tariff"})["rules"] == 2
+    every = {o.name: o.default for o in GAME.options}          # the Home screen's way
+    assert GAME.resolve_options(every)["rules"] == 2
+    stored = GAME.resolve_options({})                           # what a new log keeps
+    assert GAME.resolve_options(stored) == stored
+    old = {k: v for k, v in stored.items() if k in V1_OPTIONS}  # what an old log kept
+    assert GAME.resolve_options(old)["rules"] == 1

@@ -167,6 +167,35 @@ def test_trade_warz_draws_up_to_the_hand_size_from_any_decks():
     assert len(t.d.piles[0]) == 6
 
 
+def test_a_tactic_played_during_draw_still_leaves_a_full_hand():
+    # issue 12: USA holds 1 card, is told to draw 7, plays it (Emergency Stimulus) and must
+    # then draw 8: Draw is "up to" the hand size, counted when the player draws
+    t = Table(3, seed=4)
+    t.to_phase("draw", 1)
+    t.d.hands[0] = ["emergency-stimulus"]
+    GAME._begin_draw(t.st)
+    GAME._sync(t.st)
+    assert t.st.prompts[0]["count"] == 7
+    t.do(0, "play_tactic", card="emergency-stimulus")
+    assert t.d.hands[0] == [] and t.st.prompts[0]["count"] == 8
+    with pytest.raises(IllegalMoveError, match="exactly 8"):
+        t.do(0, "draw_cards", export=7)
+    t.do(0, "draw_cards", export=5, tactic=3)
+    assert len(t.d.hands[0]) == 8
+
+
+def test_a_hand_filled_during_draw_has_nothing_left_to_draw():
+    t = Table(3, seed=4)
+    t.to_phase("draw", 1)
+    t.d.hands[1] = ["bulk-coal"] * 6                     # China: hand size 7, so 1 to draw
+    GAME._begin_draw(t.st)
+    GAME._sync(t.st)
+    assert t.st.prompts[1]["count"] == 1
+    t.d.hands[1].append("scrap-metal")                   # a card from an effect: now full
+    t.do(0, "draw_cards", export=8)
+    assert 1 not in t.st.prompts and t.d.to_draw[1] == 0
+
+
 def test_tariff_warz_draws_the_leaders_number_and_skips_an_empty_pile():
     t = Table(3, seed=4, edition="tariff")
     t.to_phase("draw", 1)

@@ -182,7 +182,9 @@ def test_scan_outside_a_check_is_just_shown():
     events = []
     hub.subscribe(events.append)
     assert hub.scan("usa") is None
-    assert events[-1] == {"kind": "scan", "card": "usa"}
+    last = events[-1]
+    assert (last["kind"], last["card"], last["name"], last["result"]) == \
+        ("scan", "usa", "USA", "read")
     assert GAME.scan_move(hub.session.state, "not-a-card") is None
 
 
