@@ -8,7 +8,8 @@ Standard library only. One scheme for QR payloads and NDEF Text records::
 * ``game`` - the game's registry name (``trade-warz``);
 * ``card-id`` - the id in that game's card catalog;
 * ``copy`` - which physical copy (1, 2, ...) when a deck holds duplicates;
-* ``db-version`` - the catalog version the card was printed for;
+* ``db-version`` - the deck the card was printed from: :func:`deck_version` of its catalog,
+  the data's declared version and a fingerprint of its cards (``0.1.0-proto~3f9a1c``);
 * ``check`` - CRC-16/CCITT-FALSE of everything before the last ``:``, four upper-case hex
   digits: a damaged read, a torn sticker or a typo is caught instead of becoming another card.
 
@@ -21,14 +22,21 @@ percent-encoded (UTF-8), so any catalog id fits. Example::
     >>> parse_code(c.format()) == c
     True
 
+A card printed from another version of the deck (an older print run, an edited copy) is
+refused with :class:`OutdatedCardError` and a sentence saying so: the same card id may mean
+another card now. A code whose db-version is the bare declared version (no fingerprint, as
+codes made before fingerprints were) is accepted when that version matches.
+
 A blank NFC tag can instead be *bound*: :class:`UidBindings` maps tag UIDs to codes, filled by
 :class:`Provisioning` (tap the tag, pick the card). :func:`identify` takes what a scan gave
 (code, UID, problem) and returns a :class:`Card`, or raises one of the :class:`CardCodeError`
 subclasses below, each with a sentence for the table; nothing is changed by a failed scan.
 """
 import dataclasses
+import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -60,6 +68,16 @@ class WrongGameError(CardCodeError):
 
 class UnknownCardError(CardCodeError):
     """This game's code, but the card id is not in the catalog."""
+
+
+class OutdatedCardError(CardCodeError):
+    """A card printed from another version of the deck than the table's: it may not be the card
+    the table would take it for, so it is refused. ``printed`` and ``current`` are the two
+    db-versions."""
+
+    def __init__(self, message, card_id=None, printed=None, current=None):
+        super().__init__(message)
+        self.card_id, self.printed, self.current = card_id, printed, current
 
 
 class UnboundTagError(CardCodeError):
@@ -171,7 +189,9 @@ def parse_code(text) -> CardCode:
 
 @dataclasses.dataclass(frozen=True)
 class Card:
-    """A resolved card: ``outdated`` when printed for another catalog version."""
+    """A resolved card. ``catalog_version`` is the table's :func:`deck_version`; a card from
+    another version is refused (:class:`OutdatedCardError`), so ``outdated`` is False for every
+    card :func:`resolve` returns (kept for callers that check it)."""
     game: str
     card_id: str
     name: str
@@ -182,7 +202,60 @@ class Card:
 
     @property
     def outdated(self) -> bool:
-        return self.db_version != self.catalog_version
+        return self.db_version not in (self.catalog_version, _declared(self.catalog_version))
+
+
+FINGERPRINT_SEP = "~"
+
+
+def catalog_fingerprint(catalog: dict) -> str:
+    """Six hex digits that change when the catalog's version or any card's id or name changes
+    (SHA-256 of a canonical JSON of them).
+
+    >>> catalog_fingerprint({"version": "1", "cards": {"a": "Alpha"}})
+    '74122f'
+    """
+    cards = catalog.get("cards") or {}
+    text = json.dumps([str(catalog.get("version", "")), sorted((str(k), str(v))
+                                                               for k, v in cards.items())],
+                      ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:6]
+
+
+def deck_version(catalog: dict) -> str:
+    """The db-version a card printed from ``catalog`` carries: the declared version, ``~`` and
+    :func:`catalog_fingerprint`. A table whose catalog gives the same string takes the card.
+
+    >>> deck_version({"version": "gp-2026.11", "cards": {"a": "Alpha"}})
+    'gp-2026.11~25cddd'
+    """
+    return f"{catalog.get('version', '')}{FINGERPRINT_SEP}{catalog_fingerprint(catalog)}"
+
+
+def _declared(db_version: str) -> str:
+    head, sep, tail = db_version.rpartition(FINGERPRINT_SEP)
+    return head if sep and re.fullmatch(r"[0-9a-f]{6}", tail) else db_version
+
+
+def _natural(text: str):
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", text)]
+
+
+def _outdated(cc, version: str, current: str, game: str) -> OutdatedCardError:
+    printed, declared = cc.db_version, _declared(cc.db_version)
+    tail = "Nothing was changed."
+    if declared == version:
+        what = (f"This card was printed from another edit of the deck (version {version}, but "
+                f"the cards have changed since: it was printed as {printed}, the table plays "
+                f"{current}). {tail} Reprint it, or play it by hand.")
+    elif _natural(declared) > _natural(version):
+        what = (f"This card was printed from a newer version of the deck ({declared}) than this "
+                f"table plays ({version}). {tail} Update the table's card data, or play it by "
+                f"hand.")
+    else:
+        what = (f"This card was printed from an older version of the deck ({declared}); this "
+                f"table plays {version}. {tail} Reprint it, or play it by hand.")
+    return OutdatedCardError(what, cc.card_id, printed, current)
 
 
 def _title(game: str) -> str:
@@ -191,7 +264,9 @@ def _title(game: str) -> str:
 
 def resolve(code, game: str, catalog: dict) -> Card:
     """The card a code names, checked against the table's game and its catalog
-    (``{"version": str, "cards": {card_id: name}}``)."""
+    (``{"version": str, "cards": {card_id: name}}``). A card printed from another version of
+    the deck raises :class:`OutdatedCardError` before its id is looked up: in another version
+    the id may name another card."""
     cc = code if isinstance(code, CardCode) else parse_code(code)
     if cc.game != game:
         raise WrongGameError(f"This card belongs to {_title(cc.game)}, not {_title(game)}. "
@@ -201,11 +276,13 @@ def resolve(code, game: str, catalog: dict) -> Card:
                                f"{cc.card_id!r} cannot be checked.")
     cards = catalog["cards"]
     version = str(catalog.get("version", ""))
+    current = deck_version(catalog)
+    if cc.db_version not in (current, version):
+        raise _outdated(cc, version, current, game)
     if cc.card_id not in cards:
         raise UnknownCardError(f"Card {cc.card_id!r} is not in the {_title(game)} card list "
-                               f"(version {version}; the card was printed for "
-                               f"{cc.db_version}). Nothing was changed.")
-    return Card(cc.game, cc.card_id, str(cards[cc.card_id]), cc.copy, cc.db_version, version)
+                               f"(version {version}). Nothing was changed.")
+    return Card(cc.game, cc.card_id, str(cards[cc.card_id]), cc.copy, cc.db_version, current)
 
 
 def identify(code, uid, game, catalog, bindings=None, problem=None) -> Card:
@@ -340,7 +417,7 @@ class Provisioning:
             raise BindingError("Tap a blank tag first, then pick its card.")
         if card_id not in self.catalog["cards"]:
             raise UnknownCardError(f"Card {card_id!r} is not in the {_title(self.game)} card list.")
-        code = format_code(self.game, card_id, copy, str(self.catalog.get("version", "1")))
+        code = format_code(self.game, card_id, copy, deck_version(self.catalog))
         self.bindings.bind(self.uid, code, replace=self.replace)
         self.uid = None
         self.state = "waiting-for-tag"

@@ -298,8 +298,9 @@ class ReaderSim:
             words, " in " + self.game if self.game else " (no game card list loaded)"))
 
     def code_for(self, card_id, copy=1):
-        from companion.cardcodes import format_code
-        return format_code(self.game, card_id, copy, str(self.catalog.get("version", "1")))
+        """The code a printed copy of this card carries (``companion cards print``)."""
+        from companion.cardcodes import deck_version, format_code
+        return format_code(self.game, card_id, copy, deck_version(self.catalog))
 
     def handle_line(self, line):
         """Act on one typed line; returns a sentence saying what happened."""

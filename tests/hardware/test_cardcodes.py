@@ -1,5 +1,6 @@
 """Card codes (companion/cardcodes.py): the tc1 scheme, resolving, bindings, provisioning."""
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -70,9 +71,38 @@ def test_bad_copy_and_escape_are_damage():
 def test_resolve():
     card = cc.resolve("tc1:trade-warz:export-014:2:2024.11:42E1", "trade-warz", CATALOG)
     assert (card.name, card.copy, card.outdated) == ("Soybean Surplus", 2, False)
-    old = cc.resolve(cc.format_code("trade-warz", "policy-003", 1, "2023.1"), "trade-warz",
-                     CATALOG)
-    assert old.outdated and old.catalog_version == "2024.11"
+    printed = cc.format_code("trade-warz", "policy-003", 3, cc.deck_version(CATALOG))
+    card = cc.resolve(printed, "trade-warz", CATALOG)
+    assert (card.card_id, card.copy, card.outdated) == ("policy-003", 3, False)
+    assert card.catalog_version == cc.deck_version(CATALOG) == "2024.11~" + \
+        cc.catalog_fingerprint(CATALOG)
+
+
+@pytest.mark.parametrize("printed, words", [
+    ("2023.1", "printed from an older version of the deck (2023.1); this table plays 2024.11"),
+    ("2023.1~0a1b2c", "printed from an older version of the deck (2023.1)"),
+    ("2024.12~0a1b2c", "printed from a newer version of the deck (2024.12) than this table "
+                       "plays (2024.11)"),
+    ("2024.11~0a1b2c", "printed from another edit of the deck (version 2024.11, but the cards "
+                       "have changed since"),
+])
+def test_a_card_from_another_deck_version_is_refused_not_taken_for_another(printed, words):
+    # export-099 is not in today's list: the version is named, not "unknown card"
+    for card_id in ("policy-003", "export-099"):
+        with pytest.raises(cc.OutdatedCardError, match=re.escape(words)) as e:
+            cc.resolve(cc.format_code("trade-warz", card_id, 1, printed), "trade-warz", CATALOG)
+        assert (e.value.card_id, e.value.printed) == (card_id, printed)
+        assert e.value.current == cc.deck_version(CATALOG) and "Nothing was changed" in str(e.value)
+
+
+def test_the_fingerprint_follows_every_id_and_name():
+    renamed = {"version": "2024.11", "cards": dict(CATALOG["cards"], **{"policy-003": "Shield"})}
+    added = {"version": "2024.11", "cards": dict(CATALOG["cards"], **{"x": "X"})}
+    bumped = dict(CATALOG, version="2024.12")
+    prints = {cc.deck_version(c) for c in (CATALOG, renamed, added, bumped)}
+    assert len(prints) == 4
+    assert cc.deck_version(dict(CATALOG, cards=dict(reversed(CATALOG["cards"].items())))) == \
+        cc.deck_version(CATALOG)                        # the order of the list does not count
 
 
 def test_resolve_refuses_other_games_and_unknown_cards():
@@ -80,17 +110,18 @@ def test_resolve_refuses_other_games_and_unknown_cards():
         cc.resolve(cc.format_code("great-powers", "x"), "trade-warz", CATALOG)
     assert (e.value.card_game, e.value.table_game) == ("great-powers", "trade-warz")
     with pytest.raises(cc.UnknownCardError, match="'export-999' is not in the Trade Warz"):
-        cc.resolve(cc.format_code("trade-warz", "export-999"), "trade-warz", CATALOG)
+        cc.resolve(cc.format_code("trade-warz", "export-999", 1, "2024.11"), "trade-warz",
+                   CATALOG)
     with pytest.raises(cc.UnknownCardError, match="has no card list yet"):
         cc.resolve(cc.format_code("trade-warz", "x"), "trade-warz", None)
 
 
 def test_identify_a_scan(tmp_path):
     b = cc.UidBindings(tmp_path / "tags.json")
-    b.bind("04:a1:b2:c3:d4:e5:f6", cc.format_code("trade-warz", "policy-003"))
+    b.bind("04:a1:b2:c3:d4:e5:f6", cc.format_code("trade-warz", "policy-003", 1, "2024.11"))
     card = cc.identify(None, "04A1B2C3D4E5F6", "trade-warz", CATALOG, b)
     assert card.name == "Tariff Shield" and card.via_uid == "04A1B2C3D4E5F6"
-    code = cc.format_code("trade-warz", "export-014")
+    code = cc.format_code("trade-warz", "export-014", 1, cc.deck_version(CATALOG))
     assert cc.identify(code, "04FFFFFFFFFFFF", "trade-warz", CATALOG, b).card_id == "export-014"
     with pytest.raises(cc.UnboundTagError, match="Tag 04000000000001 is blank") as e:
         cc.identify(None, "04000000000001", "trade-warz", CATALOG, b)
@@ -145,7 +176,8 @@ def test_provisioning_flow():
         flow.card_picked("export-999")
     assert flow.state == "waiting-for-card" and len(b) == 0          # nothing changed
     code = flow.card_picked("export-014", copy=3)
-    assert cc.parse_code(code) == cc.CardCode("trade-warz", "export-014", 3, "2024.11")
+    assert cc.parse_code(code) == cc.CardCode("trade-warz", "export-014", 3,
+                                              cc.deck_version(CATALOG))   # as a printed card
     assert b.lookup("04A1B2") == code and flow.state == "waiting-for-tag"
     with pytest.raises(cc.BindingError, match="already bound"):
         flow.tag_tapped("04A1B2")
