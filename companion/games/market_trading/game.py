@@ -27,6 +27,7 @@ import dataclasses
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
+from . import choices as ch
 from .data import default_rules
 
 
@@ -102,24 +103,32 @@ class MarketTrading(Game):
                          for k, i in r.improvements.items() if i.convert_in}
         self.costs = {k: tuple(i.cost) for k, i in r.improvements.items()}
         self.phases = {p.name: p for p in (
-            Phase("harvest", "trade", on_begin=self._begin_turn, label="1. Harvest"),
-            Phase("trade", "build", on_begin=self._begin_trade, label="2. Trade and improve"),
-            Phase("build", "trade_again", on_begin=self._begin_build, label="3. Build"),
+            Phase("harvest", "trade", on_begin=self._begin_turn, label="Harvest"),
+            Phase("trade", "build", on_begin=self._begin_trade, label="Trade and improve"),
+            Phase("build", "trade_again", on_begin=self._begin_build, label="Build"),
             Phase("trade_again", "forage", on_begin=self._begin_trade,
-                  label="4. Trade and improve again"),
-            Phase("forage", "donate", on_begin=self._begin_forage, label="5. Forage"),
-            Phase("donate", "harvest", on_begin=self._donate, label="6. Donation"),
+                  label="Trade and improve again"),
+            Phase("forage", "donate", on_begin=self._begin_forage, label="Forage"),
+            Phase("donate", "harvest", on_begin=self._donate, label="Donation"),
         )}
+
+        def spec(fn):
+            return lambda state, seat: fn(self, state, seat)
+
         self.moves = {m.name: m for m in (
             Move("trade", self._trade, "Traded",
-                 doc="give: {resource: n} from your hand; take: {resource: n} from the market"),
-            Move("improve", self._improve, "Improved", doc="improvement: an id you own"),
-            Move("end_step", self._end_step, "StepEnded"),
-            Move("build", self._build, "Built", doc="improvement: a face-up id"),
-            Move("skip_build", self._skip, "BuildSkipped"),
+                 doc="give: {resource: n} from your hand; take: {resource: n} from the market",
+                 label="Trade", choices=spec(ch.trade)),
+            Move("improve", self._improve, "Improved", doc="improvement: an id you own",
+                 label="Improve", choices=spec(ch.improve)),
+            Move("end_step", self._end_step, "StepEnded", label="Done with this step"),
+            Move("build", self._build, "Built", doc="improvement: a face-up id",
+                 label="Build", choices=spec(ch.build)),
+            Move("skip_build", self._skip, "BuildSkipped", label="Don't build"),
             Move("forage", self._forage, "Foraged",
-                 doc="tile: a tile number (row-major from 0) or [row, col]"),
-            Move("skip_forage", self._skip, "ForageSkipped"),
+                 doc="tile: a tile number (row-major from 0) or [row, col]",
+                 label="Forage", choices=spec(ch.forage)),
+            Move("skip_forage", self._skip, "ForageSkipped", label="Don't forage"),
         )}
         from .bots import BOTS
         self.bots = BOTS
@@ -295,10 +304,18 @@ class MarketTrading(Game):
             d.used = []
         if not self.can_trade_or_improve(state):
             return                                   # nothing the player could do
-        state.prompt(d.active, ("trade", "improve", "end_step"), step=state.phase)
+        # "improve" only for a player who owns an improvement that converts (its picker then
+        # lists them, the ones not usable now disabled with the reason); nobody builds during
+        # a trade step, so this holds for the whole step
+        owns = any(cid in self.converts for cid in d.built[d.active])
+        state.prompt(d.active, ("trade", "improve", "end_step") if owns else
+                     ("trade", "end_step"), step=state.phase)
 
     def can_trade_or_improve(self, state):
         """Is any trade or improvement possible for the active player right now?"""
+        return self.can_improve(state) or self.can_trade(state)
+
+    def can_improve(self, state):
         d = state.data
         hand = d.hand
         if not hand:
@@ -306,6 +323,14 @@ class MarketTrading(Game):
         for cid in self.usable(state, d.active):
             if self._has(hand, self.converts[cid][0]):
                 return True
+        return False
+
+    def can_trade(self, state):
+        """Is some trade with the market legal for the active player right now?"""
+        d = state.data
+        hand = d.hand
+        if not hand:
+            return False
         market, cap, value = d.market, self.rules.market_cap, self.value
         # the most value the hand can give into each market (room permitting); a trade that
         # takes one copy of k is possible when the other resources can give at least its value
@@ -529,7 +554,15 @@ class MarketTrading(Game):
             "bank": dict(d.bank), "hand": dict(d.hand), "used": list(d.used),
             "built_now": d.built_now, "last": dict(d.last), "emptied": list(d.emptied),
             "vp_curve": [list(c) for c in d.vp_curve],
+            "improvements": {cid: self._improvement_card(cid) for cid in
+                             dict.fromkeys(d.face_up + [c for b in d.built for c in b])},
         }
+
+    def _improvement_card(self, cid):
+        """What a player reads about an improvement: name, cost, what it does."""
+        imp = self.rules.improvements[cid]
+        return {"name": imp.name, "cost": dict(imp.cost),
+                "text": imp.text(self.names).replace("->", "→")}
 
     def seat_view(self, state, seat):
         return {"bowl": state.data.bowl[seat]}

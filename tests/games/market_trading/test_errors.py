@@ -43,7 +43,11 @@ def test_refusals_at_every_step():
     refused(s, active, "trade", {"give": {"wood": 1}}, match="trade")
     refused(s, active, "trade", {"give": {"wood": 99}, "take": {"grain": 1}},
             match="to give, not 99")
-    refused(s, active, "improve", {"improvement": 42}, match="no improvement 42")
+    if "improve" in s.state.prompts[active]["moves"]:
+        refused(s, active, "improve", {"improvement": 42}, match="no improvement 42")
+    else:                                   # owns nothing that converts: no Improve at all
+        refused(s, active, "improve", {"improvement": 42}, NotYourTurnError,
+                "cannot improve now")
     refused(s, active, "forage", {"tile": 0}, NotYourTurnError)
     until(s, lambda st: st.phase == "build" and st.prompts)
     active = s.state.data.active

@@ -83,7 +83,7 @@ def test_a_flooded_market_takes_nothing_and_the_bank_pays_nothing():
 def test_trades_with_the_market():
     st = fresh(seed=1)
     at_step(st, "trade", hand={"wood": 2, "planks": 1}, market={"grain": 2, "flour": 1})
-    assert st.prompts[0]["moves"] == ("trade", "improve", "end_step")
+    assert st.prompts[0]["moves"] == ("trade", "end_step")       # no improvement to use
     do(st, 0, "trade", give={"wood": 1}, take={"grain": 1})
     d = st.data
     assert d.hand == {"wood": 1, "planks": 1, "grain": 1}
@@ -281,8 +281,7 @@ def test_issue12_repro_the_second_player_is_asked_to_trade_before_foraging():
     d = s.state.data
     assert d.active == 1 and d.hand == {"grain": 3, "stone": 1}
     assert {k: v for k, v in d.market.items() if v} == {"planks": 1}
-    assert s.state.phase == "trade" and s.state.prompts[1]["moves"] == \
-        ("trade", "improve", "end_step")
+    assert s.state.phase == "trade" and s.state.prompts[1]["moves"] == ("trade", "end_step")
     s.execute(1, "trade", {"give": {"grain": 3, "stone": 1}, "take": {"planks": 1}})
     assert d.hand == {"planks": 1}
 
