@@ -9,6 +9,8 @@ import urllib.request
 
 import pytest
 from PIL import Image
+
+from companion.net.serve import TableServer
 from playwright.sync_api import sync_playwright
 from pyzbar.pyzbar import decode
 
@@ -55,8 +57,8 @@ class Phone:
         SHOTS.mkdir(parents=True, exist_ok=True)
         # the toast floats over the viewport's bottom; in a full-page picture it would hide
         # whatever it lands on
-        self.page.evaluate("window.scrollTo(0, 0); document.getElementById('toast')"
-                           ".classList.remove('show')")
+        self.page.evaluate("window.scrollTo(0, 0); const t = document.getElementById('toast');"
+                           "if (t) { t.style.transition = 'none'; t.classList.remove('show'); }")
         path = SHOTS / f"{self.prefix}-{self.name.lower()}-{step}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
@@ -64,6 +66,43 @@ class Phone:
     def fits_the_screen(self):
         """No sideways scrolling on a 360 px phone."""
         return self.page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    def unreadable(self, root="body"):
+        """Visible text under ``root`` that an arm's length cannot read on a 360 px phone: a
+        font below 16 px, text that runs off the screen, or text cut off by its box. Returns
+        a list of (problem, text) pairs; [] when all is well."""
+        return self.page.evaluate("""(root) => {
+          const out = [];
+          const top = document.querySelector(root);
+          if (!top) return out;
+          const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+          const seen = new Set();
+          while (walker.nextNode()) {
+            const t = walker.currentNode;
+            const text = t.textContent.trim();
+            const e = t.parentElement;
+            if (!text || !e || seen.has(e)) continue;
+            seen.add(e);
+            const r = e.getBoundingClientRect();
+            if (!r.width || !r.height || e.closest("[hidden]")) continue;
+            const cs = getComputedStyle(e);
+            if (cs.visibility === "hidden" || cs.display === "none" || e.closest("details:not([open]) > :not(summary)")) continue;
+            const size = parseFloat(cs.fontSize);
+            if (size < 16) out.push(["font " + size + "px", text.slice(0, 60)]);
+            if (r.right > window.innerWidth + 0.5 || r.left < -0.5) out.push(["off screen", text.slice(0, 60)]);
+            for (let x = e; x && x !== document.body; x = x.parentElement) {
+              const s = getComputedStyle(x);
+              if ((s.overflowX === "hidden" || s.textOverflow === "ellipsis") && x.scrollWidth > x.clientWidth + 1) {
+                out.push(["cut off", text.slice(0, 60)]);
+                break;
+              }
+            }
+          }
+          return out;
+        }""", root)
+
+    def visible_text(self, sel="body"):
+        return self.page.evaluate("(s) => document.querySelector(s).innerText", sel)
 
     def close(self):
         self.context.close()
@@ -104,3 +143,45 @@ def wait_until(pred, timeout=10.0, step=0.02):
             return True
         time.sleep(step)
     return pred()
+
+
+def start_table(tmp_path, table, game, players, **kw):
+    kw = {"http_port": 0, "mqtt_port": 0, "ws_port": 0, **kw}
+    return TableServer(table, db=tmp_path / f"{table}.db", game=game, players=players,
+                       bind="0.0.0.0", **kw).start()
+
+
+@pytest.fixture
+def servers():
+    made = []
+    yield made.append
+    for s in made:
+        s.stop()
+
+
+def join_all(phones, server, names, shots=True):
+    """Each phone opens the URL of the table's QR code, types its player's name and joins."""
+    url = url_from_qr(server)
+    assert url == server.hub.join_url and url.endswith(f"/?room={server.hub.room_code}")
+    out = []
+    for i, name in enumerate(names):
+        ph = phones(name)
+        ph.page.goto(url)
+        assert ph.page.input_value("#join-room") == server.hub.room_code   # from the QR's URL
+        if i == 0 and shots:
+            ph.shot("1-join")
+        ph.page.fill("#join-name", name)
+        ph.page.click("#join-button")
+        ph.page.wait_for_selector("#me .name")
+        assert ph.page.text_content("#me .name") == name
+        if i == 0 and shots:
+            ph.shot("2-lobby")
+        out.append(ph)
+    assert wait_until(lambda: server.hub.session is not None)     # all seats taken: it starts
+    return out
+
+
+def value_sel(arg, value):
+    """The selector of the option of argument ``arg`` whose value is ``value``."""
+    import json
+    return f"[data-arg='{arg}'][data-value='{json.dumps(value)}']"

@@ -8,44 +8,8 @@ import random
 import pytest
 
 from companion.net.brokers import free_port
-from companion.net.serve import TableServer
 
-from .conftest import url_from_qr, wait_until
-
-
-def start_table(tmp_path, table, game, players, **kw):
-    kw = {"http_port": 0, "mqtt_port": 0, "ws_port": 0, **kw}
-    return TableServer(table, db=tmp_path / f"{table}.db", game=game, players=players,
-                       bind="0.0.0.0", **kw).start()
-
-
-@pytest.fixture
-def servers():
-    made = []
-    yield made.append
-    for s in made:
-        s.stop()
-
-
-def join_all(phones, server, names):
-    url = url_from_qr(server)
-    assert url == server.hub.join_url and url.endswith(f"/?room={server.hub.room_code}")
-    out = []
-    for i, name in enumerate(names):
-        ph = phones(name)
-        ph.page.goto(url)
-        assert ph.page.input_value("#join-room") == server.hub.room_code   # from the QR's URL
-        if i == 0:
-            ph.shot("1-join")
-        ph.page.fill("#join-name", name)
-        ph.page.click("#join-button")
-        ph.page.wait_for_selector("#me .name")
-        assert ph.page.text_content("#me .name") == name
-        if i == 0:
-            ph.shot("2-lobby")
-        out.append(ph)
-    assert wait_until(lambda: server.hub.session is not None)     # all seats taken: it starts
-    return out
+from .conftest import join_all, start_table, value_sel, wait_until
 
 
 def reveal_checks(ph, window):
@@ -73,33 +37,45 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
     servers(srv)
     names = ["Ann", "Bo", "Cy", "Di"]
     ps = join_all(phones, srv, names)
+    hub = srv.hub
     orders = {}
     for i, ph in enumerate(ps):
-        ph.page.wait_for_selector("[data-widget=gp-bids]")
-        prompt = srv.hub.session.state.prompts[i]
-        allowed = list(prompt["allowed"])
+        ph.page.wait_for_selector("[data-form=submit_bids]")
+        [move] = hub.seat_view(i)["legal"]
+        [spec] = move["args"]
+        assert spec["kind"] == "order"
+        allowed = [o["value"] for o in spec["options"] if not o.get("disabled")]
         random.Random(i).shuffle(allowed)
-        orders[i] = allowed[:prompt["count"]]
-        for t in prompt["blocked"]:
-            assert ph.page.is_disabled(f"[data-trait={t}]")
-        assert ph.page.is_disabled("#lock-in")
+        orders[i] = allowed[:spec["max"]]
+        shown = ph.page.eval_on_selector_all("[data-arg=traits]",
+                                             "bs => bs.map(b => JSON.parse(b.dataset.value))")
+        assert shown == [o["value"] for o in spec["options"]]
+        for o in spec["options"]:
+            assert ph.page.is_disabled(value_sel("traits", o["value"])) == bool(o.get("disabled"))
+        assert ph.page.is_disabled("#send")
         for t in orders[i]:
-            ph.page.click(f"[data-trait={t}]")
-        badges = [ph.page.text_content(f"[data-trait={t}] .badge") for t in orders[i]]
-        assert badges == [str(k + 1) for k in range(len(orders[i]))]
-        assert ph.fits_the_screen()
+            ph.page.click(value_sel("traits", t))
+        ranks = [ph.page.get_attribute(value_sel("traits", t), "data-rank") for t in orders[i]]
+        assert ranks == [str(k + 1) for k in range(len(orders[i]))]
+        assert ph.fits_the_screen() and not ph.unreadable(), ph.unreadable()
         ph.shot("3-bid")
-    # reorder on Ann's phone: move the last bid card up one place
+    labels = {o["value"]: o["label"] for o in spec["options"]}
+    # Ann changes her mind: she takes back her first bid and taps it again: now it is last
     ann = ps[0]
-    ann.page.click("#bid-order li:last-child button[aria-label=earlier]")
-    orders[0][-1], orders[0][-2] = orders[0][-2], orders[0][-1]
+    ann.page.click(value_sel("traits", orders[0][0]))
+    ann.page.click(value_sel("traits", orders[0][0]))
+    orders[0] = orders[0][1:] + orders[0][:1]
+    assert ann.page.get_attribute(value_sel("traits", orders[0][-1]), "data-rank") == \
+        str(len(orders[0]))
     for i in (0, 1):
-        ps[i].page.click("#lock-in")
+        assert ps[i].page.text_content("#send") == \
+            "Lock in " + " → ".join(labels[t] for t in orders[i])
+        ps[i].page.click("#send")
         ps[i].page.wait_for_selector(".locked[data-window=bids-t1]")
     bo = ps[1]
     bo.shot("4-locked")
     before = (bo.page.text_content(".locked .fp"), bo.page.text_content(".locked-choice"))
-    assert before[1] == " → ".join(t.capitalize() for t in orders[1])
+    assert before[1] == " → ".join(labels[t] for t in orders[1])
     assert "checked on this phone" in bo.page.text_content(".locked")
     # Bo's phone reloads in the middle of the window: it reclaims its seat by its token
     bo.page.reload()
@@ -111,7 +87,7 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
     # the others see who has locked in
     ps[2].page.wait_for_selector("#players li[data-seat='1'] .tag.lock")
     for i in (2, 3):
-        ps[i].page.click("#lock-in")
+        ps[i].page.click("#send")
     window = srv.hub.session.state.windows["bids-t1"]
     assert wait_until(window.is_revealed)
     assert {s: e.choice for s, e in window.entries.items()} == orders
@@ -119,24 +95,32 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
         checks = reveal_checks(ph, "bids-t1")
         assert {k: c for k, (c, _) in checks.items()} == \
             {str(s): "✓ verified" for s in range(4)}, ph.name
-        assert checks["1"][1] == " → ".join(t.capitalize() for t in orders[1])
+        assert checks["1"][1] == " → ".join(labels[t] for t in orders[1])
         assert ph.fits_the_screen()
         ph.shot("6-reveal")
     # the Action phase: the first player in baton order takes a face-up card (and its target)
-    hub = srv.hub
     seat = next(s for s, p in hub.session.state.prompts.items()
                 if s is not None and "take_action" in p["moves"])
     ph = ps[seat]
-    ph.page.wait_for_selector("[data-widget=gp-take_action]")
-    cards = {c["id"]: c for c in hub.public_view()["game_view"]["face_up"]}
-    card = next(iter(cards))
-    ph.page.click(f"[data-widget=gp-take_action] [data-card='{card}']")
+    ph.page.wait_for_selector("[data-form=take_action]")
+    take = next(m for m in hub.seat_view(seat)["legal"] if m["move"] == "take_action")
+    card_spec = take["args"][0]
+    shown = ph.page.eval_on_selector_all("[data-arg=card]",
+                                         "bs => bs.map(b => b.querySelector('.title').textContent)")
+    assert shown == [o["label"] for o in card_spec["options"]]
+    # a card that targets a player, if one is offered, to see the target question appear
+    option = next((o for o in card_spec["options"] if o.get("target") and not o.get("disabled")),
+                  card_spec["options"][0])
+    card = option["value"]
+    ph.page.click(value_sel("card", card))
+    ph.page.click(value_sel("resolve", True))
     target = None
-    if cards[card]["target"]:
+    if option.get("target"):
         target = (seat + 1) % 4
-        ph.page.click(f"[data-widget=gp-take_action] [data-seat='{target}']")
+        ph.page.click(value_sel("target", target))
     ph.shot("7-action")
-    ph.page.click("[data-widget=gp-take_action] button.primary")
+    assert ph.page.text_content("#send").startswith("Take a card: " + option["label"])
+    ph.page.click("#send")
     assert wait_until(lambda: seat in hub.session.state.data.taken)
     assert hub.session.state.data.taken[seat]["card"] == card
     assert hub.session.state.data.taken[seat]["target"] == target

@@ -1,11 +1,21 @@
 /* Table Companion phone page (protocol v1, docs/protocol.md).
  *
- * Join over HTTP (POST /join), then MQTT 3.1.1 over WebSockets with mqtt.js (vendor/). The hub
+ * Join over HTTP (POST /join: a name and the room code, a handover code from the table screen,
+ * or the stored token), then MQTT 3.1.1 over WebSockets with mqtt.js (vendor/). The hub
  * publishes the public `state` and this seat's own `view` (retained, whole documents); the page
- * draws from them and sends moves on its `cmd` topic with a fresh `tx`, shown as answered when
- * the `reply` with the same `tx` comes back. Sealed choices show their commitment fingerprint
- * at lock-in and every reveal is checked against the commitments announced before it
- * (SHA-256 from vendor/sha256.js: crypto.subtle does not exist on plain http).
+ * keeps the newest by `rev` and draws from it.
+ *
+ * Every move is a tap on something the hub says is legal: the view's `legal` list (protocol
+ * section 4.7) gives each move and what each of its arguments may be, and the page draws one
+ * picker per argument kind (one, number, order, subset, counts, flag, text). Nobody types an id,
+ * a number or JSON; a raw form exists only for developers (`?dev=1`).
+ *
+ * Sealed choices show their commitment fingerprint at lock-in and every reveal is checked
+ * against the commitments announced before it (SHA-256 from vendor/sha256.js: crypto.subtle
+ * does not exist on plain http).
+ *
+ * For test drivers: move buttons carry `data-move`, options `data-arg` + `data-value` (JSON),
+ * steppers `data-step`, the send button is `#send` (`data-send`), panels `data-panel`.
  *
  * The seat's token is kept in localStorage (a reload or a restarted table reclaims the seat);
  * the MQTT password only in memory.
@@ -15,9 +25,11 @@
   const KEEPALIVE = 2;            // s: the broker notices a vanished phone within ~3-5 s
   const STORE = "tc.seat." + location.host;
   const COMMITS = "tc.commits." + location.host;
-  const TRAITS = ["industry", "population", "nationalism", "navy", "army", "colony"];
-  const LEADERS = { usa: "USA", eu: "European Union", china: "China", russia: "Russia",
-    india: "India", brazil: "Brazil" };
+  const SUMMARIES = "tc.locked." + location.host;
+  const TIME_UP_MS = 3000;        // "Time!" stays at least this long (the buzzer moment)
+  const PARAMS = new URLSearchParams(location.search);
+  const DEV = PARAMS.get("dev") === "1";
+  const CLEARED = { cleared: true };   // an optional answer the player took back
 
   // -- small helpers ---------------------------------------------------------------------------
   const $ = (sel) => document.querySelector(sel);
@@ -28,8 +40,9 @@
       if (k === "class") e.className = v;
       else if (k === "text") e.textContent = v;
       else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else if (k === "data") Object.assign(e.dataset, v);
-      else if (k in e && typeof v !== "string") e[k] = v;
+      else if (k === "data") {
+        for (const [dk, dv] of Object.entries(v)) if (dv !== undefined && dv !== null) e.dataset[dk] = dv;
+      } else if (k in e && typeof v !== "string") e[k] = v;
       else e.setAttribute(k, v === true ? "" : v);
     }
     for (const k of kids.flat()) {
@@ -40,8 +53,8 @@
   }
   function pretty(id) {
     if (id === null || id === undefined) return "—";
+    if (typeof id === "boolean") return id ? "yes" : "no";
     if (typeof id !== "string") return String(id);
-    if (LEADERS[id]) return LEADERS[id];
     return id.replace(/[-_]+/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
   }
   function rand(n) {
@@ -62,6 +75,11 @@
   function save(key, value) {
     try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ }
   }
+  function vibrate(p) { if (navigator.vibrate) { try { navigator.vibrate(p); } catch (e) { /* no */ } } }
+  function joinNames(names) {
+    if (names.length <= 1) return names.join("");
+    return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+  }
 
   // -- the commitment recipe (protocol section 4.4) ----------------------------------------------
   function canonical(v) {
@@ -75,14 +93,131 @@
   function commitment(windowId, seat, choice, salt) {
     return window.sha256(canonical({ choice: choice, salt: salt, seat: seat, window: windowId }));
   }
+  const same = (a, b) => canonical(a) === canonical(b);
+
+  // -- argument specs (protocol section 4.7; companion/core/choices.py is the reference) ---------
+  function holds(when, args) {
+    for (const [k, vals] of Object.entries(when || {})) {
+      if (!(k in args) || !vals.some((x) => same(x, args[k]))) return false;
+    }
+    return true;
+  }
+  function optionsNow(spec, args) { return (spec.options || []).filter((o) => holds(o.when, args)); }
+  function usable(opts) { return opts.filter((o) => !o.disabled); }
+  function findOpt(opts, value) { return opts.find((o) => same(o.value, value)); }
+  function optLabel(opts, value) { const o = findOpt(opts, value); return o ? o.label : pretty(value); }
+  function clamp(n, lo, hi) { return Math.max(lo, Math.min(hi, n)); }
+  function countsRange(spec) {
+    return "total" in spec ? [spec.total, spec.total] : [spec.min || 0, spec.max === undefined ? Infinity : spec.max];
+  }
+
+  // The answer a spec has now: what the player picked, made legal against the options as they
+  // are at this rev (a pick the game no longer offers is dropped), else the spec's default.
+  function answerOf(spec, opts, raw) {
+    const ok = usable(opts);
+    const has = (x) => !!findOpt(ok, x);
+    const untouched = raw === undefined;
+    if (raw === CLEARED) return undefined;
+    const dflt = "default" in spec ? spec.default : undefined;
+    switch (spec.kind) {
+      case "one":
+        if (!untouched) return has(raw) ? raw : undefined;
+        return dflt !== undefined && has(dflt) ? dflt : undefined;
+      case "number": {
+        const lo = spec.min, hi = spec.max, step = spec.step || 1;
+        let n = untouched ? (dflt !== undefined ? dflt : (spec.optional ? undefined : lo)) : raw;
+        if (typeof n !== "number" || lo > hi) return undefined;
+        n = clamp(Math.round((n - lo) / step) * step + lo, lo, hi);
+        return n;
+      }
+      case "order":
+      case "subset": {
+        const src = untouched ? (Array.isArray(dflt) ? dflt : []) : raw;
+        const out = [];
+        for (const x of src) if (has(x) && !out.some((y) => same(x, y))) out.push(x);
+        return out.slice(0, spec.max);
+      }
+      case "counts": {
+        const src = untouched ? (dflt && typeof dflt === "object" ? dflt : {}) : raw;
+        const out = {};
+        for (const o of ok) {
+          const k = String(o.value);
+          const n = clamp(Number(src[k]) || 0, 0, o.max === undefined ? Infinity : o.max);
+          if (n) out[k] = n;
+        }
+        return out;
+      }
+      case "flag":
+        return untouched ? !!dflt : !!raw;
+      case "text": {
+        const t = untouched ? (typeof dflt === "string" ? dflt : "") : String(raw);
+        return t.slice(0, spec.max_len || 80);
+      }
+      default:
+        return undefined;
+    }
+  }
+  function answered(spec, value) {
+    if (value === undefined) return false;
+    switch (spec.kind) {
+      case "order": case "subset": return value.length >= spec.min && value.length <= spec.max;
+      case "counts": {
+        const [lo, hi] = countsRange(spec);
+        const t = Object.values(value).reduce((a, b) => a + b, 0);
+        return t >= lo && t <= hi;
+      }
+      case "text": return value.trim().length > 0;
+      default: return true;
+    }
+  }
+  // Walk the specs in order as the hub does (the first spec per name whose `when` holds),
+  // with what the player answered so far: what to ask, the args to send, what is missing.
+  function walk(specs, answers) {
+    const asked = new Set(), got = {}, items = [], missing = [];
+    for (const spec of specs || []) {
+      if (asked.has(spec.name) || !holds(spec.when, got)) continue;
+      asked.add(spec.name);
+      const opts = optionsNow(spec, got);
+      const value = answerOf(spec, opts, answers[spec.name]);
+      const ok = answered(spec, value);
+      if (ok) got[spec.name] = spec.kind === "text" ? value.trim() : value;
+      else if (!spec.optional) missing.push(spec);
+      items.push({ spec: spec, opts: opts, value: value, ok: ok });
+    }
+    return { items: items, args: got, missing: missing, complete: missing.length === 0 };
+  }
+  // what an answer says, in words, for the send button and the lock-in panel
+  function answerWords(item) {
+    const s = item.spec, v = item.value;
+    if (!item.ok) return null;
+    switch (s.kind) {
+      case "one": return optLabel(item.opts, v);
+      case "number": return (s.label || pretty(s.name)).replace(/[?:]\s*$/, "").replace(/^your /i, "") + ": " + v;
+      case "order": return v.map((x) => optLabel(item.opts, x)).join(" → ");
+      case "subset": return v.length ? v.map((x) => optLabel(item.opts, x)).join(", ") : "none";
+      case "counts": return Object.entries(v).map(([k, n]) => {
+        const o = item.opts.find((x) => String(x.value) === k);
+        return n + " × " + (o ? o.label : pretty(k));
+      }).join(", ") || "none";
+      case "flag": return v ? (s.label || pretty(s.name)).replace(/[?:]\s*$/, "") : null;
+      case "text": return "“" + v.trim() + "”";
+      default: return null;
+    }
+  }
+  function summaryOf(w) {
+    const parts = w.items.map(answerWords).filter((x) => x);
+    const arrows = w.items.every((i) => i.spec.kind === "one" || i.spec.kind === "order" || !i.ok);
+    return parts.join(arrows ? " → " : " · ");
+  }
 
   // -- state -------------------------------------------------------------------------------------
   const S = {
     creds: null, client: null, connected: false, hubOnline: null,
-    state: null, view: null, viewAt: 0, presence: {},
-    pending: null, result: null, draft: {}, sigs: {},
-    commits: load(COMMITS, {}), feed: [], authFails: 0, failures: 0, reclaiming: false,
-    awake: false, txPrefix: rand(6), txN: 0, lastPromptSig: null, seenReveal: {},
+    state: null, view: null, viewAt: 0, stateAt: 0, presence: {},
+    pending: null, result: null, answers: {}, openMove: {}, sigs: {},
+    commits: load(COMMITS, {}), summaries: load(SUMMARIES, {}), feed: [], authFails: 0,
+    failures: 0, reclaiming: false, awake: false, txPrefix: rand(6), txN: 0,
+    lastPromptSig: null, timeUp: null, seenTimeUpRev: null, renaming: false, dev: DEV,
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
 
@@ -91,7 +226,7 @@
     $("#join-screen").hidden = false;
     $("#game-screen").hidden = true;
     $("#bar-phase").textContent = "Join";
-    const room = new URLSearchParams(location.search).get("room");
+    const room = PARAMS.get("room");
     if (room && !$("#join-room").value) $("#join-room").value = room.toUpperCase();
     const stored = load(STORE, null);
     if (stored && stored.name && !$("#join-name").value) $("#join-name").value = stored.name;
@@ -117,12 +252,12 @@
   }
 
   // -- joining (protocol section 9) --------------------------------------------------------------
-  async function postJoin(body) {
-    const r = await fetch("/join", { method: "POST", headers: { "Content-Type": "application/json" },
+  async function post(path, body) {
+    const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(Object.assign({ v: 1 }, body)), cache: "no-store" });
     let data = null;
     try { data = await r.json(); } catch (e) { data = null; }
-    if (!r.ok) {
+    if (!r.ok || (data && data.error)) {
       const err = new Error((data && data.error && data.error.message) || ("The table answered " + r.status + "."));
       err.code = data && data.error && data.error.code;
       err.status = r.status;
@@ -130,11 +265,20 @@
     }
     return data;
   }
+  const postJoin = (body) => post("/join", body);
   function adopt(creds) {
     S.creds = creds;
     save(STORE, { token: creds.token, table: creds.table, name: creds.name, seat: creds.seat });
     showGame();
     connect();
+  }
+  function joinMessage(e, name) {
+    if (e.code === "name_taken") {
+      return "Someone at this table is already called " + (name || "that") + ". If that is you on a new " +
+        "phone: tap your seat on the table screen, choose “Move to a new phone” and scan the code it " +
+        "shows with this phone. Otherwise pick another name.";
+    }
+    return e.message || "Could not reach the table. Same Wi-Fi?";
   }
   async function join(name, room) {
     $("#join-button").disabled = true;
@@ -142,10 +286,28 @@
     try {
       adopt(await postJoin({ name: name, room: room }));
     } catch (e) {
-      $("#join-error").textContent = e.message || "Could not reach the table. Same Wi-Fi?";
+      $("#join-error").textContent = joinMessage(e, name);
     } finally {
       $("#join-button").disabled = false;
     }
+  }
+  // a seat handed over from the table screen: /?seat=<code> (the code works once)
+  async function claimHandover(code) {
+    history.replaceState(null, "", location.pathname + (DEV ? "?dev=1" : ""));
+    setConn("wait", "joining");
+    try {
+      const creds = await postJoin({ handover: code });
+      dropClient();
+      adopt(creds);
+      toast("This phone now has " + (creds.name || "your") + "’s seat.");
+    } catch (e) {
+      const stored = load(STORE, null);
+      if (stored && stored.token) { showGame(); reclaim(); toast(e.message); }
+      else showJoin(e.message || "That seat code did not work; ask the table for a new one.");
+    }
+  }
+  function moved(e) {
+    return e.status === 404 && (/moved/i.test(String(e.code || "")) || /moved/i.test(String(e.message || "")));
   }
   let reclaimDelay = 500;
   async function reclaim() {
@@ -164,13 +326,32 @@
       if (e.status === 404 || e.status === 400) {
         save(STORE, { name: stored.name });
         dropClient();
-        showJoin(e.message);
+        S.state = S.view = null;
+        setConn("off", "no seat");
+        showJoin(moved(e) ? "Your seat moved to another phone. To play here again, ask the table to move it back." : e.message);
       } else {            // the table is restarting or out of reach: try again, gently
         setConn("off", "table unreachable");
         reclaimDelay = Math.min(reclaimDelay * 2, 5000);
         setTimeout(reclaim, reclaimDelay);
       }
     }
+  }
+  async function rename(name) {
+    const stored = load(STORE, null);
+    if (!stored || !stored.token) return;
+    try {
+      const answer = await post("/rename", { token: stored.token, name: name });
+      const now = answer.name || name;
+      save(STORE, Object.assign(stored, { name: now }));
+      if (S.creds) S.creds.name = now;
+      S.renaming = false;
+      S.renameError = null;
+      toast("You are now " + now + ".");
+    } catch (e) {
+      S.renameError = e.message || "The table did not take that name.";
+    }
+    S.sigs.me = null;
+    renderMe();
   }
 
   // -- MQTT ----------------------------------------------------------------------------------------
@@ -241,7 +422,7 @@
 
   // A retained document is whole; keep the newest. `rev` (the session log's length) only grows,
   // even across an undo, a correction or a resume, while `seq` goes back on an undo: compare
-  // `rev` only (protocol section 6). An equal `rev` replaces (lobby facts, presence, alerts
+  // `rev` only (protocol section 6). An equal `rev` replaces (lobby facts, presence and alerts
   // change without a new record); a new session replaces whatever was shown.
   function stale(shown, msg) {
     return !!(shown && msg.session && msg.session === shown.session &&
@@ -255,13 +436,16 @@
     if (topic === t.state) {
       if (stale(S.state, msg)) return;
       S.state = msg;
+      S.stateAt = performance.now();
       noteCommitments(msg);
+      noticeMoments(msg);
       render();
     } else if (topic === t.view) {
       if (stale(S.view, msg)) return;
       S.view = msg;
       S.viewAt = performance.now();
       noteCommitments(msg);
+      noticeMoments(msg);
       render();
     } else if (topic === t.reply) {
       onReply(msg);
@@ -282,13 +466,14 @@
     if (!S.client || !S.connected) return;
     S.client.publish(S.creds.topics.cmd, JSON.stringify({ v: 1, tx: cmd.tx, move: cmd.move, args: cmd.args }), { qos: 1 });
   }
-  function send(move, args, label) {
+  function send(move, args, label, extra) {
     if (S.pending && performance.now() - S.pending.at < 8000) {
       toast("Still sending your last move…");
       return;
     }
     S.txN += 1;
-    S.pending = { tx: S.txPrefix + "-" + S.txN, move: move, args: args || {}, at: performance.now(), label: label || pretty(move) };
+    S.pending = Object.assign({ tx: S.txPrefix + "-" + S.txN, move: move, args: args || {}, at: performance.now(),
+      label: label || pretty(move) }, extra || {});
     S.result = null;
     publishCommand(S.pending);
     renderAct(true);
@@ -302,8 +487,15 @@
     S.pending = null;
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent." };
-      S.draft = {};
-      if (navigator.vibrate) navigator.vibrate(30);
+      if (p.key) delete S.answers[p.key];
+      if (p.window && p.words) {
+        const book = S.summaries[p.session] = S.summaries[p.session] || {};
+        book[p.window] = p.words;
+        const keys = Object.keys(S.summaries);
+        if (keys.length > 3) delete S.summaries[keys[0]];
+        save(SUMMARIES, S.summaries);
+      }
+      vibrate(30);
     } else {
       S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
     }
@@ -320,11 +512,11 @@
     }
     return S.commits[session];
   }
-  function noteCommitments(doc) {
-    if (!doc.session || !doc.windows) return;
-    const book = commitsFor(doc.session);
+  function noteCommitments(d) {
+    if (!d.session || !d.windows) return;
+    const book = commitsFor(d.session);
     let changed = false;
-    for (const w of doc.windows) {
+    for (const w of d.windows) {
       if (w.revealed) continue;
       for (const [seat, item] of Object.entries(w.locked || {})) {
         if (!item.commitment) continue;
@@ -335,8 +527,8 @@
     if (changed) save(COMMITS, S.commits);
   }
   function playerName(seat) {
-    const doc = S.view || S.state;
-    const names = (doc && doc.players) || [];
+    const d = doc();
+    const names = (d && d.players) || ((d && d.hub && d.hub.seats) || []).map((s) => s.name);
     return names[seat] || ("Seat " + (Number(seat) + 1));
   }
   function onEvent(ev) {
@@ -354,22 +546,24 @@
     } else if (ev.type === "ChoicesRevealed") {
       toast("Revealed!");
       const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
-      addFeed("Revealed: " + ((w && w.label) || ev.window) + ".");
-      if (navigator.vibrate) navigator.vibrate([60, 40, 60]);
+      addFeed("Revealed: " + ((w && w.label) || "the choices") + ".");
+      vibrate([60, 40, 60]);
     } else if (ev.type === "PhaseBegan") {
-      addFeed("Phase: " + pretty(ev.phase) + (ev.round ? " (round " + ev.round + ")" : ""));
+      addFeed("New phase" + (ev.round ? " (round " + ev.round + ")" : "") + ".");
     } else if (ev.type === "TimerWarning") {
       toast("30 seconds left!");
-      if (navigator.vibrate) navigator.vibrate([100, 60, 100]);
+      vibrate([100, 60, 100]);
     } else if (ev.type === "TimerExpired") {
-      addFeed("Time is up.");
+      timeUp(ev.timer);
+    } else if (ev.type === "SeatRenamed") {
+      addFeed((ev.old || "A player") + " is now " + ev.name + ".");
     }
   }
   function verifyWindow(session, w) {
     const book = (S.commits[session] || {})[w.id] || {};
     const out = {};
     for (const [seat, item] of Object.entries(w.locked || {})) {
-      if (item.defaulted) { out[seat] = { cls: "none", text: "default: made no choice" }; continue; }
+      if (item.defaulted) { out[seat] = { cls: "none", text: "made no choice" }; continue; }
       if (typeof item.salt !== "string" || item.salt.length < 32) { out[seat] = { cls: "bad", text: "✗ no salt" }; continue; }
       const got = commitment(w.id, Number(seat), item.choice, item.salt);
       const seen = book[seat];
@@ -377,6 +571,27 @@
       else out[seat] = got === item.commitment ? { cls: "none", text: "✓ consistent (lock-in not seen here)" } : { cls: "bad", text: "✗ does not match!" };
     }
     return out;
+  }
+
+  // -- moments: the timer running out ----------------------------------------------------------------
+  // "Time!" with 0:00 stays on screen for at least TIME_UP_MS from the moment the hub says the
+  // timer ran out (the TimerExpired event, or the notice in the next document, whichever comes
+  // first), even if the next phase's document arrives at once.
+  function timeUp(name) {
+    const until = performance.now() + TIME_UP_MS;
+    if (!S.timeUp || S.timeUp.until < until - 1000) {
+      vibrate([300, 100, 300]);
+    }
+    S.timeUp = { name: name, until: Math.max(until, (S.timeUp && S.timeUp.until) || 0) };
+    renderTimer();
+    setTimeout(renderTimer, TIME_UP_MS + 50);
+  }
+  function noticeMoments(d) {
+    if (!d.notices || !d.session) return;
+    const key = d.session + ":" + d.rev;
+    if (S.seenTimeUpRev === key) return;
+    const n = d.notices.find((x) => x.kind === "TimerExpired");
+    if (n) { S.seenTimeUpRev = key; timeUp(n.timer); }
   }
 
   // -- rendering ------------------------------------------------------------------------------------
@@ -412,17 +627,33 @@
   }
   function renderTimer() {
     const box = $("#bar-timer");
+    const moment = $("#moment");
+    const up = S.timeUp && performance.now() < S.timeUp.until;
+    if (!up && S.timeUp) S.timeUp = null;
+    if (up) {
+      box.textContent = "0:00";
+      box.className = "up";
+      box.dataset.timer = "up";
+      if (moment.hidden) {
+        moment.replaceChildren(el("div", { class: "time-up", data: { panel: "time-up" } },
+          el("div", { class: "big-word", text: "Time!" }), el("div", { class: "clock", text: "0:00" })));
+        moment.hidden = false;
+      }
+      return;
+    }
+    if (!moment.hidden) { moment.hidden = true; moment.replaceChildren(); }
     const a = activeTimer();
-    if (!a) { box.textContent = ""; box.className = ""; return; }
+    if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; return; }
     const left = timerLeft(a.t);
     box.textContent = mmss(left);
-    box.className = (a.t.paused ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "");
+    box.dataset.timer = a.name;
+    box.className = (a.t.paused ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "") + (left <= 0 && !a.t.paused ? " up" : "");
   }
   function renderBar() {
     const d = doc();
     if (!d) return;
     const title = d.title || (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
-    $("#bar-title").textContent = title + (S.creds ? " · " + S.creds.table : "");
+    $("#bar-title").textContent = title;
     let phase = d.phase === "lobby" ? "Lobby" : (d.phase_label || pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
     if (d.outcome) phase = "Game over";
@@ -434,74 +665,110 @@
     let text = "", cls = "";
     if (!S.connected) { text = "Reconnecting to the table… (same Wi-Fi?)"; cls = "bad"; }
     else if (S.hubOnline === false) { text = "The table is offline. Your moves wait until it is back."; cls = "bad"; }
-    else if (S.view && S.view.outcome) {
-      const o = S.view.outcome;
-      text = "Winner: " + o.winners.map(playerName).join(", ") + (o.reason ? " — " + o.reason : "");
-      cls = "good";
-    }
     if (changed("banner", text + cls)) { b.textContent = text; b.className = cls; }
   }
 
   function stat(k, v, big) {
-    return el("div", { class: "stat" + (big ? " big" : "") }, el("div", { class: "k", text: k }), el("div", { class: "v", text: String(v) }));
+    return el("div", { class: "stat" + (big ? " big" : ""), data: { stat: k } }, el("div", { class: "k", text: k }), el("div", { class: "v", text: String(v) }));
+  }
+  function myName(v) {
+    const seat = v.seat;
+    return (v.players && v.players[seat]) || (v.hub && v.hub.seats && v.hub.seats[seat] && v.hub.seats[seat].name) || (S.creds && S.creds.name) || "You";
+  }
+  function renameControl(v) {
+    if (!S.renaming) {
+      return el("button", { type: "button", class: "small-btn", data: { action: "rename" },
+        onclick: () => { S.renaming = true; S.renameError = null; S.sigs.me = null; renderMe(); const i = $("#rename-name"); if (i) i.focus(); } }, "Rename");
+    }
+    return null;
+  }
+  function renameForm(v) {
+    const input = el("input", { id: "rename-name", maxlength: "24", value: myName(v), autocapitalize: "words", enterkeyhint: "done" });
+    const form = el("form", { class: "rename", data: { panel: "rename" }, autocomplete: "off",
+      onsubmit: (e) => { e.preventDefault(); const n = input.value.trim(); if (n) rename(n); } },
+    el("label", { for: "rename-name", text: "Your name at this table" }), input,
+    el("div", { class: "row" },
+      el("button", { type: "submit", class: "primary grow", id: "rename-save" }, "Save name"),
+      el("button", { type: "button", class: "grow", id: "rename-cancel", onclick: () => { S.renaming = false; S.sigs.me = null; renderMe(); } }, "Cancel")),
+    S.renameError ? el("p", { class: "error", role: "alert", text: S.renameError }) : null);
+    return form;
   }
   function renderMe() {
     const v = S.view;
     const box = $("#me");
     if (!v) { box.replaceChildren(); return; }
     const gv = v.game_view || {};
-    const sig = JSON.stringify([v.seat, v.players, v.private, v.hub && v.hub.seats, v.game,
-      v.game === "battle-builder" ? [gv.vp, gv.battles_now] : null]);
+    const sig = JSON.stringify([v.seat, v.players, v.private, v.hub && v.hub.seats, v.game, v.phase === "lobby",
+      S.renaming, S.renameError, v.outcome && true, gameStatsSig(v)]);
     if (!changed("me", sig)) return;
     const seat = v.seat;
-    const name = (v.players && v.players[seat]) || (v.hub && v.hub.seats && v.hub.seats[seat] && v.hub.seats[seat].name) || (S.creds && S.creds.name);
-    const kids = [el("div", { class: "who" }, el("span", { class: "name", text: name || "You" }),
-      el("span", { class: "muted small", text: "seat " + (seat + 1) }))];
-    const p = v.private || {};
-    const game = v.game || (v.hub && v.hub.game);
+    const canRename = !v.outcome;
+    const kids = [el("div", { class: "who" }, el("span", { class: "name", text: myName(v) }),
+      el("span", { class: "muted", text: "seat " + (seat + 1) }), canRename ? renameControl(v) : null)];
+    if (S.renaming && canRename) kids.push(renameForm(v));
     if (v.phase === "lobby") {
       kids.push(el("p", { class: "hint", text: "You are in. The game starts when the table is ready." }));
-    } else if (game === "great-powers" && p.tokens) {
+    } else {
+      kids.push(...gameStats(v, gv));
+    }
+    box.replaceChildren(...kids);
+  }
+  function gameStatsSig(v) {
+    const gv = v.game_view || {};
+    if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
+    if (v.game === "great-powers") return [gv.tokens];
+    return null;
+  }
+  function gameStats(v, gv) {
+    const p = v.private || {};
+    const seat = v.seat;
+    const out = [];
+    if (v.game === "great-powers" && p.tokens) {
       const stats = el("div", { class: "stats" }, stat("VP", p.tokens.vp, true));
-      for (const t of TRAITS) if (t in p.tokens) stats.append(stat(pretty(t), p.tokens[t]));
-      kids.push(stats);
-      if (p.next_event) kids.push(el("p", { class: "small" }, el("b", { text: "Next event (only you know): " }), p.next_event.name + " — " + p.next_event.text));
-    } else if (game === "trade-warz") {
+      for (const [t, n] of Object.entries(p.tokens)) if (t !== "vp") stats.append(stat(pretty(t), n));
+      out.push(stats);
+      if (p.next_event) out.push(el("p", {}, el("b", { text: "Next event (only you know): " }), p.next_event.name + " — " + p.next_event.text));
+    } else if (v.game === "trade-warz") {
       const stats = el("div", { class: "stats" }, stat("GDP", p.gdp, true));
       if (p.budget !== undefined && p.budget !== p.gdp) stats.append(stat("Budget", p.budget));
       const hand = p.hand || [];
       stats.append(stat("Hand", hand.length + (p.leader ? " / " + p.leader.hand_size : "")));
       if (p.slots_left !== null && p.slots_left !== undefined) stats.append(stat("Export slots", p.slots_left));
-      kids.push(stats);
-      if (p.leader) kids.push(el("p", { class: "small" }, el("b", { text: p.leader.name + ": " }), (p.leader.ability || "") + (p.leader.text ? " — " + p.leader.text : "")));
+      out.push(stats);
+      if (p.leader) out.push(el("p", {}, el("b", { text: p.leader.name + ": " }), (p.leader.ability || "") + (p.leader.text ? " — " + p.leader.text : "")));
       if (hand.length) {
         const list = el("ul", { class: "hand" });
         for (const c of hand) list.append(el("li", {}, el("span", { class: "kind " + (c.kind || ""), text: c.kind || "card" }),
-          el("b", { text: c.name }), c.cost_now !== undefined ? el("span", { class: "muted small", text: "  cost " + c.cost_now }) : null,
+          el("b", { text: c.name }), c.cost_now !== undefined ? el("span", { class: "muted", text: "  cost " + c.cost_now }) : null,
           c.text ? el("div", { class: "card-text", text: c.text }) : null));
-        kids.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
+        out.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
       }
-      if (p.facedown && p.facedown.length) kids.push(el("p", { class: "small muted", text: "Face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + pretty(f.partner) + " " + f.slot).join(", ") }));
-    } else if (game === "battle-builder") {
-      const gv = v.game_view || {};
+      if (p.facedown && p.facedown.length) out.push(el("p", { class: "muted", text: "Your face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + partnerName(v, f.partner) + " slot " + f.slot).join("; ") }));
+    } else if (v.game === "battle-builder") {
       const stats = el("div", { class: "stats" });
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
       const fight = (gv.battles_now || []).map((b) => (b.fighters || {})[String(seat)]).find((f) => f);
       if (fight) stats.append(stat("HP", fight.hp + " / " + fight.max_hp), stat("Stamina", fight.stamina));
       for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k), n));
-      kids.push(stats);
-      if (p.objective) kids.push(el("p", { class: "small" }, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
+      out.push(stats);
+      if (p.objective) out.push(el("p", {}, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
     } else {
-      kids.push(genericPrivate(p));
+      out.push(genericPrivate(p));
     }
-    box.replaceChildren(...kids);
+    return out;
+  }
+  function partnerName(v, id) {
+    const ps = (v.game_view && v.game_view.partners) || [];
+    const p = ps.find((x) => x.id === id);
+    return p ? p.name : pretty(id);
   }
   function genericPrivate(p) {
     const stats = el("div", { class: "stats" });
     const more = [];
     for (const [k, val] of Object.entries(p || {})) {
-      if (val === null || val === undefined) continue;
-      if (typeof val === "number" || typeof val === "string" || typeof val === "boolean") stats.append(stat(pretty(k), val));
+      if (val === null || val === undefined || k === "seat") continue;
+      if (typeof val === "number" || typeof val === "string") stats.append(stat(pretty(k), val));
+      else if (typeof val === "boolean") { if (val) stats.append(stat(pretty(k), "yes")); }
       else if (Array.isArray(val)) {
         if (!val.length) continue;
         stats.append(stat(pretty(k), val.length));
@@ -510,7 +777,7 @@
       } else if (typeof val === "object") {
         const entries = Object.entries(val);
         if (entries.every(([, x]) => typeof x === "number")) for (const [kk, x] of entries) stats.append(stat(pretty(kk), x));
-        else more.push(el("p", { class: "small" }, el("b", { text: pretty(k) + ": " }), describe(val)));
+        else more.push(el("p", {}, el("b", { text: pretty(k) + ": " }), describe(val)));
       }
     }
     return el("div", {}, stats, more);
@@ -520,27 +787,41 @@
     if (typeof x !== "object") return pretty(x);
     if (Array.isArray(x)) return x.map(describe).join(" → ");
     if (x.name) return x.name + (x.text ? " — " + x.text : "");
-    return Object.entries(x).map(([k, v]) => pretty(k) + ": " + describe(v)).join(", ");
+    return Object.entries(x).filter(([, v]) => v !== null && v !== undefined && v !== false)
+      .map(([k, v]) => v === true ? pretty(k) : pretty(k) + ": " + describe(v)).join(", ");
   }
 
-  // the choice of one sealed window, in words
-  function choiceText(game, w, choice) {
-    if (choice === null || choice === undefined) return "none";
-    if (game === "great-powers" && Array.isArray(choice)) return choice.length ? choice.map(pretty).join(" → ") : "no bids";
+  // the choice of one sealed window, in words (others' choices arrive only as values)
+  function choiceText(v, w, choice, seat) {
+    if (String(seat) === String(v.seat)) {
+      const mine = (S.summaries[v.session] || {})[w.id];
+      if (mine) return mine;
+    }
+    if (choice === null || choice === undefined) return "nothing";
+    const gv = v.game_view || {};
+    const name = (id) => cardName(v, id);
     if (typeof choice === "object" && !Array.isArray(choice)) {
-      if (choice.leader) return pretty(choice.leader) + (choice.ranking && choice.ranking.length ? " (then " + choice.ranking.map(pretty).join(", ") + ")" : "");
-      if ("card" in choice && "stamina" in choice) return pretty(choice.card) + " + " + choice.stamina + " stamina" + (choice.target !== undefined && choice.target !== null ? " → monster " + (Number(choice.target) + 1) : "");
-      if ("monster" in choice) return pretty(choice.monster);
-      if ("card" in choice) return (choice.card ? cardName(choice.card) : "no card") + (choice.fast_pass ? " + Fast-Pass" : "") + (choice.partner ? " → " + pretty(choice.partner) : "");
+      if (choice.leader) return name(choice.leader) + (choice.ranking && choice.ranking.length ? " (then " + choice.ranking.map(name).join(", ") + ")" : "");
+      if ("card" in choice && "stamina" in choice) return name(choice.card) + " + " + choice.stamina + " stamina";
+      if ("monster" in choice) return name(choice.monster);
+      if ("card" in choice) return (choice.card ? name(choice.card) : "no card") + (choice.fast_pass ? " + Fast-Pass" : "") + (choice.partner ? " → " + partnerName(v, choice.partner) : "");
       if ("amount" in choice) return choice.amount + " GDP";
     }
-    if (typeof choice === "number" && w && w.kind === "bid") return choice + " GDP";
+    if (Array.isArray(choice)) return choice.length ? choice.map(name).join(" → ") : "none";
+    if (typeof choice === "number" && w && w.kind === "bid" && gv.gdp) return choice + " GDP";
     return describe(choice);
   }
-  function cardName(id) {
-    const hand = (S.view && S.view.private && S.view.private.hand) || [];
-    const c = hand.find((x) => x.id === id);
-    return c ? c.name : pretty(id);
+  // a card's (or any id's) name from what this phone has seen: its hand, the table's cards
+  function cardName(v, id) {
+    if (typeof id !== "string") return pretty(id);
+    const p = v.private || {}, gv = v.game_view || {};
+    const pools = [p.hand, gv.face_up, gv.drawn, gv.partners, (gv.leaders || []).filter((x) => x)];
+    for (const pool of pools) {
+      const c = (pool || []).find((x) => x && x.id === id);
+      if (c && c.name) return c.name;
+    }
+    for (const m of v.legal || []) for (const s of m.args || []) for (const o of s.options || []) if (o.value === id) return o.label;
+    return pretty(id);
   }
 
   // -- acting ---------------------------------------------------------------------------------------
@@ -551,30 +832,34 @@
     const v = S.view;
     const box = $("#act");
     if (!v) { box.replaceChildren(el("p", { class: "waiting", text: "Connecting to the table…" })); return; }
-    // redraw only when what this panel shows changes, so a half-typed bid keeps its focus
-    const sig = JSON.stringify([v.session, v.phase, v.round, v.prompt, openLocks(v).map((w) => w.id), v.waiting,
-      v.table_prompt, v.outcome, !!S.pending, S.connected, S.hubOnline, v.phase === "lobby" && v.hub && v.hub.seats]);
+    // redraw only when what this panel shows changes (a half-typed note keeps its focus)
+    const sig = JSON.stringify([v.session, v.rev, v.phase, v.prompt, v.legal, openLocks(v).map((w) => [w.id, Object.keys(w.locked)]),
+      v.waiting, v.table_prompt, v.outcome, !!S.pending, S.connected, S.hubOnline, v.phase === "lobby" && v.hub && v.hub.seats]);
     if (!changed("act", sig) && !force) return;
     const kids = [];
     for (const w of openLocks(v)) kids.push(lockPanel(v, w));
+    const legal = v.legal || [];
     if (v.outcome) {
       kids.push(outcomePanel(v));
     } else if (v.phase === "lobby") {
       const seats = (v.hub && v.hub.seats) || [];
       const taken = seats.filter((s) => s.phone).length;
-      kids.push(el("div", { class: "prompt-title", text: "Waiting for players" }),
-        el("p", { class: "waiting", text: taken + " of " + seats.length + " seats taken." }));
-    } else if (v.prompt) {
-      const promptSig = JSON.stringify([v.session, v.prompt]);
+      kids.push(el("div", { data: { panel: "lobby" } }, el("div", { class: "prompt-title", text: "Waiting for players" }),
+        el("p", { class: "waiting", text: taken + " of " + seats.length + " seats taken." })));
+    } else if (legal.length) {
+      const promptSig = JSON.stringify([v.session, v.prompt, legal.map((m) => m.move)]);
       if (promptSig !== S.lastPromptSig) {
+        const fresh = S.lastPromptSig !== null && v.prompt;
         S.lastPromptSig = promptSig;
         if (!S.pending) S.result = null;      // a new question: the last answer's note is old news
-        if (navigator.vibrate) navigator.vibrate(60);
+        if (fresh) vibrate(60);
       }
-      kids.push(promptPanel(v));
+      kids.push(movesPanel(v, legal));
+      if (!v.prompt) kids.push(waitingPanel(v));
     } else if (!openLocks(v).length) {
       kids.push(waitingPanel(v));
     }
+    if (DEV) kids.push(devPanel(v));
     const status = el("div", { class: "status-line", id: "status" });
     if (S.pending) status.append(el("span", { class: "muted", text: "Sending " + S.pending.label + "…" }));
     else if (S.result) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
@@ -584,314 +869,294 @@
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
     const tp = v.table_prompt;
-    const out = el("div", {});
-    if (names.length) out.append(el("p", { class: "waiting", text: "Waiting for " + names.join(", ") + "." }));
-    else if (tp) out.append(el("p", { class: "waiting", text: "Waiting for the table" + (tp.text ? ": " + tp.text : ".") }));
-    else out.append(el("p", { class: "waiting", text: "Nothing to do right now." }));
-    return out;
+    let text;
+    if (names.length) text = "Waiting for " + joinNames(names) + ".";
+    else if (tp) text = "Waiting for the table" + (tp.text ? ": " + tp.text : ".");
+    else text = "Nothing to do right now.";
+    return el("div", { data: { panel: "waiting" } }, el("p", { class: "waiting", text: text }));
   }
   function outcomePanel(v) {
     const o = v.outcome;
     const rows = Object.entries(o.scores || {}).sort((a, b) => b[1] - a[1])
-      .map(([s, sc]) => el("li", {}, el("span", { class: "pname", text: playerName(s) }), el("b", { text: String(sc) })));
-    return el("div", {}, el("div", { class: "prompt-title", text: "Game over" }),
-      el("p", { text: "Winner: " + o.winners.map(playerName).join(", ") }), el("ul", { class: "players" }, rows));
+      .map(([s, sc], i) => el("li", { data: { seat: s } }, el("span", { class: "rank", text: String(i + 1) }),
+        el("span", { class: "pname", text: playerName(s) }), o.winners.includes(Number(s)) ? el("span", { class: "tag win", text: "winner" }) : null,
+        el("b", { class: "score", text: String(sc) })));
+    const me = o.winners.includes(v.seat);
+    return el("div", { data: { panel: "outcome" } },
+      el("div", { class: "prompt-title big-title", text: me ? "You win!" : "Game over" }),
+      el("p", { class: "winner", text: (o.winners.length > 1 ? "Winners: " : "Winner: ") + joinNames(o.winners.map(playerName)) }),
+      o.reason ? el("p", { class: "muted", text: o.reason }) : null,
+      el("h3", { text: "Final scores" }),
+      el("ol", { class: "scores" }, rows));
   }
   function lockPanel(v, w) {
     const mine = w.locked[String(v.seat)];
     const ok = typeof mine.salt === "string" && mine.salt.length >= 32 && commitment(w.id, v.seat, mine.choice, mine.salt) === mine.commitment;
     const waiting = (w.seats || []).filter((s) => !(String(s) in w.locked)).map(playerName);
-    return el("div", { class: "locked", data: { window: w.id } },
-      el("div", { class: "prompt-title", text: "Locked in: " + (w.label || w.id) }),
-      el("p", {}, "Your choice: ", el("b", { class: "locked-choice", text: choiceText(v.game, w, mine.choice) })),
-      el("p", { class: "small" }, "Fingerprint ", el("span", { class: "fp", text: fingerprint(mine.commitment) }), " ",
+    return el("div", { class: "locked", data: { window: w.id, panel: "locked" } },
+      el("div", { class: "prompt-title", text: "Locked in: " + (w.label || "your secret choice") }),
+      el("p", {}, "Your choice: ", el("b", { class: "locked-choice", text: choiceText(v, w, mine.choice, v.seat) })),
+      el("p", { class: "muted" }, "Fingerprint ", el("span", { class: "fp", text: fingerprint(mine.commitment) }), " ",
         el("span", { class: ok ? "ok" : "error", text: ok ? "✓ checked on this phone" : "✗ does not match" })),
-      el("p", { class: "small muted", text: waiting.length ? "Waiting for " + waiting.join(", ") + "." : "Everyone is in." }));
-  }
-  function promptPanel(v) {
-    const p = v.prompt;
-    const game = v.game;
-    const moves = p.moves || [];
-    const used = new Set();
-    const parts = [];
-    const widgets = WIDGETS[game] || {};
-    for (const m of moves) {
-      if (used.has(m) || !widgets[m]) continue;
-      const w = widgets[m](v, p);
-      if (!w) continue;
-      (w.handles || [m]).forEach((x) => used.add(x));
-      parts.push(w.node);
-    }
-    const rest = moves.filter((m) => !used.has(m));
-    if (rest.length) parts.push(genericMoves(v, p, rest, parts.length > 0));
-    return el("div", {}, parts);
+      el("p", { class: "muted", text: waiting.length ? "Waiting for " + joinNames(waiting) + "." : "Everyone is in." }));
   }
 
-  // -- generic prompt form: answers any prompt of any game -------------------------------------------
-  function parseDoc(doc) {
-    // "card: a face-up card id; resolve: true ...; target: a seat" -> [{names, text}]
-    const out = [];
-    for (const part of (doc || "").split(";")) {
-      const i = part.indexOf(":");
-      if (i < 0) continue;
-      const names = part.slice(0, i).split(",").map((s) => s.trim()).filter((s) => /^[a-z_][a-z0-9_]*$/.test(s));
-      for (const n of names) out.push({ name: n, text: part.slice(i + 1).trim() });
+  // -- the moves a player may make now (legal), and a picker per argument ---------------------------
+  function moveKey(v, m) { return v.session + ":" + m.move; }
+  function movesPanel(v, legal) {
+    const prompted = new Set((v.prompt && v.prompt.moves) || []);
+    const main = legal.filter((m) => prompted.has(m.move));
+    const anytime = legal.filter((m) => !prompted.has(m.move));
+    const key = v.session;
+    let open = S.openMove[key];
+    if (open && !legal.some((m) => m.move === open)) open = S.openMove[key] = null;
+    if (!open) {
+      // one move (or one prompted move that asks something) opens at once
+      const withArgs = main.filter((m) => (m.args || []).length);
+      if (legal.length === 1) open = legal[0].move;
+      else if (withArgs.length === 1 && main.length <= 2) open = withArgs[0].move;
     }
+    const out = el("div", { class: "moves", data: { panel: "moves" } });
+    const head = widgetHead(v, main.length ? main : anytime);
+    if (head) out.append(head);
+    if (legal.length === 1) {
+      out.append(moveForm(v, legal[0], true));
+      return out;
+    }
+    if (main.length) out.append(moveButtons(v, main, open, "Your move", "prompted"));
+    if (anytime.length) out.append(moveButtons(v, anytime, open, main.length ? "Any time" : "You may", "any-time"));
     return out;
   }
-  const SEAT_FIELDS = ["target", "player", "opponent", "to", "bet_on", "victim"];
-  const SEAT_LISTS = ["targets", "candidates", "seats", "options"];
-  const ID_LISTS = ["options", "cards", "candidates"];
-  function fieldInput(v, p, f, draft) {
-    const box = el("div", { class: "field" }, el("label", { text: pretty(f.name) }));
-    const seats = SEAT_FIELDS.includes(f.name) ? (SEAT_LISTS.map((k) => p[k]).find((a) => Array.isArray(a) && a.length && a.every((x) => Number.isInteger(x))) ||
-      (/seat/.test(f.text) ? (v.players || []).map((_, i) => i).filter((i) => i !== v.seat) : null)) : null;
-    const ids = !seats ? ID_LISTS.map((k) => p[k]).find((a) => Array.isArray(a) && a.length && a.every((x) => typeof x === "string")) : null;
-    const boolish = /true or false|\bbool\b|^true/.test(f.text);
-    const set = (val) => { draft[f.name] = val; };
-    if (seats) {
-      const grid = el("div", { class: "choices" });
-      for (const s of seats) grid.append(el("button", { type: "button", class: "choice" + (draft[f.name] === s ? " chosen" : ""), data: { seat: String(s) },
-        onclick: (e) => { set(s); grid.querySelectorAll("button").forEach((b) => b.classList.toggle("chosen", b === e.currentTarget)); } },
-        el("span", { class: "title", text: playerName(s) })));
-      box.append(grid);
-    } else if (ids && (f.name === "card" || f.name === "monster" || f.name === "leader" || f.name === "improvement" || f.name === "pile")) {
-      const grid = el("div", { class: "choices" });
-      for (const id of ids) grid.append(el("button", { type: "button", class: "choice" + (draft[f.name] === id ? " chosen" : ""), data: { id: id },
-        onclick: (e) => { set(id); grid.querySelectorAll("button").forEach((b) => b.classList.toggle("chosen", b === e.currentTarget)); } },
-        el("span", { class: "title", text: cardName(id) })));
-      box.append(grid);
-    } else if (boolish) {
-      const sel = el("select", { onchange: (e) => set(e.target.value === "" ? undefined : e.target.value === "true") },
-        el("option", { value: "", text: "—" }), el("option", { value: "true", text: "yes" }), el("option", { value: "false", text: "no" }));
-      box.append(sel);
-    } else {
-      box.append(el("input", { placeholder: f.text, value: draft[f.name] === undefined ? "" : (typeof draft[f.name] === "string" ? draft[f.name] : JSON.stringify(draft[f.name])),
-        oninput: (e) => { const t = e.target.value.trim(); if (!t) { delete draft[f.name]; return; } try { set(JSON.parse(t)); } catch (err) { set(t); } } }));
+  // the moves as big buttons; the chosen one's pickers open right under its button
+  function moveButtons(v, moves, open, title, group) {
+    const list = el("div", { class: "move-list" + (group === "any-time" && title === "Any time" ? " secondary" : ""), data: { group: group } },
+      el("h3", { text: title }));
+    for (const m of moves) {
+      const hasArgs = (m.args || []).length > 0;
+      list.append(el("button", { type: "button", class: "move big" + (open === m.move ? " chosen" : "") + (hasArgs ? " opens" : ""),
+        data: { move: m.move, sealed: m.sealed ? "1" : null }, "aria-expanded": hasArgs ? String(open === m.move) : null,
+        onclick: () => {
+          if (!hasArgs) { send(m.move, {}, m.label, { sealed: m.sealed }); return; }
+          S.openMove[v.session] = m.move;
+          renderAct(true);
+        } }, (m.sealed ? "Secret: " : "") + m.label + (hasArgs ? (open === m.move ? " ▾" : " ▸") : "")));
+      if (open === m.move && hasArgs) list.append(moveForm(v, m, false));
     }
-    box.append(el("div", { class: "hint small", text: f.text }));
+    return list;
+  }
+  function moveForm(v, m, single) {
+    const key = moveKey(v, m);
+    const answers = S.answers[key] = S.answers[key] || {};
+    const w = walk(m.args || [], answers);
+    const widget = (WIDGETS[v.game] || {})[m.move];
+    const form = el("div", { class: "move-form", data: { form: m.move } });
+    if (single) form.append(el("div", { class: "prompt-title", text: (widget && widget.title && widget.title(v, m)) || m.label }));
+    else if (widget && widget.title) form.append(el("div", { class: "prompt-title", text: widget.title(v, m) }));
+    if (widget && widget.intro) { const x = widget.intro(v, m, w); if (x) form.append(x); }
+    if (m.sealed) form.append(el("p", { class: "secret", data: { sealed: "1" } }, "Secret: nobody sees your choice until everyone has chosen."));
+    for (const item of w.items) form.append(picker(v, m, item, answers, w, widget));
+    const words = summaryOf(w);
+    const sendLabel = w.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
+      "Still to choose: " + w.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
+    form.append(el("button", { type: "button", class: "primary big send", id: "send", data: { send: m.move },
+      disabled: !w.complete || !!S.pending,
+      onclick: () => {
+        const now = walk(m.args || [], answers);
+        if (!now.complete) return;
+        const window_ = m.sealed && v.prompt && v.prompt.window;
+        send(m.move, now.args, m.sealed ? "Your secret choice" : m.label,
+          { key: key, sealed: m.sealed, window: window_, session: v.session, words: summaryOf(now) || m.label });
+      } }, sendLabel));
+    if (!single && (m.args || []).length) {
+      form.append(el("button", { type: "button", class: "link", data: { action: "close-form" },
+        onclick: () => { S.openMove[v.session] = null; renderAct(true); } }, "Back to the moves"));
+    }
+    return form;
+  }
+  function setAnswer(answers, name, value) { answers[name] = value; renderAct(true); }
+  function argHead(spec, extra) {
+    return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: spec.label || pretty(spec.name) }),
+      spec.optional ? el("span", { class: "muted", text: " (optional)" }) : null, extra || null);
+  }
+  function optionButton(spec, o, props, kids) {
+    const why = typeof o.disabled === "string" ? o.disabled : (o.disabled ? "not now" : null);
+    return el("button", Object.assign({ type: "button", class: "choice" + (o.disabled ? " blocked" : ""), disabled: !!o.disabled,
+      data: { arg: spec.name, value: JSON.stringify(o.value) } }, props),
+    el("span", { class: "title", text: o.label }),
+    o.detail ? el("span", { class: "detail", text: o.detail }) : null,
+    why ? el("span", { class: "why", text: why }) : null,
+    kids || null);
+  }
+  function missingFirst(spec, args) {
+    // the earlier questions an option waits for
+    const need = new Set();
+    for (const o of spec.options || []) for (const k of Object.keys(o.when || {})) if (!(k in args)) need.add(k);
+    return [...need];
+  }
+  function picker(v, m, item, answers, w, widget) {
+    const { spec, opts, value } = item;
+    const box = el("div", { class: "arg arg-" + spec.kind, data: { spec: spec.name, kind: spec.kind } });
+    const custom = widget && widget.pickers && widget.pickers[spec.name];
+    if (custom) { const x = custom(v, m, item, answers, w); if (x) return x; }
+    const grid = (cls) => el("div", { class: "choices" + (cls ? " " + cls : "") + (opts.some((o) => o.detail || (o.label || "").length > 16) ? " one" : "") });
+    const emptyHint = () => {
+      const need = missingFirst(spec, w.args);
+      const specs = m.args || [];
+      const names = need.map((n) => { const s = specs.find((x) => x.name === n); return s ? (s.label || pretty(n)).replace(/[?:]\s*$/, "") : pretty(n); });
+      return el("p", { class: "hint", text: need.length ? "First choose: " + names.join(", ") + "." : "Nothing to choose from right now." });
+    };
+    switch (spec.kind) {
+      case "one": {
+        box.append(argHead(spec));
+        if (!opts.length) { box.append(emptyHint()); break; }
+        const g = grid();
+        for (const o of opts) {
+          const chosen = value !== undefined && same(o.value, value);
+          g.append(optionButton(spec, o, { class: "choice" + (chosen ? " chosen" : "") + (o.disabled ? " blocked" : ""), "aria-pressed": chosen ? "true" : "false",
+            onclick: () => setAnswer(answers, spec.name, chosen && spec.optional ? CLEARED : o.value) }));
+        }
+        box.append(g);
+        break;
+      }
+      case "number": {
+        const lo = spec.min, hi = spec.max, step = spec.step || 1;
+        box.append(argHead(spec));
+        const cur = value;
+        const bump = (k) => () => setAnswer(answers, spec.name, cur === undefined ? lo : clamp(cur + k, lo, hi));
+        const big = hi - lo >= 10 * step;
+        box.append(el("div", { class: "stepper", data: { arg: spec.name, value: cur === undefined ? null : JSON.stringify(cur) } },
+          big ? el("button", { type: "button", data: { step: String(-5 * step) }, "aria-label": "5 less", disabled: cur === undefined || cur <= lo, onclick: bump(-5 * step) }, "−5") : null,
+          el("button", { type: "button", data: { step: String(-step) }, "aria-label": "less", disabled: cur === undefined || cur <= lo, onclick: bump(-step) }, "−"),
+          el("output", { class: "value", text: cur === undefined ? "—" : String(cur) }),
+          el("button", { type: "button", data: { step: String(step) }, "aria-label": "more", disabled: cur !== undefined && cur >= hi, onclick: bump(step) }, "+"),
+          big ? el("button", { type: "button", data: { step: String(5 * step) }, "aria-label": "5 more", disabled: cur !== undefined && cur >= hi, onclick: bump(5 * step) }, "+5") : null),
+        el("div", { class: "hint", text: "From " + lo + " to " + hi + "." }),
+        spec.optional && cur !== undefined ? el("button", { type: "button", class: "link", data: { clear: spec.name }, onclick: () => setAnswer(answers, spec.name, CLEARED) }, "Leave it out") : "");
+        break;
+      }
+      case "order": {
+        const picked = value || [];
+        box.append(argHead(spec, el("span", { class: "count", text: " " + picked.length + " of " + (spec.min === spec.max ? spec.max : spec.min + "–" + spec.max) })));
+        box.append(el("p", { class: "hint", text: "Tap in order, first choice first. Tap again to take one back." }));
+        if (!opts.length) { box.append(emptyHint()); break; }
+        const g = grid();
+        for (const o of opts) {
+          const at = picked.findIndex((x) => same(x, o.value));
+          g.append(optionButton(spec, o, { class: "choice" + (at >= 0 ? " chosen" : "") + (o.disabled ? " blocked" : ""), "aria-pressed": at >= 0 ? "true" : "false",
+            data: { arg: spec.name, value: JSON.stringify(o.value), rank: at >= 0 ? String(at + 1) : null },
+            onclick: () => {
+              const now = picked.slice();
+              if (at >= 0) now.splice(at, 1);
+              else if (now.length < spec.max) now.push(o.value);
+              else { toast("You choose at most " + spec.max + "; tap one to take it back."); return; }
+              setAnswer(answers, spec.name, now);
+            } }, at >= 0 ? el("span", { class: "badge", text: String(at + 1) }) : null));
+        }
+        box.append(g);
+        break;
+      }
+      case "subset": {
+        const picked = value || [];
+        box.append(argHead(spec, el("span", { class: "count", text: " " + picked.length + " chosen (" + (spec.min === spec.max ? spec.max : spec.min + "–" + spec.max) + ")" })));
+        if (!opts.length) { box.append(emptyHint()); break; }
+        const g = grid();
+        for (const o of opts) {
+          const on = picked.some((x) => same(x, o.value));
+          g.append(optionButton(spec, o, { class: "choice" + (on ? " chosen" : "") + (o.disabled ? " blocked" : ""), "aria-pressed": on ? "true" : "false",
+            onclick: () => {
+              let now = picked.slice();
+              if (on) now = now.filter((x) => !same(x, o.value));
+              else if (now.length < spec.max) now.push(o.value);
+              else { toast("At most " + spec.max + "; tap one to take it back."); return; }
+              setAnswer(answers, spec.name, now);
+            } }, on ? el("span", { class: "badge", text: "✓" }) : null));
+        }
+        box.append(g);
+        break;
+      }
+      case "counts": {
+        const got = value || {};
+        const [lo, hi] = countsRange(spec);
+        const total = Object.values(got).reduce((a, b) => a + b, 0);
+        const want = lo === hi ? String(lo) : (hi === Infinity ? "at least " + lo : lo + "–" + hi);
+        box.append(argHead(spec, el("span", { class: "count" + (total >= lo && total <= hi ? " ok" : ""), data: { total: String(total) }, text: " " + total + " of " + want })));
+        if (!opts.length) { box.append(emptyHint()); break; }
+        const list = el("div", { class: "counts" });
+        for (const o of opts) {
+          const k = String(o.value);
+          const n = got[k] || 0;
+          const cap = o.max === undefined ? Infinity : o.max;
+          const set = (x) => () => { const now = Object.assign({}, got); now[k] = clamp(x, 0, cap); if (!now[k]) delete now[k]; setAnswer(answers, spec.name, now); };
+          list.append(el("div", { class: "count-row" + (o.disabled ? " blocked" : ""), data: { arg: spec.name, value: JSON.stringify(o.value), n: String(n) } },
+            el("div", { class: "grow" }, el("div", { class: "title", text: o.label }),
+              o.detail ? el("div", { class: "detail", text: o.detail }) : null,
+              typeof o.disabled === "string" ? el("div", { class: "why", text: o.disabled }) : null),
+            el("button", { type: "button", data: { step: "-1" }, "aria-label": "one less " + o.label, disabled: !!o.disabled || n <= 0, onclick: set(n - 1) }, "−"),
+            el("output", { class: "value", text: String(n) }),
+            el("button", { type: "button", data: { step: "1" }, "aria-label": "one more " + o.label, disabled: !!o.disabled || n >= cap || total >= hi, onclick: set(n + 1) }, "+")));
+        }
+        box.append(list);
+        break;
+      }
+      case "flag": {
+        const on = !!value;
+        box.append(el("button", { type: "button", class: "toggle big" + (on ? " chosen" : ""), "aria-pressed": on ? "true" : "false",
+          data: { arg: spec.name, value: JSON.stringify(on) }, onclick: () => setAnswer(answers, spec.name, !on) },
+        el("span", { class: "box", text: on ? "✓" : "" }), el("span", { class: "title", text: spec.label || pretty(spec.name) })));
+        break;
+      }
+      case "text": {
+        box.append(argHead(spec));
+        const input = el("input", { type: "text", maxlength: String(spec.max_len || 80), value: value || "", data: { arg: spec.name },
+          autocomplete: "off", enterkeyhint: "done",
+          oninput: (e) => {
+            answers[spec.name] = e.target.value;
+            const now = walk(m.args || [], answers);
+            const btn = $("#send");
+            if (btn) {
+              btn.disabled = !now.complete || !!S.pending;
+              const words = summaryOf(now);
+              btn.textContent = now.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
+                "Still to choose: " + now.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
+            }
+          } });
+        box.append(input, el("div", { class: "hint", text: "Up to " + (spec.max_len || 80) + " characters." }));
+        break;
+      }
+      default:
+        box.append(el("p", { class: "hint", text: (spec.label || pretty(spec.name)) + ": this phone cannot draw that question; ask the table." }));
+    }
     return box;
   }
-  function genericMoves(v, p, moves, hasWidgets) {
-    const help = v.moves_help || {};
-    const info = Object.entries(p).filter(([k]) => !["moves", "window"].includes(k));
-    const out = el("div", {});
-    if (!hasWidgets) {
-      out.append(el("div", { class: "prompt-title", text: "Your move" }));
-      if (info.length) out.append(el("p", { class: "small muted", text: info.map(([k, x]) => pretty(k) + ": " + describe(x)).join(" · ") }));
-    }
+
+  // Developers only (?dev=1): send any move with raw JSON arguments.
+  function devPanel(v) {
+    const names = [...new Set([...((v.prompt && v.prompt.moves) || []), ...(v.legal || []).map((m) => m.move)])];
+    const move = el("input", { id: "dev-move", placeholder: "move", value: names[0] || "" });
+    const raw = el("textarea", { id: "dev-args", placeholder: '{"name": value}' });
+    return el("details", { class: "dev", data: { panel: "dev" } }, el("summary", { text: "Developer: send raw" }),
+      el("p", { class: "hint", text: "Moves now: " + (names.join(", ") || "none") }), move, raw,
+      el("button", { type: "button", class: "big", id: "dev-send", onclick: () => {
+        let args = {};
+        if (raw.value.trim()) { try { args = JSON.parse(raw.value); } catch (e) { S.result = { ok: false, message: "That JSON does not parse." }; renderAct(true); return; } }
+        send(move.value.trim(), args, move.value.trim());
+      } }, "Send"));
+  }
+
+  // -- purpose-built touches for some moves (options still come from `legal`) ------------------------
+  // A widget adds words around the generic pickers: a title, what the choice is about, a hint
+  // that the rules alone do not give. It never decides what is legal.
+  function widgetHead(v, moves) {
     for (const m of moves) {
-      const h = help[m] || {};
-      const fields = parseDoc(h.doc);
-      const key = "g:" + v.session + ":" + m;
-      const draft = S.draft[key] = S.draft[key] || {};
-      if (!fields.length) {
-        out.append(el("button", { type: "button", class: "big" + (h.sealed ? " primary" : ""), data: { move: m },
-          onclick: () => send(m, {}, pretty(m)) }, (h.sealed ? "Lock in " : "") + pretty(m)));
-        continue;
-      }
-      const form = el("div", { class: "move-form", data: { move: m } });
-      const body = el("div", { hidden: true });
-      for (const f of fields) body.append(fieldInput(v, p, f, draft));
-      const raw = el("textarea", { placeholder: '{"name": value, ...} (overrides the fields)' });
-      body.append(el("details", {}, el("summary", { text: "Arguments as JSON" }), raw));
-      body.append(el("button", { type: "button", class: "primary big", data: { send: m },
-        onclick: () => {
-          let args = Object.assign({}, draft);
-          if (raw.value.trim()) {
-            try { args = JSON.parse(raw.value); } catch (e) { S.result = { ok: false, message: "That JSON does not parse." }; renderAct(true); return; }
-          }
-          send(m, args, pretty(m));
-        } }, (h.sealed ? "Lock in " : "Send ") + pretty(m)));
-      const openKey = "open:" + key;
-      form.append(el("button", { type: "button", class: "big", onclick: () => { body.hidden = !body.hidden; S.draft[openKey] = !body.hidden; } }, pretty(m) + "…"), body);
-      if (moves.length === 1 || S.draft[openKey]) body.hidden = false;
-      out.append(form);
+      const w = (WIDGETS[v.game] || {})[m.move];
+      if (w && w.head) { const x = w.head(v, m); if (x) return x; }
     }
-    return out;
+    return null;
   }
-
-  // -- purpose-built widgets ---------------------------------------------------------------------------
-  function draftFor(v, key, init) {
-    const k = v.session + ":" + key;
-    if (!(k in S.draft)) S.draft[k] = init();
-    return S.draft[k];
-  }
-  function rerender() { renderAct(true); }
-
-  // Great Powers: choose and order the bid cards; never a trait where you are highest
-  function gpBids(v, p) {
-    const order = draftFor(v, p.window + ":bids", () => []);
-    const allowed = p.allowed || [], blocked = p.blocked || [];
-    const mine = (v.private && v.private.tokens) || {};
-    const all = (v.game_view && v.game_view.tokens) || [];
-    const traits = TRAITS.filter((t) => allowed.includes(t) || blocked.includes(t));
-    const grid = el("div", { class: "choices" });
-    for (const t of traits) {
-      const top = Math.max(...all.map((x) => x[t] || 0));
-      const isBlocked = blocked.includes(t);
-      const at = order.indexOf(t);
-      grid.append(el("button", { type: "button", class: "choice" + (at >= 0 ? " chosen" : "") + (isBlocked ? " blocked" : ""),
-        disabled: isBlocked, data: { trait: t },
-        onclick: () => {
-          const i = order.indexOf(t);
-          if (i >= 0) order.splice(i, 1);
-          else if (order.length < p.count) order.push(t);
-          else toast("You play " + p.count + " bid cards; tap one to take it back.");
-          rerender();
-        } },
-        el("span", { class: "title", text: pretty(t) }),
-        el("span", { class: "sub", text: isBlocked ? "you are highest: no bid" : "you " + (mine[t] ?? "?") + " · top " + top }),
-        at >= 0 ? el("span", { class: "badge", text: String(at + 1) }) : null));
-    }
-    const list = el("ol", { class: "order", id: "bid-order" });
-    order.forEach((t, i) => list.append(el("li", {},
-      el("span", { class: "n", text: String(i + 1) }), el("span", { class: "name", text: pretty(t) }),
-      el("button", { type: "button", class: "small-btn", disabled: i === 0, "aria-label": "earlier",
-        onclick: () => { order.splice(i - 1, 0, order.splice(i, 1)[0]); rerender(); } }, "▲"),
-      el("button", { type: "button", class: "small-btn", disabled: i === order.length - 1, "aria-label": "later",
-        onclick: () => { order.splice(i + 1, 0, order.splice(i, 1)[0]); rerender(); } }, "▼"),
-      el("button", { type: "button", class: "small-btn danger", "aria-label": "remove",
-        onclick: () => { order.splice(i, 1); rerender(); } }, "✕"))));
-    const ready = order.length === p.count;
-    return { node: el("div", { class: "widget", data: { widget: "gp-bids" } },
-      el("div", { class: "prompt-title", text: "Your " + p.count + " bid card" + (p.count === 1 ? "" : "s") }),
-      el("p", { class: "hint", text: "Tap traits in the order you play them: bid 1 resolves first." }),
-      grid, order.length ? list : null,
-      el("button", { type: "button", class: "primary big", id: "lock-in", disabled: !ready,
-        onclick: () => send("submit_bids", { traits: order.slice() }, "Your bids") },
-      ready ? "Lock in " + order.map(pretty).join(" → ") : "Choose " + (p.count - order.length) + " more")) };
-  }
-
-  // Great Powers: the action card (and its target), or pass; also the three drawn cards
-  function gpCards(v, p, move, alt) {
-    const pool = move === "resolve_drawn" ? (v.game_view && v.game_view.drawn) : (v.game_view && v.game_view.face_up);
-    const cards = (pool || []).filter((c) => (p.cards || []).includes(c.id));
-    const d = draftFor(v, move, () => ({ card: null, target: null }));
-    const grid = el("div", { class: "choices one" });
-    for (const c of cards) grid.append(el("button", { type: "button", class: "choice" + (d.card === c.id ? " chosen" : ""), data: { card: c.id },
-      onclick: () => { d.card = c.id; d.target = null; rerender(); } },
-      el("span", { class: "title", text: c.name }), el("span", { class: "card-text", text: c.text + (c.target ? " (targets a player)" : "") })));
-    const chosen = cards.find((c) => c.id === d.card);
-    const parts = [el("div", { class: "prompt-title", text: move === "resolve_drawn" ? "Resolve one drawn card" : "Your action card" }), grid];
-    if (chosen && chosen.target) {
-      const tg = el("div", { class: "choices" });
-      (v.players || []).forEach((n, i) => { if (i !== v.seat) tg.append(el("button", { type: "button", class: "choice" + (d.target === i ? " chosen" : ""), data: { seat: String(i) },
-        onclick: () => { d.target = i; rerender(); } }, el("span", { class: "title", text: n }))); });
-      parts.push(el("h3", { text: "Target" }), tg);
-    }
-    const ready = chosen && (!chosen.target || d.target !== null);
-    const args = () => { const a = { card: d.card }; if (chosen && chosen.target) a.target = d.target; return a; };
-    parts.push(el("button", { type: "button", class: "primary big", disabled: !ready, onclick: () => send(move, args(), chosen.name) },
-      chosen ? "Take & resolve " + chosen.name : "Choose a card"));
-    if (move === "take_action") parts.push(el("button", { type: "button", class: "big", disabled: !chosen,
-      onclick: () => send(move, { card: d.card, resolve: false }, "Discard " + chosen.name) }, "Take & discard"));
-    if (alt && (p.moves || []).includes(alt)) parts.push(el("button", { type: "button", class: "big", data: { move: alt },
-      onclick: () => send(alt, {}, pretty(alt)) }, pretty(alt)));
-    return { node: el("div", { class: "widget", data: { widget: "gp-" + move } }, parts), handles: [move, alt] };
-  }
-
-  // Trade Warz: the blind Leader pick, with a ranking in case your first wish is taken
-  function twLeader(v, p) {
-    const rank = draftFor(v, "leader", () => []);
-    const grid = el("div", { class: "choices" });
-    for (const id of p.options || []) {
-      const at = rank.indexOf(id);
-      grid.append(el("button", { type: "button", class: "choice" + (at >= 0 ? " chosen" : ""), data: { leader: id },
-        onclick: () => { const i = rank.indexOf(id); if (i >= 0) rank.splice(i, 1); else rank.push(id); rerender(); } },
-        el("span", { class: "title", text: pretty(id) }), at >= 0 ? el("span", { class: "badge", text: String(at + 1) }) : null));
-    }
-    return { node: el("div", { class: "widget", data: { widget: "tw-leader" } },
-      el("div", { class: "prompt-title", text: "Pick your Leader (secret)" }),
-      el("p", { class: "hint", text: "Tap your favourite first, then back-ups in order in case it is taken." }),
-      grid,
-      el("button", { type: "button", class: "primary big", id: "lock-in", disabled: !rank.length,
-        onclick: () => send("pick_leader", { leader: rank[0], ranking: rank.slice(1) }, "Your Leader pick") },
-      rank.length ? "Lock in " + pretty(rank[0]) : "Choose a Leader")) };
-  }
-
-  // Trade Warz: the face-down Policy (or none); Fast-Pass in Tariff Warz
-  function twPolicy(v, p) {
-    const hand = ((v.private && v.private.hand) || []).filter((c) => c.kind === "policy");
-    const d = draftFor(v, p.window + ":policy", () => ({ card: undefined, fast_pass: false, extra: {} }));
-    const grid = el("div", { class: "choices one" });
-    const pick = (id) => () => { d.card = id; rerender(); };
-    for (const c of hand) grid.append(el("button", { type: "button", class: "choice" + (d.card === c.id ? " chosen" : ""), data: { card: c.id }, onclick: pick(c.id) },
-      el("span", { class: "title", text: c.name }), el("span", { class: "card-text", text: c.text || "" })));
-    grid.append(el("button", { type: "button", class: "choice" + (d.card === null ? " chosen" : ""), data: { card: "none" }, onclick: pick(null) },
-      el("span", { class: "title", text: "No Policy this round" })));
-    const parts = [el("div", { class: "prompt-title", text: "Your Policy (face down)" }), grid];
-    const fp = v.game_view && v.game_view.fast_pass;
-    if (Array.isArray(fp) && fp[v.seat]) {
-      parts.push(el("button", { type: "button", class: "big" + (d.fast_pass ? " chosen" : ""), onclick: () => { d.fast_pass = !d.fast_pass; rerender(); } },
-        d.fast_pass ? "✓ Fast-Pass: lock my board" : "Use my Fast-Pass"));
-    }
-    const fields = parseDoc(((v.moves_help || {}).choose_policy || {}).doc).filter((f) => ["target", "partner", "draw"].includes(f.name));
-    if (fields.length && d.card) {
-      const more = el("details", {}, el("summary", { text: "If the card needs a target, partner or draw" }));
-      for (const f of fields) more.append(fieldInput(v, p, f, d.extra));
-      parts.push(more);
-    }
-    const ready = d.card !== undefined;
-    parts.push(el("button", { type: "button", class: "primary big", id: "lock-in", disabled: !ready,
-      onclick: () => { const a = Object.assign({ card: d.card }, d.extra); if (d.fast_pass) a.fast_pass = true; send("choose_policy", a, "Your Policy"); } },
-    ready ? "Lock in " + (d.card ? cardName(d.card) : "no Policy") : "Choose a Policy"));
-    return { node: el("div", { class: "widget", data: { widget: "tw-policy" } }, parts) };
-  }
-
-  // Trade Warz: a dispute's blind GDP bid (the table refuses more than you have)
-  function twBid(v, p) {
-    const contests = (v.game_view && v.game_view.disputes && v.game_view.disputes.contests) || [];
-    const c = contests.find((x) => x.id === p.contest);
-    const d = draftFor(v, p.window + ":bid", () => ({ amount: 0 }));
-    const max = p.max;
-    const input = el("input", { type: "number", inputmode: "numeric", min: "0", step: "1", id: "bid-amount", value: String(d.amount),
-      oninput: (e) => { d.amount = e.target.value === "" ? "" : Number(e.target.value); hint.textContent = budget(); hint.className = cls(); } });
-    const budget = () => (typeof d.amount === "number" && max !== undefined && d.amount > max) ? "Over budget: you have " + max + " GDP." : "You can bid 0–" + max + " GDP.";
-    const cls = () => "small " + ((typeof d.amount === "number" && d.amount > max) ? "error" : "hint");
-    const hint = el("div", { class: cls(), id: "bid-hint", text: budget() });
-    const step = (k) => () => { d.amount = Math.max(0, Math.min(max, (Number(d.amount) || 0) + k)); input.value = String(d.amount); hint.textContent = budget(); hint.className = cls(); };
-    const who = c ? c.seats.map(playerName).join(" vs ") : "";
-    return { node: el("div", { class: "widget", data: { widget: "tw-bid" } },
-      el("div", { class: "prompt-title", text: "Dispute bid (secret)" }),
-      c ? el("p", { text: (c.partner_name || pretty(c.partner)) + " slot " + c.slot + ": " + who }) : null,
-      el("div", { class: "stepper" }, el("button", { type: "button", onclick: step(-1), "aria-label": "less" }, "−"), input,
-        el("button", { type: "button", onclick: step(1), "aria-label": "more" }, "+")),
-      hint,
-      el("button", { type: "button", class: "primary big", id: "lock-in",
-        onclick: () => { const a = Number(input.value); if (!Number.isInteger(a) || a < 0) { S.result = { ok: false, message: "Bid a whole number of GDP." }; renderAct(true); return; } send("bid", { amount: a }, "Your bid of " + a + " GDP"); } },
-      "Lock in bid")) };
-  }
-
-  // Battle Builder: the sealed attack card and the stamina behind it
-  function bbTurn(v, p) {
-    const d = draftFor(v, p.window + ":turn", () => ({ card: null, stamina: 0 }));
-    const grid = el("div", { class: "choices" });
-    for (const id of p.cards || []) grid.append(el("button", { type: "button", class: "choice" + (d.card === id ? " chosen" : ""), data: { card: id },
-      onclick: () => { d.card = id; rerender(); } }, el("span", { class: "title", text: pretty(id) })));
-    const input = el("input", { type: "number", inputmode: "numeric", min: "0", value: String(d.stamina), id: "stamina",
-      oninput: (e) => { d.stamina = Number(e.target.value) || 0; } });
-    const step = (k) => () => { d.stamina = Math.max(0, Math.min(p.stamina, d.stamina + k)); input.value = String(d.stamina); };
-    const battle = ((v.game_view && v.game_view.battles_now) || []).find((b) => b.id === p.battle);
-    const foes = battle ? (battle.monsters || []).map((m) => m.name + " " + m.hp + "/" + m.max_hp + " HP") : [];
-    return { node: el("div", { class: "widget", data: { widget: "bb-turn" } },
-      el("div", { class: "prompt-title", text: "Your attack (secret)" }),
-      foes.length ? el("p", { class: "small muted", text: "Against " + foes.join(", ") }) : null, grid,
-      el("h3", { text: "Stamina (you have " + p.stamina + ")" }),
-      el("div", { class: "stepper" }, el("button", { type: "button", onclick: step(-1) }, "−"), input, el("button", { type: "button", onclick: step(1) }, "+")),
-      el("button", { type: "button", class: "primary big", id: "lock-in", disabled: !d.card,
-        onclick: () => send("play_turn", { card: d.card, stamina: Number(input.value) || 0 }, "Your attack") },
-      d.card ? "Lock in " + pretty(d.card) : "Choose a card")) };
-  }
-
   const WIDGETS = {
-    "great-powers": {
-      submit_bids: gpBids,
-      take_action: (v, p) => gpCards(v, p, "take_action", "pass_action"),
-      resolve_drawn: (v, p) => gpCards(v, p, "resolve_drawn", "decline_bonus"),
-    },
-    "trade-warz": { pick_leader: twLeader, choose_policy: twPolicy, bid: twBid },
-    "battle-builder": { play_turn: bbTurn },
+    "great-powers": {},
+    "trade-warz": {},
+    "battle-builder": {},
   };
 
   // -- reveal ------------------------------------------------------------------------------------------
@@ -902,19 +1167,19 @@
     const revealed = v.windows.filter((w) => w.revealed);
     const w = revealed[revealed.length - 1];
     if (!w) { if (changed("reveal", "")) box.replaceChildren(); return; }
-    const sig = JSON.stringify([v.session, w]);
+    const sig = JSON.stringify([v.session, w, v.game === "trade-warz" ? v.game_view : null]);
     if (!changed("reveal", sig)) return;
     const checks = verifyWindow(v.session, w);
-    const rows = Object.entries(w.locked || {}).map(([seat, item]) => el("li", { data: { seat: seat } },
-      el("div", { class: "row" }, el("b", { class: "grow", text: playerName(seat) }),
+    const cards = Object.entries(w.locked || {}).map(([seat, item]) => el("li", { class: "pcard", data: { seat: seat } },
+      el("div", { class: "row" }, el("b", { class: "grow pname", text: playerName(seat) }),
         el("span", { class: "check " + checks[seat].cls, text: checks[seat].text })),
-      el("div", { class: "choice-text", text: choiceText(v.game, w, item.choice) })));
+      el("div", { class: "choice-text", text: item.defaulted ? "(no choice: " + choiceText(v, w, item.choice) + ")" : choiceText(v, w, item.choice) })));
     const bad = Object.values(checks).some((c) => c.cls === "bad");
-    box.replaceChildren(el("div", { class: "card reveal", data: { window: w.id } },
-      el("h2", { text: "Revealed: " + (w.label || w.id) }),
-      el("ul", { class: "reveal-list" }, rows),
+    box.replaceChildren(el("div", { class: "card reveal", data: { window: w.id, panel: "reveal" } },
+      el("h2", { text: "Revealed: " + (w.label || "the choices") }),
+      el("ul", { class: "reveal-list" }, cards),
       revealOutcome(v, w),
-      el("p", { class: "small " + (bad ? "error" : "muted"), text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." })));
+      el("p", { class: bad ? "error" : "muted", text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." })));
   }
 
   // what came of a reveal, where the game says so in its public view
@@ -927,7 +1192,7 @@
         if (r.change) line.push((r.change > 0 ? "+" : "−") + Math.abs(r.change) + " " + pretty(r.trait));
         if (r.lost && r.lost.count) line.push("−" + r.lost.count + " " + pretty(r.lost.token));
       }
-      return el("div", { class: "small" }, el("h3", { text: "Results" }), Object.entries(per).map(([s, l]) =>
+      return el("div", {}, el("h3", { text: "Results" }), Object.entries(per).map(([s, l]) =>
         el("p", { class: "result-line" }, el("b", { text: playerName(s) + ": " }), l.length ? l.join(", ") : "no change")));
     }
     if (v.game === "trade-warz" && w.kind === "bid" && gv.disputes) {
@@ -941,17 +1206,25 @@
   }
 
   // -- players -----------------------------------------------------------------------------------------
+  function scoreOf(st, i) {
+    const gv = st.game_view || {};
+    if (gv.tokens && gv.tokens[i] && gv.tokens[i].vp !== undefined) return gv.tokens[i].vp + " VP";
+    if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) return gv.vp[i] + " VP";
+    if (Array.isArray(gv.gdp) && gv.gdp[i] !== undefined) return gv.gdp[i] + " GDP";
+    if (Array.isArray(gv.points) && gv.points[i] !== undefined) return gv.points[i] + " pts";
+    return null;
+  }
   function renderPlayers() {
-    const st = S.state || S.view;
+    const st = S.view || S.state;
     const box = $("#players");
     if (!st) { box.replaceChildren(); return; }
     const seats = (st.hub && st.hub.seats) || [];
     const ids = st.seat_ids || [];
     const names = st.players || seats.map((s) => s.name);
     const open = (st.windows || []).filter((w) => !w.revealed);
-    const gv = st.game_view || {};
     const mySeat = S.view ? S.view.seat : (S.creds && S.creds.seat);
-    const sig = JSON.stringify([names, ids, seats, open.map((w) => [w.id, Object.keys(w.locked || {})]), st.waiting, S.presence, gv.tokens && gv.tokens.map((t) => t.vp), gv.vp, gv.gdp, mySeat]);
+    const scores = names.map((_, i) => scoreOf(st, i));
+    const sig = JSON.stringify([names, ids, seats, open.map((w) => [w.id, Object.keys(w.locked || {})]), st.waiting, S.presence, scores, mySeat]);
     if (!changed("players", sig)) return;
     const list = el("ul", { class: "players" });
     names.forEach((n, i) => {
@@ -963,12 +1236,8 @@
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
       if (!open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
-      let score = null;
-      if (gv.tokens && gv.tokens[i] && gv.tokens[i].vp !== undefined) score = gv.tokens[i].vp + " VP";
-      else if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) score = gv.vp[i] + " VP";
-      else if (gv.gdp && gv.gdp[i] !== undefined) score = gv.gdp[i] + " GDP";
       list.append(el("li", { data: { seat: String(i) } }, el("span", { class: "dot" + (online ? " on" : "") }),
-        el("span", { class: "pname", text: n }), score ? el("span", { class: "muted small", text: score }) : null, tags));
+        el("span", { class: "pname", text: n }), scores[i] ? el("span", { class: "score", text: scores[i] }) : null, el("span", { class: "tags" }, tags)));
     });
     box.replaceChildren(el("h2", { text: "At the table" }), list);
   }
@@ -1023,6 +1292,8 @@
     e.preventDefault();
     join($("#join-name").value.trim(), $("#join-room").value.trim().toUpperCase());
   });
+  const handover = PARAMS.get("seat");
   const stored = load(STORE, null);
-  if (stored && stored.token) { showGame(); reclaim(); } else showJoin();
+  if (handover) claimHandover(handover.trim());
+  else if (stored && stored.token) { showGame(); reclaim(); } else showJoin();
 })();
