@@ -54,6 +54,8 @@ def _random_split(piles, count, rng):
 def _affordable(game, state, seat, kind):
     d = state.data
     ix = game.ix(state)
+    if kind == "tactic" and game.silenced(state, seat) is not None:
+        return []
     pool = {"policy": ix.policies, "tactic": ix.tactics}[kind]
     return sorted({c for c in d.hands[seat] if c in pool and
                    game.cost_of(state, seat, c) <= d.gdp[seat]})

@@ -117,6 +117,60 @@ COMMON_KEYS = ("kind", "when", "target", "condition", "optional")
 
 
 @dataclasses.dataclass(frozen=True)
+class Computation:
+    """What the companion computes for a ``manual`` effect whose inputs it tracks
+    (``compute = "<name>"``); the effect's ``text`` is still what players read. The allowed
+    ``whens``/``targets``, the parameters it reads (``params``, with ``required`` ones) and
+    an edition rule it ``needs``."""
+    name: str
+    doc: str
+    whens: tuple
+    targets: tuple
+    params: tuple = ()
+    required: tuple = ()
+    needs: str | None = None
+
+
+COMPUTES = {c.name: c for c in (
+    Computation("most_routes", "The player with the most routes at this Trade Partner gains "
+                "`amount` GDP (default 1); a tie goes to the poorest of them (equal GDP: the "
+                "first in turn order from the first player). Nobody with a route there: "
+                "nothing happens (a notice says so).", ("upkeep", "income"), ("all",),
+                ("amount",)),
+    Computation("poorer_in_dispute", "In a dispute (at this Trade Partner, or one its owner is "
+                "in), the poorest player in that dispute gets `amount` more dispute power "
+                "(default 1); players tied for poorest each get it (GDP before bids are paid).",
+                ("dispute",), ("all", "self"), ("amount",)),
+    Computation("per_partner", "The owner gains `amount` GDP (default 1) for each different "
+                "Trade Partner where it has a route.", ("income", "upkeep"), ("self",),
+                ("amount",)),
+    Computation("per_shared_route", "The owner gains `amount` GDP (default 1) for each "
+                "opponent's route at a Trade Partner where the owner also has a route.",
+                ("income", "upkeep"), ("self",), ("amount",)),
+    Computation("influence_per_route", "The owner chooses a Trade Partner where it has routes "
+                "(automatic with one; nothing without) and gains `amount` influence there "
+                "(default 1) for each of its routes there.", ("upkeep", "income"), ("self",),
+                ("amount",), needs="influence_accumulates"),
+    Computation("trade_timer", "While the card is in play the Trade timer runs `seconds` "
+                "instead of the usual 3:00 (the warning still sounds at 0:30); a timer already "
+                "running loses the difference.", ("immediate",), ("all",), ("seconds",),
+                ("seconds",)),
+    Computation("no_tactics", "The target may not play Tactics while the card is in play "
+                "(a Tactic or an Event: this round).", ("immediate",), ("opponent",)),
+    Computation("new_event", "This round's Event goes back into the Event deck (its lasting "
+                "effects end); another Event is flipped from the shuffled deck and its "
+                "immediate effects resolve now.", ("immediate",), ("all",)),
+    Computation("swap_gdp", "If the target has more GDP than the owner, by `max_gap` or "
+                "less, the two swap GDP totals (a target whose GDP is protected is not "
+                "touched).", ("immediate",), ("opponent",), ("max_gap",), ("max_gap",)),
+    Computation("fewer_routes_gain", "The owner and the target each draw `count` cards "
+                "(default 0: none; from the piles they choose), then whichever of the two has "
+                "fewer routes gains `amount` GDP (default 1; a tie: nobody).", ("immediate",),
+                ("opponent",), ("amount", "count")),
+)}
+
+
+@dataclasses.dataclass(frozen=True)
 class Param:
     """A typed effect parameter. ``ref`` names a check against the data ("tag", "partner")."""
     name: str
@@ -231,9 +285,20 @@ EFFECT_KINDS = {k.name: k for k in (
                ("ongoing",), ("all",), (_AMOUNT, _PARTNER), ("amount",)),
     EffectKind("manual", "Anything the vocabulary cannot say: `text` becomes a prompt to the "
                "target at `when` (an ongoing one also stays on screen as a reminder), and the "
-               "table resolves it by hand.",
+               "table resolves it by hand, unless `compute` names what the companion works "
+               "out by itself (see the computations).",
                ("immediate", "upkeep", "income", "dispute", "ongoing", "activated"),
-               tuple(TARGETS), (Param("text", str, "what the table must do"),), ("text",)),
+               tuple(TARGETS), (Param("text", str, "what the table must do"),
+                                Param("compute", str, "a computation the companion does "
+                                      "instead of asking the table", choices=tuple(COMPUTES)),
+                                Param("amount", int, "for the computation: how much (1 or "
+                                      "more)", minimum=1),
+                                Param("count", int, "for the computation: how many cards "
+                                      "(0 or more)", minimum=0),
+                                Param("seconds", int, "for trade_timer: the Trade timer's "
+                                      "length", minimum=10),
+                                Param("max_gap", int, "for swap_gdp: the largest GDP gap "
+                                      "that still swaps", minimum=1)), ("text",)),
 )}
 
 # -- the model -----------------------------------------------------------------------------------
@@ -257,11 +322,20 @@ class Effect:
     text: str | None = None
     condition: str | None = None
     optional: bool = False
+    compute: str | None = None
+    seconds: int | None = None
+    max_gap: int | None = None
 
     @property
     def is_manual(self) -> bool:
-        """True if the engine must prompt the table with :attr:`text` at :attr:`when`."""
+        """True for a ``manual`` effect: :attr:`text` is what players read. Unless it has a
+        :attr:`compute` (and the session computes effects), the table resolves it by hand."""
         return self.kind == "manual"
+
+    @property
+    def by_hand(self) -> bool:
+        """A manual effect the companion cannot compute: always the table's to resolve."""
+        return self.kind == "manual" and self.compute is None
 
     @property
     def params(self) -> dict:
@@ -277,6 +351,10 @@ class Effect:
         """A one-line summary for screens and logs, e.g. ``gain_gdp amount=2 (immediate, self)``."""
         if self.is_manual:
             head = f"manual: {self.text}"
+            if self.compute:
+                args = " ".join(f"{k}={v}" for k, v in self.params.items()
+                                if k not in ("text", "compute"))
+                head = f"computed {self.compute}{' ' + args if args else ''}: {self.text}"
         else:
             args = " ".join(f"{k}={v}" for k, v in self.params.items())
             head = f"{self.kind} {args}".rstrip()
@@ -298,8 +376,13 @@ class _Item:
 
     @property
     def manual_effects(self) -> tuple:
-        """The effects the engine must turn into prompts."""
-        return tuple(e for e in self.effects if e.is_manual)
+        """The effects the table resolves by hand (manual ones the companion cannot compute)."""
+        return tuple(e for e in self.effects if e.by_hand)
+
+    @property
+    def computed_effects(self) -> tuple:
+        """Manual effects the companion computes (``compute``) when the session does."""
+        return tuple(e for e in self.effects if e.is_manual and e.compute)
 
     def in_edition(self, edition: str) -> bool:
         return edition in self.editions
@@ -623,9 +706,15 @@ class CardDB:
         return {"version": self.version, "cards": dict(sorted(cards.items()))}
 
     def manual_effects(self, edition: str | None = None) -> tuple:
-        """``((item, effect), ...)`` for every manual effect: what the table resolves by hand."""
+        """``((item, effect), ...)`` for every manual effect the companion cannot compute:
+        what the table resolves by hand."""
         return tuple((i, e) for i in self._items.values()
                      if edition is None or i.in_edition(edition) for e in i.manual_effects)
+
+    def computed_effects(self, edition: str | None = None) -> tuple:
+        """``((item, effect), ...)`` for every manual effect the companion computes."""
+        return tuple((i, e) for i in self._items.values()
+                     if edition is None or i.in_edition(edition) for e in i.computed_effects)
 
     # -- composition -----------------------------------------------------------------------
     def composition(self, edition: str) -> tuple:
@@ -1506,6 +1595,8 @@ def parse_effect(table: dict, *, owner: str = "tactic", tags: Iterable[str] | No
     for key in kind.required:
         if key not in table:
             err(key, f"is missing: {kind.name} needs {', '.join(kind.required)}")
+    if kind.name == "manual":
+        _check_compute(values, when, target, editions, err)
     if kind.needs:
         for ed in editions:
             if not getattr(ed.rules, kind.needs):
@@ -1519,6 +1610,34 @@ def parse_effect(table: dict, *, owner: str = "tactic", tags: Iterable[str] | No
         values.setdefault("deck", "any")
     return Effect(kind=kind.name, when=when, target=target, condition=condition,
                   optional=optional, **values)
+
+
+def _check_compute(values, when, target, editions, err):
+    """A manual effect's ``compute`` and the parameters only a computation reads."""
+    name = values.get("compute")
+    extra = [k for k in ("amount", "count", "seconds", "max_gap") if k in values]
+    if name is None:
+        if extra:
+            err(extra[0], "is read only by a computation: add compute = \"...\" "
+                          f"({', '.join(COMPUTES)}) or leave it out")
+        return
+    c = COMPUTES[name]
+    if when not in c.whens:
+        err("when", f"must be one of {', '.join(c.whens)} for compute {name}, not {when}")
+    if target not in c.targets:
+        err("target", f"must be one of {', '.join(c.targets)} for compute {name}, not {target}")
+    for k in extra:
+        if k not in c.params:
+            err(k, f"is not read by compute {name} (it reads: "
+                   f"{', '.join(c.params) or 'nothing'})")
+    for k in c.required:
+        if k not in values:
+            err(k, f"is missing: compute {name} needs {', '.join(c.required)}")
+    if c.needs:
+        for ed in editions:
+            if not getattr(ed.rules, c.needs):
+                err("compute", f"{name} needs accumulated influence, which {ed.title} does "
+                               f"not have; keep this card out of {ed.name} (editions)")
 
 
 def _done(errs, start, raising):

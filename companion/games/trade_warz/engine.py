@@ -380,6 +380,8 @@ class Engine:
             if tg == ASK:
                 return ASK
             if e.kind == "manual":
+                if e.compute and self.computing(state):
+                    return self._compute(state, job, i, e, tg)
                 if not ch.get(f"man{i}"):
                     return self.ask(state, None, "manual", effect=i, source=job["src"],
                                     owner=owner, targets=tg, text=e.text,

@@ -17,6 +17,7 @@ from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase, close_window
 
 from .cards import CMYK, UPKEEP_ORDER, default_db
+from .computed import Computed
 from .engine import DONE, Engine
 from .rules import default_rules, index
 
@@ -125,7 +126,7 @@ def _int(v, what):
     return v
 
 
-class TradeWarz(Engine, Game):
+class TradeWarz(Computed, Engine, Game):
     name = "trade-warz"
     title = "Trade Warz"
     min_players = 2
@@ -560,6 +561,7 @@ class TradeWarz(Engine, Game):
             if ix.steps_of(p, "upkeep"):
                 entries.append(("K", None, p, {"this": p}))
         steps, jobs = [], []
+        computing = self.computing(state)
         for letter in UPKEEP_ORDER:
             cat = CMYK[letter]
             es = [e for e in entries if e[0] == letter]
@@ -570,8 +572,11 @@ class TradeWarz(Engine, Game):
                 item = ix[src]
                 for i in ix.steps_of(src, "upkeep"):
                     e = item.effects[i]
+                    computed = bool(e.compute) and computing
                     effects.append({"source": src, "name": item.name, "owner": owner,
-                                    "text": e.text or item.text, "manual": e.is_manual})
+                                    "text": e.text or item.text,
+                                    "manual": e.is_manual and not computed,
+                                    "computed": computed})
             steps.append({"letter": letter, "name": cat.name, "resolves": cat.resolves,
                           "ring": cat.ring, "fill": cat.fill, "effects": effects,
                           "state": "pending" if es else "empty"})
@@ -997,7 +1002,7 @@ class TradeWarz(Engine, Game):
             self.push(state, [{"t": "chill_next"}], front=False)
         elif not d.timer_started:
             d.timer_started = True
-            state.start_timer("trade", self.rules.trade_seconds,
+            state.start_timer("trade", self.trade_seconds(state),
                               warn_before=self.rules.warn_seconds)
         return {"card": card}
 
@@ -1010,7 +1015,8 @@ class TradeWarz(Engine, Game):
         if d.timer_started:
             raise IllegalMoveError("The Trade timer is already running.")
         d.timer_started = True
-        state.start_timer("trade", self.rules.trade_seconds, warn_before=self.rules.warn_seconds)
+        state.start_timer("trade", self.trade_seconds(state),
+                          warn_before=self.rules.warn_seconds)
 
     def _export_revealed(self, state, window):
         d = state.data
@@ -1081,6 +1087,10 @@ class TradeWarz(Engine, Game):
         ix = self.ix(state)
         self._before_trade_ends(state, "Tactics")
         self._in_hand(state, seat, card, "tactic")
+        quiet = self.silenced(state, seat)
+        if quiet is not None:
+            raise IllegalMoveError(f"You may not play Tactics for the rest of this round "
+                                   f"({ix.name_of(quiet)}).")
         cost = self.cost_of(state, seat, card)
         if cost > d.gdp[seat]:
             raise IllegalMoveError(f"{ix.name_of(card)} costs {cost} GDP; you have "
@@ -1415,15 +1425,14 @@ class TradeWarz(Engine, Game):
                 parts[str(s)] = {"printed": card.influence, "influence": acc, "effects": mod,
                                  "bid": bid}
             job["power"], job["parts"] = power, parts
-            texts = [e.text for e in ix.manual_dispute.get(partner, ())]
-            for t in d.in_play:
-                if t["owner"] in c["seats"]:
-                    texts += [e.text for e in ix.manual_dispute.get(t["card"], ())]
-            for s, pid in enumerate(d.policy):
-                if s in c["seats"] and pid is not None:
-                    texts += [e.text for e in ix.manual_dispute.get(pid, ())]
+            texts = self.dispute_computed(state, c, power, parts)
             if texts:
                 job["manual"] = texts
+            # the bids are open now: screens show them (and the power so far) at once
+            c["state"] = "revealed"
+            c["bids"] = dict(job["bids"])
+            c["power"] = dict(power)
+            c["parts"] = parts
         if job.get("manual") and "adj" not in job:
             return self.ask(state, None, "manual", dispute=c["id"], text=" ".join(job["manual"]),
                             name=ix.name_of(partner), targets=list(c["seats"]),
@@ -1668,7 +1677,12 @@ class TradeWarz(Engine, Game):
 
     def _choose_partner(self, state, seat, partner):
         job = self.head(state, "partner", seat, "Trade Partner to choose")
-        job["ch"]["partner"] = self._partner(state, partner)
+        self._partner(state, partner)
+        options = state.data.ask.get("options")
+        if options and partner not in options:
+            names = ", ".join(self.ix(state).name_of(p) for p in options)
+            raise IllegalMoveError(f"Choose one of these Trade Partners: {names}.")
+        job["ch"]["partner"] = partner
         self.answered(state)
 
     def _choose_optional(self, state, seat, accept):

@@ -142,9 +142,12 @@ class Index:
         self.reminders = {}             # id -> (effect, ...) manual "ongoing" reminders
         self.manual_dispute = {}        # id -> (effect, ...) manual "dispute" effects
         self.has_extra_policy = {}      # id -> ((i, effect), ...) ongoing extra_policy
+        self.computed = {}              # compute name -> {id: (effect, ...)} (computed.py)
         for iid, it in self.items.items():
             by = {}
             for i, e in enumerate(it.effects):
+                if e.kind == "manual" and e.compute:
+                    self.computed.setdefault(e.compute, {}).setdefault(iid, []).append(e)
                 if e.kind in MODIFIER_KINDS:
                     self.mods[e.kind].setdefault(iid, []).append((i, e))
                 elif e.kind == "manual" and e.when == "ongoing":
@@ -158,6 +161,8 @@ class Index:
             self.steps[iid] = {w: tuple(v) for w, v in by.items()}
         for k in self.mods:
             self.mods[k] = {i: tuple(v) for i, v in self.mods[k].items()}
+        self.computed = {k: {i: tuple(v) for i, v in t.items()}
+                         for k, t in self.computed.items()}
         # which in-play items have any modifier at all (skip the rest quickly)
         self.modded = {i for k in self.mods.values() for i in k}
         self.draw_piles = tuple(d.name for d in self.edition.decks if d.name != "event") + (

@@ -75,9 +75,10 @@ def public_view(game, state):
                 "slot": c["slot"], "seats": list(c["seats"]), "cards": dict(c["cards"]),
                 "state": c["state"], "chooser": c["chooser"],
                 "window": f"bid-r{state.round}-{c['id']}"}
+        if c["state"] in ("revealed", "done"):
+            item.update(bids=c["bids"], power=c["power"], parts=c["parts"])
         if c["state"] == "done":
-            item.update(bids=c["bids"], power=c["power"], parts=c["parts"],
-                        winner=c["winner"], tiebreak=c.get("tiebreak"))
+            item.update(winner=c["winner"], tiebreak=c.get("tiebreak"))
         contests.append(item)
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
@@ -114,7 +115,12 @@ def public_view(game, state):
         "in_play": [{"card": t["card"], "name": ix.name_of(t["card"]), "owner": t["owner"],
                      **t["ch"]} for t in d.in_play],
         "reminders": reminders,
+        "silenced": [{"seat": x, "source": src, "name": ix.name_of(src)}
+                     for x, src in ((x, game.silenced(state, x)) for x in range(n))
+                     if src is not None] if started else [],
         "trade": {"timed": not state.config["chill"], "over": d.trade_over,
+                  "seconds": game.trade_seconds(state) if started else
+                  game.rules.trade_seconds,
                   "timer_started": d.timer_started, "done": list(d.done),
                   "turn": d.turn if state.config["chill"] and state.phase == "trade" else None,
                   "passes": d.passes, "aims": {str(s): a for s, a in d.aims.items()}},

@@ -92,8 +92,9 @@ def test_manual_event_is_a_table_confirmation_with_its_text():
 
 # -- Upkeep ---------------------------------------------------------------------------------------
 
-def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour():
-    t = clean(Table(4, seed=3))
+@pytest.mark.parametrize("auto", [True, False])
+def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour(auto):
+    t = clean(Table(4, seed=3, auto_effects=auto))
     d = t.d
     d.policy = ["infrastructure-week", "money-printer", "farm-subsidies", "infrastructure-week"]
     d.v += 1
@@ -109,11 +110,16 @@ def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour():
     assert [(e["owner"], e["name"]) for e in steps["M"]["effects"]] == [
         (3, "Infrastructure Week"), (0, "Infrastructure Week")]     # poorest (5 GDP) first
     assert steps["Y"]["state"] == "empty"
-    assert steps["K"]["effects"][0]["manual"] and steps["K"]["name"] == "Kraken"
+    assert steps["K"]["effects"][0]["manual"] is not auto and steps["K"]["name"] == "Kraken"
+    assert steps["K"]["effects"][0]["computed"] is auto
     GAME._end_if(t.st)
     # C (Money Printer: +3 for seat 1, +1 for each opponent) and M resolved by themselves
+    if auto:        # K: Crypto Isle too: seat 2 has the most routes there
+        assert d.gdp == [20 + 1 + 1, 12 + 3, 9 + 1 + 1, 5 + 1 + 1]
+        assert d.ask is None and None not in t.st.prompts
+        return
     assert d.gdp == [20 + 1 + 1, 12 + 3, 9 + 1, 5 + 1 + 1]
-    # K: Crypto Isle is manual, so the table confirms it (and may apply the GDP)
+    # K: by hand (auto_effects=false), so the table confirms it (and may apply the GDP)
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual",) and "Crypto Isle" in p["text"]
     assert steps["K"]["state"] == "current" and steps["M"]["state"] == "done"
