@@ -548,8 +548,6 @@
       const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
       addFeed("Revealed: " + ((w && w.label) || "the choices") + ".");
       vibrate([60, 40, 60]);
-    } else if (ev.type === "PhaseBegan") {
-      addFeed("New phase" + (ev.round ? " (round " + ev.round + ")" : "") + ".");
     } else if (ev.type === "TimerWarning") {
       toast("30 seconds left!");
       vibrate([100, 60, 100]);
@@ -597,6 +595,17 @@
   // -- rendering ------------------------------------------------------------------------------------
   function doc() { return S.view || S.state; }
   function render() {
+    const d = doc(), screen = $("#game-screen");
+    if (d) {          // what this phone shows, for test drivers and people debugging
+      screen.dataset.session = d.session || "";
+      screen.dataset.rev = d.rev === undefined ? "" : String(d.rev);
+      screen.dataset.phase = d.phase || "";
+      const where = d.phase === "lobby" || !d.phase ? null : (d.phase_label || pretty(d.phase)) + (d.round ? " · round " + d.round : "");
+      if (where && S.lastWhere !== where) {
+        if (S.lastWhere) addFeed("Now: " + where + ".");
+        S.lastWhere = where;
+      }
+    }
     renderBar();
     renderBanner();
     renderMe();
