@@ -192,7 +192,8 @@ def seat_name(state: State, seat) -> str:
 def apply(game: Game, state: State, rec: dict) -> None:
     """Apply one command record (as stored in the log) to the state.
 
-    Kinds: ``move`` (seat, move, args, salt), ``close`` (window), ``timer`` (name),
+    Kinds: ``move`` (seat, move, args, salt), ``close`` (window), ``timer`` (name: it ran
+    out), ``warn`` (name: its warning was given),
     ``pause``/``resume`` (timer), ``correct`` (seat, counter, delta, reason), ``rename``
     (seat, name), ``end`` (the table ends the game early with the scores as they stand).
     """
@@ -214,6 +215,13 @@ def apply(game: Game, state: State, rec: dict) -> None:
         del state.timers[name]
         state.note("TimerExpired", timer=name)
         game.on_timer(state, name)
+    elif kind == "warn":
+        name = rec["timer"]
+        t = state.timers.get(name)
+        if t is None or t.deadline is None or t.warned or t.warn_before <= 0:
+            raise IllegalMoveError(f"The {name} timer has no warning to give now.")
+        t.warned = True
+        state.note("TimerWarning", timer=name, left=round(t.left(state.now), 3))
     elif kind == "pause":
         state.pause_timer(rec["timer"])
     elif kind == "resume":

@@ -8,6 +8,11 @@ deleted: an undo is a new record that names the one it takes back.
 ``(session_id, version)`` is the primary key, so two writers cannot both append version 7
 (:class:`ConcurrencyError`). The SQLite backend runs in WAL mode with ``synchronous=FULL``: when
 :meth:`append` returns, the record is on disk and the command may be acknowledged.
+
+Beside the records, a store keeps two small facts per session: the session clock's last known
+position (:meth:`mark_time`, so a restart knows how much time a running timer had left), and
+the replies to refused commands (:meth:`put_reply`, so a command resent after a restart gets its
+first answer again; an accepted command's ``tx`` is in its own record).
 """
 import json
 import os
@@ -18,15 +23,16 @@ import time
 from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError
 
 APPLICATION_ID = 0x54436F6D        # "TCom": marks a file as a Table Companion store
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2                 # 2: sessions.clock and the replies table
 
 
 class SessionInfo:
-    __slots__ = ("id", "game", "created", "meta", "status", "summary", "length")
+    __slots__ = ("id", "game", "created", "meta", "status", "summary", "length", "clock")
 
-    def __init__(self, id, game, created, meta, status, summary, length):
+    def __init__(self, id, game, created, meta, status, summary, length, clock=None):
         self.id, self.game, self.created, self.meta = id, game, created, meta
         self.status, self.summary, self.length = status, summary, length
+        self.clock = clock              # the session clock when last seen running
 
     def __repr__(self):
         return f"SessionInfo({self.id!r}, {self.game!r}, {self.status!r}, {self.length})"
@@ -41,6 +47,7 @@ class MemoryLog:
         self._copy = copy_records
         self._sessions = {}
         self._records = {}
+        self._replies = {}
         self._lock = threading.Lock()
 
     def create(self, session_id, game, meta, created=None):
@@ -87,8 +94,26 @@ class MemoryLog:
         if summary is not None:
             info.summary = summary
 
+    def mark_time(self, session_id, at):
+        info = self.info(session_id)
+        info.clock = max(info.clock or 0.0, float(at))
+
+    def put_reply(self, session_id, seat, tx, reply: str):
+        self.info(session_id)
+        self._replies.setdefault((session_id, seat, tx), reply)
+
+    def get_reply(self, session_id, seat, tx):
+        return self._replies.get((session_id, seat, tx))
+
     def close(self):
         pass
+
+
+_REPLIES = """
+    CREATE TABLE IF NOT EXISTS replies(
+        session_id TEXT NOT NULL, seat INTEGER NOT NULL, tx TEXT NOT NULL, reply TEXT NOT NULL,
+        PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
+"""
 
 
 class SQLiteLog:
@@ -130,18 +155,21 @@ class SQLiteLog:
             db.executescript("""
                 CREATE TABLE IF NOT EXISTS sessions(
                     id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
-                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT);
+                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL);
                 CREATE TABLE IF NOT EXISTS events(
                     session_id TEXT NOT NULL REFERENCES sessions(id),
                     version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
                     PRIMARY KEY(session_id, version)) WITHOUT ROWID;
-            """)
+            """ + _REPLIES)
         else:
             ver = db.execute("PRAGMA user_version").fetchone()[0]
             if ver > SCHEMA_VERSION:
                 db.close()
                 raise SessionFileError(f"{self.path} was written by a newer Table Companion "
                                        f"(schema {ver}); it was left untouched.")
+            if ver < 2:                         # schema 1 -> 2, in one transaction
+                db.executescript("BEGIN; ALTER TABLE sessions ADD COLUMN clock REAL;" +
+                                 _REPLIES + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
 
     def create(self, session_id, game, meta, created=None):
         with self._lock:
@@ -197,24 +225,22 @@ class SQLiteLog:
         return out
 
     def _info(self, row):
-        sid, game, created, meta, status, summary, length = row
+        sid, game, created, meta, status, summary, length, clock = row
         return SessionInfo(sid, game, created, json.loads(meta), status,
-                           json.loads(summary) if summary else None, length)
+                           json.loads(summary) if summary else None, length, clock)
+
+    _SELECT = ("SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
+               "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id), s.clock "
+               "FROM sessions s ")
 
     def sessions(self):
         with self._lock:
-            rows = self._db.execute(
-                "SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
-                "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id) "
-                "FROM sessions s ORDER BY s.created").fetchall()
+            rows = self._db.execute(self._SELECT + "ORDER BY s.created").fetchall()
         return [self._info(r) for r in rows]
 
     def info(self, session_id):
         with self._lock:
-            row = self._db.execute(
-                "SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
-                "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id) "
-                "FROM sessions s WHERE s.id=?", (session_id,)).fetchone()
+            row = self._db.execute(self._SELECT + "WHERE s.id=?", (session_id,)).fetchone()
         if row is None:
             raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
         return self._info(row)
@@ -229,6 +255,25 @@ class SQLiteLog:
             self._db.execute("UPDATE sessions SET status=?, summary=COALESCE(?, summary) "
                              "WHERE id=?", (status, json.dumps(summary) if summary is not None
                                             else None, session_id))
+
+    def mark_time(self, session_id, at):
+        """Remember the session clock's position (a running timer's time left is measured
+        from it after a restart)."""
+        with self._lock:
+            self._db.execute("UPDATE sessions SET clock=MAX(COALESCE(clock, 0), ?) WHERE id=?",
+                             (float(at), session_id))
+
+    def put_reply(self, session_id, seat, tx, reply: str):
+        """Keep the answer to a refused command (the first answer wins)."""
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply) "
+                             "VALUES (?,?,?,?)", (session_id, seat, tx, reply))
+
+    def get_reply(self, session_id, seat, tx):
+        with self._lock:
+            row = self._db.execute("SELECT reply FROM replies WHERE session_id=? AND seat=? "
+                                   "AND tx=?", (session_id, seat, tx)).fetchone()
+        return row[0] if row else None
 
     def close(self):
         if self._db is not None:

@@ -22,10 +22,13 @@ from .game import apply, new_state
 from .sealed import SALT_BYTES
 from .state import State
 
-COMMAND_KINDS = ("move", "close", "timer", "pause", "resume", "correct", "rename", "end")
+COMMAND_KINDS = ("move", "close", "timer", "pause", "resume", "correct", "rename", "end",
+                 "warn")
 _KIND_EVENT = {"close": "WindowClosed", "timer": "TimerExpired", "pause": "TimerPaused",
                "resume": "TimerResumed", "correct": "Corrected", "rename": "SeatRenamed",
-               "end": "GameEndedEarly"}
+               "end": "GameEndedEarly", "warn": "TimerWarned"}
+#: Records an undo steps over: not moves of the game (a name, a warning given).
+_NOT_UNDONE = ("rename", "warn")
 
 
 def fold(game, records, upto=None) -> State:
@@ -67,6 +70,7 @@ class Session:
         self.wall = wall
         self.lock = threading.RLock()
         self.abandoned = any(r.get("type") == "SessionAbandoned" for r in records)
+        self._tx = {(r.get("seat"), r["tx"]): r for r in records if r.get("tx")}
 
     # -- making and loading -------------------------------------------------------------------
     @classmethod
@@ -106,13 +110,18 @@ class Session:
             raise SessionFileError(f"{getattr(log, 'path', 'the log')}: session {session_id} "
                                    f"does not replay ({e}); nothing was changed.") from None
         last_at = max((r.get("at", 0.0) for r in records), default=0.0)
-        clock = clock or SessionClock(start_at=last_at)
+        seen = log.info(session_id).clock or 0.0   # last heartbeat of a running table
+        clock = clock or SessionClock(start_at=max(last_at, seen))
         return cls(game, log, session_id, records, state, clock, entropy, wall)
 
     # -- inputs -------------------------------------------------------------------------------
-    def execute(self, seat, move, args=None) -> Result:
-        """A seat's move (``seat=None`` for a table move)."""
+    def execute(self, seat, move, args=None, tx=None) -> Result:
+        """A seat's move (``seat=None`` for a table move). ``tx``: the client's transaction id,
+        kept in the record (with the ``seq`` it led to) so a resend is answered, never
+        applied twice (:meth:`find_tx`), even after a restart."""
         rec = {"type": "", "kind": "move", "seat": seat, "move": move, "args": args or {}}
+        if tx:
+            rec["tx"] = tx
         m = self.game.moves.get(move)
         if m is not None:
             rec["type"] = m.event
@@ -156,6 +165,20 @@ class Session:
             self.log.set_status(self.id, "abandoned")
             self.abandoned = True
 
+    def warn(self, name) -> Result:
+        """A timer reached its warning time (0:30 left): recorded, so it is given once."""
+        return self._run({"kind": "warn", "timer": name})
+
+    def find_tx(self, seat, tx):
+        """The record a command with this ``tx`` from ``seat`` made, or None."""
+        with self.lock:
+            return self._tx.get((seat, tx))
+
+    def mark_time(self) -> None:
+        """Remember where the session clock is (the hub does it every second while a timer
+        runs, and at a clean stop), so a restart gives a running timer the time it had left."""
+        self.log.mark_time(self.id, self.clock.now())
+
     def tick(self) -> list:
         """Apply every timer deadline that has passed. Returns the results."""
         out = []
@@ -173,7 +196,8 @@ class Session:
             target = None
             for v in range(len(self.records) - 1, 0, -1):
                 r = self.records[v]
-                if v in undone or r.get("kind") not in COMMAND_KINDS or r["kind"] == "rename":
+                if v in undone or r.get("kind") not in COMMAND_KINDS or \
+                        r["kind"] in _NOT_UNDONE:
                     continue
                 target = v
                 break
@@ -218,12 +242,16 @@ class Session:
                 if w is not None:
                     rec["window"] = w
                     rec["commitment"] = state.windows[w].entries[rec["seat"]].commitment
+            if "tx" in rec:
+                rec["seq"] = state.seq
             try:
                 self.log.append(self.id, len(self.records), [rec])
             except BaseException:
                 self.state = fold(self.game, self.records)
                 raise
             self.records.append(rec)
+            if "tx" in rec:
+                self._tx[(rec.get("seat"), rec["tx"])] = rec
             if state.outcome is not None:
                 self._mark_status()
             return Result(len(self.records) - 1, state.notices)

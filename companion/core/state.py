@@ -20,6 +20,7 @@ class Timer:
     deadline: float | None          # None while paused
     remaining: float                # valid while paused
     warn_before: float = 0.0        # seconds before the deadline when the table is warned
+    warned: bool = False            # the warning was given (recorded: never twice)
 
     def left(self, now: float) -> float:
         if self.deadline is None:

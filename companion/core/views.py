@@ -9,7 +9,8 @@ part of a view from ``state.data``, into which a sealed choice is copied only by
 
 def _timers(state):
     return {t.name: {"duration": t.duration, "deadline": t.deadline, "paused": t.is_paused(),
-                     "left": round(t.left(state.now), 3), "warn_before": t.warn_before}
+                     "left": round(t.left(state.now), 3), "warn_before": t.warn_before,
+                     "warned": t.warned}
             for t in state.timers.values()}
 
 

@@ -253,10 +253,7 @@ class Bridge:
                         continue                # private: only inside that seat's view
                     self._publish(self.topics.events, protocol.event(seq, notice))
                 views = True
-            elif kind == "timer_warning":
-                self._publish(self.topics.events, protocol.event(
-                    seq, {"kind": "TimerWarning", "timer": event.get("timer")}))
-            elif kind != "scan":
+            elif kind not in ("scan", "timer_warning"):    # a warning's notice came with it
                 views = True
         if views:
             self._publish_views()
@@ -372,11 +369,35 @@ class Bridge:
             if recent[cmd.tx] is not None:           # None: a retained replay, never applied
                 self._publish(self.topics.reply(seat_id), recent[cmd.tx])
             return
+        first = self._first_answer(seat, cmd.tx)
+        if first is not None:                        # answered before a restart
+            self.stats["duplicates"] += 1
+            self._remember(seat_id, cmd.tx, first)
+            self._publish(self.topics.reply(seat_id), first)
+            return
         reply = self._apply(seat, cmd)
         data = protocol.encode(reply)
         if reply["ok"] or reply["error"]["code"] != "internal":
             self._remember(seat_id, cmd.tx, data)
+            s = self.hub.session
+            if not reply["ok"] and s is not None:
+                try:
+                    self.hub.log.put_reply(s.id, seat, cmd.tx, data.decode())
+                except Exception:                   # a refusal changes nothing: best effort
+                    log.warning("could not keep the answer to %s", cmd.tx, exc_info=True)
         self._publish(self.topics.reply(seat_id), data)
+
+    def _first_answer(self, seat, tx) -> bytes | None:
+        """The answer a command with this ``tx`` got before (from the session's log, which
+        outlives a restart): its record if it was applied, its refusal if it was refused."""
+        s = self.hub.session
+        if s is None:
+            return None
+        rec = s.find_tx(seat, tx)
+        if rec is not None:
+            return protocol.encode(protocol.ok_reply(tx, {"seq": rec.get("seq")}))
+        stored = self.hub.log.get_reply(s.id, seat, tx)
+        return stored.encode() if stored is not None else None
 
     def _remember(self, seat_id, tx, reply):
         recent = self._recent.setdefault(seat_id, collections.OrderedDict())
@@ -390,7 +411,7 @@ class Bridge:
             return protocol.error_reply(cmd.tx, "game_over", "The game has ended; no more "
                                                              "moves.")
         try:
-            self.hub.submit(seat, cmd.move, cmd.args)
+            self.hub.submit(seat, cmd.move, cmd.args, tx=cmd.tx)
         except CompanionError as e:
             self.stats["refused"] += 1
             return protocol.reply_for(cmd.tx, e)

@@ -19,6 +19,7 @@ import atexit
 import dataclasses
 import logging
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -315,6 +316,53 @@ def __getattr__(name):          # lazy module attributes for amqtt's plugin load
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_CONNECTION_LOSS = re.compile(r"no close frame|connection (?:reset|closed|lost)|broken pipe|"
+                              r"ConnectionClosed|IncompleteRead|Cannot write to closing|"
+                              r"messages not broadcasted",
+                              re.IGNORECASE)
+
+
+class _RoutineDisconnects(logging.Filter):
+    """amqtt reports a phone that drops its connection (asleep, out of Wi-Fi, the page
+    reloaded, the table stopping) as warnings and tracebacks. They are routine at a table:
+    keep them at debug level, so the console shows only what an operator must act on."""
+
+    def filter(self, record):
+        exc = record.exc_info[1] if record.exc_info else None
+        text = record.getMessage()
+        if isinstance(exc, (ConnectionError, asyncio.IncompleteReadError)) or \
+                (exc is not None and _CONNECTION_LOSS.search(type(exc).__name__ + str(exc))) \
+                or (record.levelno < logging.ERROR and _CONNECTION_LOSS.search(text)):
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("broker: %s (%s)", text, exc)
+            return False
+        return True
+
+
+_QUIETED = []
+
+
+def _loop_exception(loop, context):
+    """The embedded broker's loop: a publish to a phone that just vanished is routine."""
+    exc = context.get("exception")
+    if isinstance(exc, (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError)) \
+            or (exc is not None and _CONNECTION_LOSS.search(type(exc).__name__ + str(exc))):
+        log.debug("broker: %s (%r)", context.get("message"), exc)
+        return
+    loop.default_exception_handler(context)
+
+
+def _quiet_amqtt():
+    if _QUIETED:
+        return
+    f = _RoutineDisconnects()
+    for name in ("amqtt.broker", "amqtt.mqtt.protocol.handler", "amqtt.adapters",
+                 "amqtt.mqtt.protocol.broker_handler", "websockets.server",
+                 "websockets.asyncio.server"):
+        logging.getLogger(name).addFilter(f)
+    _QUIETED.append(f)
+
+
 class EmbeddedBroker(Broker):
     """amqtt in this process. Passwords live in memory only (:class:`PasswordTable`).
 
@@ -359,7 +407,9 @@ class EmbeddedBroker(Broker):
     def start(self) -> "EmbeddedBroker":
         if self._running:
             return self
+        _quiet_amqtt()
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(_loop_exception)
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                         name="tc-embedded-broker")
         self._thread.start()

@@ -10,6 +10,7 @@ called on the caller's thread (the MQTT bridge and the Kivy app marshal to their
 timer thread sleeps until the next deadline (or 0:30 warning) and ticks the session.
 """
 import hashlib
+import math
 import os
 import secrets
 import threading
@@ -105,7 +106,7 @@ class Hub:
         self._subs = []
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
-        self._warned = set()
+        self._marked = 0.0                  # monotonic time of the last clock heartbeat
         self._timer_thread = None
         self._stopping = False
 
@@ -303,7 +304,6 @@ class Hub:
                 game, [s.name for s in self.seats], self.log, options=self.options,
                 seed=seed, clock=self.clock or SessionClock(), entropy=self.entropy,
                 meta={"table": self.table, "seats": seats, "room": self.room_code})
-            self._warned.clear()
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version,
                     "notices": self.session.state.notices})
@@ -331,9 +331,28 @@ class Hub:
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]
+            paused = self._pause_after_restart()
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version, "notices": []})
+        if paused:
+            self._alert("restart", "The table restarted: " + "; ".join(paused) + ". Tap "
+                        "Resume when everyone is ready.", key="restart")
         return self.session
+
+    def _pause_after_restart(self):
+        """A timer that was running when the table stopped comes back paused with the time it
+        had left (the outage itself is not counted; nobody could play meanwhile)."""
+        s = self.session
+        out = []
+        if s.state.is_over() or s.abandoned:
+            return out
+        for t in list(s.state.timers.values()):
+            if t.deadline is not None:
+                s.pause_timer(t.name)
+                left = math.ceil(s.state.timers[t.name].remaining - 1e-9)
+                out.append(f"the {t.name.replace('-', ' ')} timer is paused at "
+                           f"{left // 60}:{left % 60:02d}")
+        return out
 
     def resumable(self):
         """This table's open sessions, newest first, as ``{"id", "game", "title", "players",
@@ -361,9 +380,10 @@ class Hub:
 
     def _leave(self):
         """Back to Home: no game chosen; phones keep their seats for the next game."""
+        if self.session is not None and not self.session.abandoned:
+            self.session.mark_time()
         self.session = None
         self.game_name = None
-        self._warned.clear()
         self._wake.notify_all()
 
     def suspend(self):
@@ -397,9 +417,10 @@ class Hub:
                     "notices": result.notices})
         return result
 
-    def submit(self, seat, move, args=None):
-        """A seat's move (from its phone or a touch on its part of the screen)."""
-        return self._after(self._need_session().execute(seat, move, args or {}))
+    def submit(self, seat, move, args=None, tx=None):
+        """A seat's move (from its phone or a touch on its part of the screen). ``tx``: the
+        phone's transaction id, recorded with the move (see :meth:`Session.find_tx`)."""
+        return self._after(self._need_session().execute(seat, move, args or {}, tx=tx))
 
     def table_move(self, move, args=None):
         return self._after(self._need_session().execute(None, move, args or {}))
@@ -415,6 +436,7 @@ class Hub:
 
     def toggle_pause(self):
         """Pause every running timer, or resume every paused one."""
+        self.clear_alert("restart")
         s = self._need_session()
         timers = s.state.timers
         running = [t.name for t in timers.values() if not t.is_paused()]
@@ -572,8 +594,7 @@ class Hub:
                 continue
             for at, what in ((t.deadline - t.warn_before, ("warn", t.name, t.deadline)),
                              (t.deadline, ("due", t.name, t.deadline))):
-                if what[0] == "warn" and (t.warn_before <= 0 or
-                                          (t.name, t.deadline) in self._warned):
+                if what[0] == "warn" and (t.warn_before <= 0 or t.warned):
                     continue
                 if soon is None or at < soon[0]:
                     soon = (at, what)
@@ -589,13 +610,19 @@ class Hub:
                 if at is None:
                     self._wake.wait(1.0)
                     continue
+                self._heartbeat()
                 wait = at - self.session.clock.now()
                 if wait > 0:
                     self._wake.wait(min(wait, 1.0))
                     continue
                 if what[0] == "warn":
-                    self._warned.add((what[1], what[2]))
-                    events.append({"kind": "timer_warning", "timer": what[1]})
+                    try:
+                        r = self.session.warn(what[1])
+                        events.append({"kind": "changed", "version": r.version,
+                                       "seq": self.session.state.seq, "notices": r.notices})
+                        events.append({"kind": "timer_warning", "timer": what[1]})
+                    except CompanionError as e:
+                        events.append({"kind": "alert", "alert": "timer", "message": str(e)})
                 else:
                     try:
                         for r in self.session.tick():
@@ -607,9 +634,29 @@ class Hub:
             for e in events:
                 self._emit(e)
 
+    def _heartbeat(self, every=1.0):
+        """While a timer runs, note the session clock in the store once a second: after a
+        crash the timer comes back with the time it had left (to within that second)."""
+        s = self.session
+        if s is None or not any(t.deadline is not None for t in s.state.timers.values()):
+            return
+        now = time.monotonic()
+        if now - self._marked >= every:
+            self._marked = now
+            try:
+                s.mark_time()
+            except Exception as e:          # a full disk must not stop the timers
+                self._alert("storage", f"Cannot save the clock: {e}", key="storage")
+
     def stop(self):
         with self._lock:
             self._stopping = True
+            s = self.session
+            if s is not None and not s.abandoned:
+                try:
+                    s.mark_time()           # a clean stop: timers keep exactly their time
+                except Exception:
+                    pass
             self._wake.notify_all()
         if self._timer_thread is not None:
             self._timer_thread.join(timeout=2)

@@ -1,8 +1,11 @@
 """The table in charge (issue 10): end, abandon, go Home and resume, seats carried to the next
 game, renames (recorded and replayed, never undone), late joiners who give their name, a seat
 moved to a new phone with a one-seat code, and every scan acknowledged."""
+import time
+
 import pytest
 
+from companion.core.clock import FakeClock, SessionClock
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.log import MemoryLog, SQLiteLog
 from companion.core.session import Session, fold
@@ -78,7 +81,11 @@ def test_home_then_another_game_then_resume_the_first(tmp_path):
     assert toy["title"] == "Toy" and toy["players"] == ["Ann", "Bo", "Cy"]
     assert toy["round"] == 1 and toy["phase_label"] == "Bid"
     hub.resume(first)
-    assert hub.session.state.fingerprint() == fp
+    s = hub.session
+    assert fold(s.game, s.records[:-1]).fingerprint() == fp   # as left, then...
+    t = s.state.timers["bid"]                     # ...its running timer comes back paused
+    assert t.is_paused() and 59 < t.remaining <= 60
+    assert any("paused at 1:00" in a["message"] for a in hub.alerts)
     assert hub.reclaim(tokens[1]) == 1
 
 
@@ -177,3 +184,35 @@ def test_session_replays_an_ended_game(tmp_path):
     hub.end_game()
     again = Session.load(log, hub.session.id, games=games)
     assert again.state.fingerprint() == hub.session.state.fingerprint()
+
+
+def test_a_warning_given_before_a_restart_is_not_given_again_after_resuming(tmp_path):
+    base = FakeClock(100.0)
+    log = SQLiteLog(tmp_path / "w.db")
+    hub = Hub(log, table="t1", games=games, clock=SessionClock(base))
+    hub.configure("toy", players=2)
+    hub.start(seed=1)                           # a 60 s bid timer, warned at 0:30
+    events = []
+    hub.subscribe(events.append)
+    hub.start_timers()
+    base.advance(31)
+    with hub._lock:
+        hub._wake.notify_all()
+    end = time.monotonic() + 5
+    while not any(e["kind"] == "timer_warning" for e in events):
+        assert time.monotonic() < end, "no warning"
+        time.sleep(0.01)
+    hub.stop()
+    assert hub.session.state.timers["bid"].warned
+    again = Hub(SQLiteLog(tmp_path / "w.db"), table="t1", games=games)   # the real clock
+    again.resume()
+    t = again.session.state.timers["bid"]
+    assert t.is_paused() and t.warned and 28 <= t.remaining <= 29.5
+    seen = []
+    again.subscribe(seen.append)
+    again.toggle_pause()                        # the table taps Resume: 28 s left, inside the
+    again.start_timers()                        # warning window, which was already given
+    time.sleep(1.5)
+    again.stop()
+    assert not any(e["kind"] == "timer_warning" for e in seen)
+    assert [r["type"] for r in again.session.records].count("TimerWarned") == 1
