@@ -18,6 +18,7 @@ from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
 from . import battle as engine
+from . import choices as ch
 from .data import CATEGORIES, DIFFICULTIES, ROLES, default_rules
 
 PAIRINGS_4 = ([[0, 1], [2, 3]], [[0, 2], [1, 3]], [[0, 3], [1, 2]])
@@ -189,42 +190,60 @@ class BattleBuilder(Game):
             Phase("final", "final", on_begin=self._begin_final, on_end=self._end_final,
                   label="Final"),
         )}
+        def spec(fn):
+            return lambda state, seat: fn(self, state, seat)
+
         self.moves = {m.name: m for m in (
             Move("keep_objective", self._keep_objective, "ObjectiveKept",
-                 doc="index: 0 or 1, which of your two secret objectives to keep"),
+                 doc="index: 0 or 1, which of your two secret objectives to keep",
+                 label="Keep an objective", choices=spec(ch.keep_objective)),
             Move("choose_monster", self._choose_monster, "MonsterChosen",
                  sealed=lambda s, seat: f"monster-{s.round}",
-                 doc="monster: a monster id from your prompt's options"),
+                 doc="monster: a monster id from your prompt's options",
+                 label="Choose a monster", choices=spec(ch.choose_monster)),
             Move("bid_auction", self._bid_auction, "AuctionBidSealed",
                  sealed=lambda s, seat: f"auction-{s.round}",
-                 doc="tokens: how many tokens you bid to choose a monster first"),
+                 doc="tokens: how many tokens you bid to choose a monster first",
+                 label="Bid for first pick", choices=spec(ch.bid_auction)),
             Move("pick_monster", self._pick_monster, "MonsterPicked",
-                 doc="monster: a monster id from the pool"),
+                 doc="monster: a monster id from the pool",
+                 label="Pick your monster", choices=spec(ch.pick_monster)),
             Move("prepare", self._prepare, "PreparationSealed",
                  sealed=lambda s, seat: f"prep-{s.round}",
                  doc="role: striker/tank/tactician/survivor; bet: killing_blow/no_fall or "
-                     "null; stake: tokens"),
+                     "null; stake: tokens",
+                 label="Prepare for battle", choices=spec(ch.prepare)),
             Move("play_turn", self._play_turn, "TurnSealed",
                  sealed=lambda s, seat: s.data.win_of[seat] or "no-battle",
                  doc="card: an attack card id from your pile; stamina: tokens to spend; "
-                     "target: a monster index when there are several"),
+                     "target: a monster index when there are several",
+                 label="Attack", choices=spec(ch.play_turn)),
             Move("extra_attack", self._extra_attack, "ExtraAttackMade",
-                 doc="card: an attack card id from your pile"),
+                 doc="card: an attack card id from your pile",
+                 label="Extra attack", choices=spec(ch.extra_attack)),
             Move("buy", self._buy, "CardBought",
-                 doc="card: a tier 1-3 card id; remove: a basic card to thin out (optional)"),
-            Move("upgrade", self._upgrade, "Upgraded", doc="stat: hp or stamina"),
+                 doc="card: a tier 1-3 card id; remove: a basic card to thin out (optional)",
+                 label="Buy a card", choices=spec(ch.buy)),
+            Move("upgrade", self._upgrade, "Upgraded", doc="stat: hp or stamina",
+                 label="Upgrade", choices=spec(ch.upgrade)),
             Move("convert", self._convert, "TokensConverted",
-                 doc="give: a token type; get: another token type"),
-            Move("done_shopping", self._done_shopping, "ShoppingDone"),
+                 doc="give: a token type; get: another token type",
+                 label="Convert tokens", choices=spec(ch.convert)),
+            Move("done_shopping", self._done_shopping, "ShoppingDone",
+                 label="Done shopping"),
             Move("vote_pvp", self._vote_pvp, "PvPVoteSealed",
-                 sealed=lambda s, seat: f"vote-{s.round}", doc="pvp: true or false"),
+                 sealed=lambda s, seat: f"vote-{s.round}", doc="pvp: true or false",
+                 label="Vote on PvP", choices=spec(ch.vote_pvp)),
             Move("choose_opponent", self._choose_opponent, "OpponentChosen",
-                 doc="opponent: a seat"),
+                 doc="opponent: a seat", label="Choose your opponent",
+                 choices=spec(ch.choose_opponent)),
             Move("prepare_pvp", self._prepare_pvp, "PvPPreparationSealed",
                  sealed=lambda s, seat: f"pvp-{s.data.pvp_no}",
                  doc="wager: tokens; revenge: stamina/defense/damage or null; bet_on: a seat "
-                     "or null; stake: tokens"),
-            Move("choose_pile", self._choose_pile, "PileChosen", doc="pile: a or b"),
+                     "or null; stake: tokens",
+                 label="Prepare for PvP", choices=spec(ch.prepare_pvp)),
+            Move("choose_pile", self._choose_pile, "PileChosen", doc="pile: a or b",
+                 label="Choose your reward", choices=spec(ch.choose_pile)),
         )}
         from .bots import BOTS
         self.bots = BOTS
@@ -1283,7 +1302,54 @@ class BattleBuilder(Game):
                              for m in b["monsters"]],
                 "fighters": fighters, "last_turn": {"plays": dict(b["plays"]),
                                                     "order": [list(a) for a in b["order"]],
-                                                    "log": list(b["log"])}}
+                                                    "log": list(b["log"]),
+                                                    "lines": self.log_lines(state, b)}}
+
+    def log_lines(self, state, b):
+        """The last turn of battle ``b`` in words, one sentence per event, players and
+        monsters and cards by name (what the table and phones show as the battle log)."""
+        cards, players = self.rules.cards, state.players
+        mons = b["monsters"]
+
+        def who(x):
+            if isinstance(x, str) and x.startswith("m"):
+                i = int(x[1:])
+                name = mons[i]["name"]
+                same = sum(1 for m in mons if m["name"] == name)
+                return name if same == 1 else f"{name} ({i + 1})"
+            return players[x]
+
+        def card(cid):
+            return cards[cid].name if cid in cards else str(cid)
+
+        out = []
+        for e in b["log"]:
+            if e.get("passed"):
+                out.append(f"{who(e['seat'])} passed.")
+            elif e.get("fumble"):
+                out.append(f"{who(e['seat'])} fumbled {card(e['card'])} "
+                           f"({e['stamina']} stamina): no damage.")
+            elif "speed_drain" in e:
+                out.append(f"Speed drain: {who(e['seat'])} loses {e['speed_drain']} stamina.")
+            elif e.get("no_room"):
+                out.append(f"{who(e['seat'])} finds no room to attack.")
+            elif "counter" in e:
+                out.append(f"{who(e['by'])} counters: {e['counter']} damage to "
+                           f"{who(e['to'])}.")
+            elif "attacker" in e:
+                drew = [d for d in e["defense"] if d != "negated"]
+                how = ("negated" if "negated" in e["defense"] else
+                       f"blocked {e['block']}" + (f" ({', '.join(card(d) for d in drew)})"
+                                                 if drew else ""))
+                out.append(f"{who(e['attacker'])} hits {who(e['seat'])} for {e['damage']}: "
+                           f"{how}, {e['dealt']} taken.")
+            elif "target" in e:
+                out.append(f"{who(e['seat'])} hits {who(e['target'])} with {card(e['card'])} "
+                           f"for {e['damage']}: blocked {e['block']}, {e['dealt']} dealt.")
+            elif "card" in e:
+                out.append(f"{who(e['seat'])} plays {card(e['card'])} with "
+                           f"{e['stamina']} stamina.")
+        return out
 
     def public_view(self, state):
         d = state.data
@@ -1297,6 +1363,9 @@ class BattleBuilder(Game):
                        "value": self.deck_value(state, s)} for s in state.seats()],
             "upgrades": [{"hp": d.hp_ups[s], "stamina": d.st_ups[s]} for s in state.seats()],
             "teams": [list(t) for t in d.teams], "offers": [list(o) for o in d.offers],
+            "monster_cards": {m: self._monster_card(m) for m in dict.fromkeys(
+                [m for o in d.offers for m in o] + list(d.pool) +
+                [m for p in d.picks for m in p])},
             "pool": list(d.pool), "picks": [list(p) for p in d.picks],
             "auction": d.auction, "prep": {str(s): c for s, c in d.prep.items()},
             "battles_now": [self._battle_view(state, b) for b in d.battles.values()],
@@ -1324,6 +1393,7 @@ class BattleBuilder(Game):
         oid = d.objective.get(seat)
         return {"tokens": dict(d.tokens[seat]),
                 "dual_draw": list(d.dual_draws.get(seat, [])),
+                "dual_draw_cards": [self._monster_card(m) for m in d.dual_draws.get(seat, [])],
                 "objective_offer": [self._objective(o) for o in
                                     d.objective_offer.get(seat, [])],
                 "objective": self._objective(oid) if oid else None}
