@@ -75,6 +75,7 @@ class TWData:
     defer_boom: bool = False
     boom_tie: list | None = None
     pick_order: list | None = None
+    pick_result: list | None = None   # per seat: {seat, leader, wish (1.. or None: by lot), wishes}
     # draw
     to_draw: list = dataclasses.field(default_factory=list)     # shown count; 0: drawn
     draw_pending: list = dataclasses.field(default_factory=list)  # v2: seats yet to draw
@@ -468,15 +469,19 @@ class TradeWarz(Computed, Engine, Game):
         picks = window.revealed()
         order = state.rng.sample(range(state.n), state.n)
         taken, out = set(), [None] * state.n
+        result = [None] * state.n
         for s in order:
             c = picks.get(s) or {}
             wishes = ([c["leader"]] + list(c.get("ranking", ()))) if c.get("leader") else []
             got = next((w for w in wishes if w not in taken), None)
+            wish = wishes.index(got) + 1 if got is not None else None
             if got is None:
                 got = state.rng.choice([x for x in ix.leaders if x not in taken])
             taken.add(got)
             out[s] = got
+            result[s] = {"seat": s, "leader": got, "wish": wish, "wishes": wishes}
         state.data.pick_order = order
+        state.data.pick_result = result
         self._seat_leaders(state, out)
 
     def _seat_leaders(self, state, ids):
@@ -846,6 +851,7 @@ class TradeWarz(Computed, Engine, Game):
         d.trade_over = False
         d.done = [False] * n
         d.placements = []
+        d.contests = []                     # last round's contests leave the screens
         d.nplaced = [0] * n
         d.aims = {}
         d.timer_started = False
@@ -1296,6 +1302,7 @@ class TradeWarz(Computed, Engine, Game):
                                slot=p["slot"], why="unpaid at the buzzer")
         d.check = bool(state.config["check_reveals"] and
                        any(p["state"] == "up" for p in d.placements))
+        self._find_contests(state)          # the screens show this round's contests at once
 
     def order_placements(self, state):
         d = state.data
@@ -1319,6 +1326,21 @@ class TradeWarz(Computed, Engine, Game):
 
     def _begin_disputes(self, state):
         d = state.data
+        self._find_contests(state)
+        d.round_disputes = len(d.contests)
+        d.dispute_order = self.order(state, range(state.n))
+        d.dturn = 0
+        d.chooser = None
+        d.current = None
+        d.disputes_done = False
+        if d.contests:
+            state.note("DisputesFound", count=len(d.contests), order=list(d.dispute_order))
+        self._next_dispute(state)
+
+    def _find_contests(self, state):
+        """This round's contested slots, from the flipped Exports (at the flip, for the
+        screens, and again when the disputes begin: a settled scan may change a card)."""
+        d = state.data
         po = self.ix(state).partner_order
         groups = {}
         for i, p in enumerate(d.placements):
@@ -1330,21 +1352,13 @@ class TradeWarz(Computed, Engine, Game):
             if len(idx) < 2:
                 continue
             seats = [d.placements[i]["seat"] for i in idx]
-            d.contests.append({"id": len(d.contests), "partner": partner, "slot": slot,
+            d.contests.append({"id": len(d.contests), "round": state.round,
+                               "partner": partner, "slot": slot,
                                "seats": seats, "placements": idx,
                                "cards": {str(d.placements[i]["seat"]): d.placements[i]["card"]
                                          for i in idx},
                                "state": "open", "chooser": None, "bids": None, "power": None,
                                "winner": None})
-        d.round_disputes = len(d.contests)
-        d.dispute_order = self.order(state, range(state.n))
-        d.dturn = 0
-        d.chooser = None
-        d.current = None
-        d.disputes_done = False
-        if d.contests:
-            state.note("DisputesFound", count=len(d.contests), order=list(d.dispute_order))
-        self._next_dispute(state)
 
     def _next_dispute(self, state):
         d = state.data
@@ -1376,6 +1390,11 @@ class TradeWarz(Computed, Engine, Game):
                 self._start_contest(state, c, seat)
                 return
         raise IllegalMoveError(f"You are in no open dispute at {partner!r} slot {slot!r}.")
+
+    def contest_label(self, state, c):
+        """ "Crypto Isle slot 2: Ann vs Bo" """
+        return (f"{self.ix(state).name_of(c['partner'])} slot {c['slot']}: "
+                + " vs ".join(state.players[s] for s in c["seats"]))
 
     def _start_contest(self, state, c, chooser):
         d = state.data

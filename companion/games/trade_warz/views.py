@@ -28,6 +28,13 @@ def public_view(game, state):
     ix = game.ix(state)
     n = state.n
     started = all(x is not None for x in d.leaders)
+    names = state.players
+
+    def who(x):
+        return names[x] if isinstance(x, int) and 0 <= x < n else None
+
+    def pname(p):
+        return ix.name_of(p) if p else None
     partners = []
     for p in ix.partners:
         pt = ix[p]
@@ -45,6 +52,9 @@ def public_view(game, state):
         ask["who"] = game.seat_name(state, d.ask["seat"])
         if ask.get("source"):
             ask["source_name"] = ix.name_of(ask["source"])
+        if ask["kind"] in ("partner", "target") and ask.get("options"):
+            ask["option_names"] = [ix.name_of(o) if ask["kind"] == "partner" else who(o)
+                                   for o in ask["options"]]
     event = None
     if d.event is not None:
         ev = ix[d.event]
@@ -71,15 +81,36 @@ def public_view(game, state):
             offers.append({"id": o["id"], "kind": "swap", "from": o["from"], "to": o["to"]})
     contests = []
     for c in d.contests:
-        item = {"id": c["id"], "partner": c["partner"], "partner_name": ix.name_of(c["partner"]),
+        item = {"id": c["id"], "round": c.get("round", state.round),
+                "partner": c["partner"], "partner_name": ix.name_of(c["partner"]),
                 "slot": c["slot"], "seats": list(c["seats"]), "cards": dict(c["cards"]),
+                "card_names": {k: ix.name_of(v) for k, v in c["cards"].items()},
+                "players": [names[x] for x in c["seats"]],
+                "label": game.contest_label(state, c),
                 "state": c["state"], "chooser": c["chooser"],
-                "window": f"bid-r{state.round}-{c['id']}"}
+                "window": f"bid-r{c.get('round', state.round)}-{c['id']}"}
         if c["state"] in ("revealed", "done"):
             item.update(bids=c["bids"], power=c["power"], parts=c["parts"])
         if c["state"] == "done":
             item.update(winner=c["winner"], tiebreak=c.get("tiebreak"))
         contests.append(item)
+    reveal = {}
+    for s, c in d.revealed.items():
+        cid = c.get("card")
+        reveal[str(s)] = {"seat": s, "player": names[s], "card": cid,
+                          "name": ix.name_of(cid) if cid else None,
+                          "text": ix[cid].text if cid else None,
+                          "cost": ix[cid].cost if cid else None,
+                          "fast_pass": bool(c.get("fast_pass")),
+                          "target": c.get("target"), "target_name": who(c.get("target")),
+                          "partner": c.get("partner"), "partner_name": pname(c.get("partner"))}
+    contested = {(c["partner"], c["slot"]) for c in d.contests}
+    flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
+             "name": ix.name_of(x["card"]) if x["card"] else None,
+             "partner": x["partner"], "partner_name": ix.name_of(x["partner"]),
+             "slot": x["slot"], "state": x["state"],
+             "contested": (x["partner"], x["slot"]) in contested}
+            for x in d.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
     return {
@@ -93,6 +124,8 @@ def public_view(game, state):
         "tiebreak": list(play.tiebreak),
         "leaders": [_leader(ix, lid) for lid in d.leaders],
         "pick_order": d.pick_order, "first_player": d.first,
+        "leader_pick": _leader_pick(ix, state) if started else None,
+        "partner_names": {p: ix.name_of(p) for p in ix.partners},
         "gdp": list(d.gdp), "standing": standing,
         "gdp_curve": [list(r) for r in d.gdp_curve],
         "disputes_per_round": list(d.disputes_per_round),
@@ -103,17 +136,20 @@ def public_view(game, state):
         "partners": partners,
         "influence": [dict(i) for i in d.influence] if ix.rules.influence_accumulates else None,
         "partners_influenced": [game.partners_influenced(state, s) for s in range(n)],
-        "policies": [None if pid is None else {**_card(ix, pid), "choices": d.policy_ch[s]}
-                     for s, pid in enumerate(d.policy)],
-        "policy_reveal": {str(s): {"card": c.get("card"), "name": ix.name_of(c["card"])
-                                   if c.get("card") else None,
-                                   "fast_pass": bool(c.get("fast_pass"))}
-                          for s, c in d.revealed.items()},
+        "policies": [None if pid is None else {
+            **_card(ix, pid), "choices": d.policy_ch[s],
+            "target_name": who(d.policy_ch[s].get("target")),
+            "partner_name": pname(d.policy_ch[s].get("partner"))}
+            for s, pid in enumerate(d.policy)],
+        "policy_reveal": reveal,
+        "flip": flip,
         "fast_pass": list(d.fast_pass) if ix.rules.fast_pass and state.config["fast_pass"]
         else None,
         "locked": list(d.locked),
         "in_play": [{"card": t["card"], "name": ix.name_of(t["card"]), "owner": t["owner"],
-                     **t["ch"]} for t in d.in_play],
+                     "owner_name": who(t["owner"]), **t["ch"],
+                     "target_name": who(t["ch"].get("target")),
+                     "partner_name": pname(t["ch"].get("partner"))} for t in d.in_play],
         "reminders": reminders,
         "silenced": [{"seat": x, "source": src, "name": ix.name_of(src)}
                      for x, src in ((x, game.silenced(state, x)) for x in range(n))
@@ -130,7 +166,8 @@ def public_view(game, state):
                    "current": next((st["letter"] for st in d.upkeep
                                     if st["state"] == "current"), None)},
         "cmyk": CMYK_LEGEND,
-        "disputes": {"order": list(d.dispute_order), "chooser": d.chooser,
+        "disputes": {"order": list(d.dispute_order) if state.phase != "exports" else
+                     game.order(state, range(n)), "chooser": d.chooser,
                      "current": d.current, "contests": contests,
                      "bidding": _bidding(game, state)},
         "income": income,
@@ -138,6 +175,26 @@ def public_view(game, state):
         "offers": offers, "loans": list(d.loans),
         "activated": list(d.activated),
     }
+
+
+def _leader_pick(ix, state):
+    """Who got which Leader and how: ``how`` is ``pick`` (the sealed wishes; ``wish`` is 1 for
+    a first wish, 2 for the next..., null when every wish was taken and a lot gave one),
+    ``random`` (dealt) or ``fixed`` (the ``leaders`` option)."""
+    d = state.data
+    cfg = state.config
+    how = "fixed" if cfg["leaders"] else cfg["leader_pick"]
+    how = "pick" if how == "sealed" else how
+    got = d.pick_result or [None] * state.n
+    seats = []
+    for s, lid in enumerate(d.leaders):
+        r = got[s] or {}
+        wishes = r.get("wishes") or []
+        seats.append({"seat": s, "player": state.players[s], "leader": lid,
+                      "name": ix.name_of(lid), "wish": r.get("wish"),
+                      "by_lot": how == "pick" and r.get("wish") is None,
+                      "wishes": [{"id": w, "name": ix.name_of(w)} for w in wishes]})
+    return {"how": how, "order": d.pick_order, "seats": seats}
 
 
 def _bidding(game, state):
