@@ -13,7 +13,7 @@ Behaviour in short:
 * a tag is reported once when it arrives (UID + raw NDEF message) and again only after it has
   been away for ``absent_ms``; a QR code is reported each time the module decodes one;
 * a ``write`` command arms a one-shot write: the next *blank* tag gets the NDEF message, is read
-  back and verified, and the hub gets an ``ack`` with its UID; a tag that is not blank is
+  back and verified, and the hub gets an ``ack`` with its UID and the message read back; a tag that is not blank is
   refused (unless ``force``), and no tag within ``ms`` gives a failed ``ack``;
 * bad frames from the hub, driver failures and damaged tags become ``err`` frames; the loop
   itself never stops.
@@ -238,8 +238,8 @@ class ReaderApp:
                 return
             data = ndef.wrap_tlv(message)
             self.nfc.write_user(data)
-            back = self.nfc.read_ndef_area()
-            if ndef.find_message(back) != message:
+            back = ndef.find_message(self.nfc.read_ndef_area())
+            if back != message:
                 raise TagError("read-back differs from what was written")
         except (PN532Error, ndef.NdefError) as e:
             self.present_uid = None
@@ -248,4 +248,5 @@ class ReaderApp:
                                                       uid=to_hex(uid)))
             return
         self.pending_write = None
-        self.send(protocol.ACK, protocol.ack_body(re, True, "written", uid=to_hex(uid)))
+        self.send(protocol.ACK, protocol.ack_body(re, True, "written", uid=to_hex(uid),
+                                                  ndef=to_hex(back)))

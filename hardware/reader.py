@@ -18,13 +18,15 @@
   ``dedup_window`` s (0.5); garbage on the line is dropped, counted in ``fault_counts`` and logged;
   frames after it are read normally.
 * ``beep(ms, n)``, ``set_led(rgb)``, ``write_ndef(text)``, ``who()`` send commands and return the
-  frame's seq; the answer arrives as ``CommandAnswered(command_seq=seq, ...)``.
+  frame's seq; the answer arrives as ``CommandAnswered(command_seq=seq, ...)``; a successful
+  write's answer is a :class:`TagWritten` (a ``CommandAnswered`` with the message read back).
   :class:`ReaderNotConnected` if no reader is open.
 """
 import logging
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 import serial
 import serial.threaded
@@ -43,6 +45,20 @@ PICO_MICROPYTHON = (0x2E8A, 0x0005)
 
 class ReaderNotConnected(CompanionError):
     """A command was sent while no card reader is connected."""
+
+
+@dataclass(frozen=True)
+class TagWritten(CommandAnswered):
+    """The ``ack`` of a ``write`` that carries ``ndef``: the hex of the NDEF message the reader
+    read back from the tag after writing it (a :class:`CommandAnswered` like any other ack)."""
+    ndef: str = ""
+
+    def text(self):
+        """The first Text record read back, or None."""
+        try:
+            return ndef.first_text(from_hex(self.ndef))
+        except ValueError:
+            return None
 
 
 def find_reader_port(vid_pid=PICO_MICROPYTHON, comports=None):
@@ -310,8 +326,12 @@ class CardReader:
         if frame.kind == protocol.SCAN:
             self._scan(frame, now)
         elif frame.kind == protocol.ACK:
-            self._emit(CommandAnswered(body["re"], body["ok"], str(body.get("detail", "")),
-                                       body.get("uid")))
+            if "ndef" in body:
+                self._emit(TagWritten(body["re"], body["ok"], str(body.get("detail", "")),
+                                      body.get("uid"), str(body["ndef"])))
+            else:
+                self._emit(CommandAnswered(body["re"], body["ok"], str(body.get("detail", "")),
+                                           body.get("uid")))
         elif frame.kind == protocol.ERROR:
             self._fault("reader-" + body["kind"], str(body.get("detail", "")))
         elif frame.kind == protocol.HEARTBEAT:

@@ -275,6 +275,38 @@ class ReaderSim:
             self.nfc_bus.remove()
         return to_hex(uid)
 
+    def place(self, uid=None, text=None):
+        """Put a tag down on the reader and leave it there (until :meth:`lift`): a blank tag
+        (new or earlier written) with this ``uid``, or one carrying ``text``. The reader sees
+        it on its next pass, as it would a real tag; a write armed while it lies there writes
+        it. Returns the UID as hex."""
+        if uid is None:
+            uid = uid_for(text) if text else bytes([4]) + bytes(random.getrandbits(8) for _ in range(6))
+        uid = bytes.fromhex(uid) if isinstance(uid, str) else bytes(uid)
+        with self._lock:
+            tag = self.tags.get(uid)
+            if tag is None:
+                memory = ndef.wrap_tlv(ndef.text_message(text)) if text else None
+                tag = self.tags[uid] = FakeTag(uid, memory)
+            self.nfc_bus.place(tag)
+        return to_hex(uid)
+
+    def lift(self):
+        """Take the tag lying on the reader away."""
+        with self._lock:
+            self.nfc_bus.remove()
+
+    def tag_text(self, uid):
+        """The first NDEF Text record on the tag with this UID (None: blank or unknown)."""
+        tag = self.tags.get(bytes.fromhex(uid) if isinstance(uid, str) else bytes(uid))
+        if tag is None:
+            return None
+        try:
+            message = ndef.find_message(tag.user())
+        except ndef.NdefError:
+            return None
+        return ndef.first_text(message) if message else None
+
     def send_raw(self, data):
         """Put raw bytes on the line (garbage, hand-made frames)."""
         with self._lock:
@@ -326,6 +358,14 @@ class ReaderSim:
         if cmd in ("tag", "blank"):
             uid = self.tap(rest.strip() or None)
             return "tapped tag %s" % uid
+        if cmd == "place":
+            uid = self.place(rest.strip() or None)
+            text = self.tag_text(uid)
+            return "placed tag %s on the reader (%s); 'lift' takes it away" % (
+                uid, "it holds %s" % text if text else "blank")
+        if cmd == "lift":
+            self.lift()
+            return "lifted the tag"
         if cmd == "unplug":
             self.unplug()
             return "unplugged"
@@ -355,6 +395,8 @@ HELP = """type one of:
   tc1:...                scan a raw card code as QR
   qr <text>              scan any text as QR
   tag [UID]              tap a blank tag (or a tag written earlier); random UID if none
+  place [UID]            put a tag down and leave it (companion cards write-tags writes it)
+  lift                   take the placed tag away
   garbage [N]            put N random bytes on the line
   unplug / replug        pull and re-insert the USB cable
   cards                  list the game's cards
