@@ -182,6 +182,36 @@ def join_all(phones, server, names, shots=True):
 
 
 def value_sel(arg, value):
-    """The selector of the option of argument ``arg`` whose value is ``value``."""
+    """The selector of the option of argument ``arg`` whose value is ``value`` (the page writes
+    values as canonical JSON: sorted keys, no spaces)."""
     import json
-    return f"[data-arg='{arg}'][data-value='{json.dumps(value)}']"
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f"[data-arg='{arg}'][data-value='{text}']"
+
+
+def drive(hub, until, rng, limit=400, skip=()):
+    """Play the table's confirmations and every seat's moves (except the seats in ``skip``)
+    with the game's bots (as the table screen and the card reader would) until
+    ``until(state)``."""
+    game = hub.session.game
+    for _ in range(limit):
+        st = hub.session.state
+        if until(st):
+            return st
+        if not st.prompts:
+            raise AssertionError(f"nobody to act in {st.phase}")
+        seats = [s for s in st.prompts if s not in skip]
+        if not seats:
+            raise AssertionError(f"only {sorted(st.prompts)} may act in {st.phase}")
+        seat = min(seats, key=lambda x: -1 if x is None else x)
+        if seat is None:
+            move, args = game.table_bot(game, st, None, rng)
+            hub.table_move(move, args)
+        else:
+            move, args = game.bots["greedy"](game, st, seat, rng)
+            hub.submit(seat, move, args)
+    raise AssertionError("the game never got there")
+
+
+def prompted(move):
+    return lambda st: any(s is not None and move in p["moves"] for s, p in st.prompts.items())

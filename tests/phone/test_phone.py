@@ -9,7 +9,7 @@ import pytest
 
 from companion.net.brokers import free_port
 
-from .conftest import join_all, start_table, value_sel, wait_until
+from .conftest import drive, join_all, prompted, start_table, value_sel, wait_until
 
 
 def reveal_checks(ph, window):
@@ -134,30 +134,6 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
 
 # -- Trade Warz ---------------------------------------------------------------------------------
 
-def drive(hub, until, rng, limit=400):
-    """Play the table's confirmations and every seat's non-phone moves with the game's bots
-    (as the table screen and the card reader would) until ``until(state)``."""
-    game = hub.session.game
-    for _ in range(limit):
-        st = hub.session.state
-        if until(st):
-            return st
-        if not st.prompts:
-            raise AssertionError(f"nobody to act in {st.phase}")
-        seat = min(st.prompts, key=lambda x: -1 if x is None else x)
-        if seat is None:
-            move, args = game.table_bot(game, st, None, rng)
-            hub.table_move(move, args)
-        else:
-            move, args = game.bots["greedy"](game, st, seat, rng)
-            hub.submit(seat, move, args)
-    raise AssertionError("the game never got there")
-
-
-def prompted(move):
-    return lambda st: any(s is not None and move in p["moves"] for s, p in st.prompts.items())
-
-
 def test_trade_warz_leader_pick_policy_and_a_dispute_on_four_phones(servers, phones, tmp_path):
     srv = start_table(tmp_path, "tw-phones", "trade-warz", 4, seed=13)
     servers(srv)
@@ -225,36 +201,6 @@ def test_trade_warz_leader_pick_policy_and_a_dispute_on_four_phones(servers, pho
 
 
 # -- any game: the generic prompt form -----------------------------------------------------------
-
-def test_a_game_without_widgets_is_played_through_the_generic_form(servers, phones, tmp_path):
-    srv = start_table(tmp_path, "mt-phones", "market-trading", 2, seed=3)
-    servers(srv)
-    ps = join_all(phones, srv, ["Ann", "Bo"])
-    hub = srv.hub
-    seat = next(s for s in hub.session.state.prompts if s is not None)
-    ph = ps[seat]
-    ph.page.wait_for_selector("#act .move-form, #act button[data-move]")
-    moves = hub.session.state.prompts[seat]["moves"]
-    ph.shot("3-generic-form")
-    # a move with arguments: open its form, type a bad value, get the rules' sentence back
-    with_args = next(m for m in moves if hub.session.game.moves[m].doc)
-    ph.page.click(f".move-form[data-move={with_args}] > button")
-    form = f".move-form[data-move={with_args}]"
-    first_input = ph.page.query_selector(f"{form} input")
-    first_input.fill('"no-such-thing"')
-    ph.page.click(f"{form} [data-send={with_args}]")
-    ph.page.wait_for_selector("#status .error")
-    assert ph.page.text_content("#status .error")
-    ph.shot("4-generic-refused")
-    version = hub.session.version
-    # a move without arguments is one button
-    plain = next(m for m in moves if not hub.session.game.moves[m].doc)
-    ph.page.click(f"button[data-move={plain}]")
-    assert wait_until(lambda: hub.session.version > version)
-    ph.page.wait_for_selector("#status .ok")
-    assert ph.fits_the_screen()
-    ph.shot("5-generic-sent")
-
 
 # -- Battle Builder: the sealed monster vote (generic form) and attack card + stamina -----------
 

@@ -14,7 +14,8 @@
  * against the commitments announced before it (SHA-256 from vendor/sha256.js: crypto.subtle
  * does not exist on plain http).
  *
- * For test drivers: move buttons carry `data-move`, options `data-arg` + `data-value` (JSON),
+ * For test drivers: move buttons carry `data-move`, options `data-arg` + `data-value` (canonical
+ * JSON: sorted keys, no spaces),
  * steppers `data-step`, the send button is `#send` (`data-send`), panels `data-panel`.
  *
  * The seat's token is kept in localStorage (a reload or a restarted table reclaims the seat);
@@ -726,6 +727,7 @@
     const gv = v.game_view || {};
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
+    if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
     return null;
   }
   function gameStats(v, gv) {
@@ -761,6 +763,14 @@
       for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k), n));
       out.push(stats);
       if (p.objective) out.push(el("p", {}, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
+    } else if (v.game === "market-trading") {
+      const stats = el("div", { class: "stats" });
+      if (p.bowl !== undefined) stats.append(stat("Bowl", p.bowl, true));
+      if (Array.isArray(gv.earned) && gv.earned[seat] !== undefined) stats.append(stat("Earned", gv.earned[seat]));
+      out.push(stats);
+      const goods = (o) => Object.entries(o || {}).filter(([, n]) => n).map(([k, n]) => n + " " + pretty(k)).join(", ") || "nothing";
+      out.push(el("p", {}, el("b", { text: "Hand: " }), goods(gv.hand)));
+      out.push(el("p", { class: "muted" }, el("b", { text: "Market: " }), goods(gv.market)));
     } else {
       out.push(genericPrivate(p));
     }
@@ -990,7 +1000,7 @@
   function optionButton(spec, o, props, kids) {
     const why = typeof o.disabled === "string" ? o.disabled : (o.disabled ? "not now" : null);
     return el("button", Object.assign({ type: "button", class: "choice" + (o.disabled ? " blocked" : ""), disabled: !!o.disabled,
-      data: { arg: spec.name, value: JSON.stringify(o.value) } }, props),
+      data: { arg: spec.name, value: canonical(o.value) } }, props),
     el("span", { class: "title", text: o.label }),
     o.detail ? el("span", { class: "detail", text: o.detail }) : null,
     why ? el("span", { class: "why", text: why }) : null,
@@ -1018,6 +1028,7 @@
       case "one": {
         box.append(argHead(spec));
         if (!opts.length) { box.append(emptyHint()); break; }
+        if (opts.every((o) => Number.isInteger(o.row) && Number.isInteger(o.col))) { box.append(boardPicker(spec, opts, value, answers)); break; }
         const g = grid();
         for (const o of opts) {
           const chosen = value !== undefined && same(o.value, value);
@@ -1033,7 +1044,7 @@
         const cur = value;
         const bump = (k) => () => setAnswer(answers, spec.name, cur === undefined ? lo : clamp(cur + k, lo, hi));
         const big = hi - lo >= 10 * step;
-        box.append(el("div", { class: "stepper", data: { arg: spec.name, value: cur === undefined ? null : JSON.stringify(cur) } },
+        box.append(el("div", { class: "stepper", data: { arg: spec.name, value: cur === undefined ? null : canonical(cur) } },
           big ? el("button", { type: "button", data: { step: String(-5 * step) }, "aria-label": "5 less", disabled: cur === undefined || cur <= lo, onclick: bump(-5 * step) }, "−5") : null,
           el("button", { type: "button", data: { step: String(-step) }, "aria-label": "less", disabled: cur === undefined || cur <= lo, onclick: bump(-step) }, "−"),
           el("output", { class: "value", text: cur === undefined ? "—" : String(cur) }),
@@ -1052,7 +1063,7 @@
         for (const o of opts) {
           const at = picked.findIndex((x) => same(x, o.value));
           g.append(optionButton(spec, o, { class: "choice" + (at >= 0 ? " chosen" : "") + (o.disabled ? " blocked" : ""), "aria-pressed": at >= 0 ? "true" : "false",
-            data: { arg: spec.name, value: JSON.stringify(o.value), rank: at >= 0 ? String(at + 1) : null },
+            data: { arg: spec.name, value: canonical(o.value), rank: at >= 0 ? String(at + 1) : null },
             onclick: () => {
               const now = picked.slice();
               if (at >= 0) now.splice(at, 1);
@@ -1096,7 +1107,7 @@
           const n = got[k] || 0;
           const cap = o.max === undefined ? Infinity : o.max;
           const set = (x) => () => { const now = Object.assign({}, got); now[k] = clamp(x, 0, cap); if (!now[k]) delete now[k]; setAnswer(answers, spec.name, now); };
-          list.append(el("div", { class: "count-row" + (o.disabled ? " blocked" : ""), data: { arg: spec.name, value: JSON.stringify(o.value), n: String(n) } },
+          list.append(el("div", { class: "count-row" + (o.disabled ? " blocked" : ""), data: { arg: spec.name, value: canonical(o.value), n: String(n) } },
             el("div", { class: "grow" }, el("div", { class: "title", text: o.label }),
               o.detail ? el("div", { class: "detail", text: o.detail }) : null,
               typeof o.disabled === "string" ? el("div", { class: "why", text: o.disabled }) : null),
@@ -1110,7 +1121,7 @@
       case "flag": {
         const on = !!value;
         box.append(el("button", { type: "button", class: "toggle big" + (on ? " chosen" : ""), "aria-pressed": on ? "true" : "false",
-          data: { arg: spec.name, value: JSON.stringify(on) }, onclick: () => setAnswer(answers, spec.name, !on) },
+          data: { arg: spec.name, value: canonical(on) }, onclick: () => setAnswer(answers, spec.name, !on) },
         el("span", { class: "box", text: on ? "✓" : "" }), el("span", { class: "title", text: spec.label || pretty(spec.name) })));
         break;
       }
@@ -1136,6 +1147,50 @@
         box.append(el("p", { class: "hint", text: (spec.label || pretty(spec.name)) + ": this phone cannot draw that question; ask the table." }));
     }
     return box;
+  }
+
+  // Options that sit on a board (they carry `row` and `col`): tap the tile where it lies. A
+  // tile shows what it gives (a number) and a short code of its kind, coloured, with a legend:
+  // colour is never the only cue.
+  function shortCodes(names) {
+    const out = {};
+    for (const n of names) {
+      let k = 2;
+      while (k < n.length && names.some((m) => m !== n && m.slice(0, k).toLowerCase() === n.slice(0, k).toLowerCase())) k += 1;
+      out[n] = n.slice(0, 1).toUpperCase() + n.slice(1, k).toLowerCase();
+    }
+    return out;
+  }
+  function boardPicker(spec, opts, value, answers) {
+    const rows = Math.max(...opts.map((o) => o.row)) + 1, cols = Math.max(...opts.map((o) => o.col)) + 1;
+    const kindOf = (o) => pretty(o.resource || o.terrain || (o.label || "").split(",")[0]);
+    const kinds = [...new Set(opts.map(kindOf))];
+    const code = shortCodes(kinds);
+    const grid = el("div", { class: "board" });
+    grid.style.gridTemplateColumns = "repeat(" + cols + ", minmax(0, 1fr))";     // CSSOM: allowed by the CSP
+    const at = {};
+    for (const o of opts) at[o.row + ":" + o.col] = o;
+    let chosen = null;
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const o = at[r + ":" + c];
+        if (!o) { grid.append(el("div", { class: "cell empty" })); continue; }
+        const on = value !== undefined && same(o.value, value);
+        if (on) chosen = o;
+        const gain = o.detail && o.detail.includes("→") ? o.detail.split("→").pop().trim() : "";
+        const n = (gain.match(/^(\d+)/) || [null, ""])[1];
+        grid.append(el("button", { type: "button", class: "cell kind-" + (kinds.indexOf(kindOf(o)) % 7) + (on ? " chosen" : "") + (o.disabled ? " blocked" : ""),
+          disabled: !!o.disabled, "aria-pressed": on ? "true" : "false", "aria-label": o.label + (o.detail ? ", " + o.detail : ""),
+          data: { arg: spec.name, value: canonical(o.value) }, onclick: () => setAnswer(answers, spec.name, o.value) },
+        el("span", { class: "gain", text: n || "·" }), el("span", { class: "what", text: code[kindOf(o)] })));
+      }
+    }
+    const terrain = {};
+    for (const o of opts) if (o.terrain) terrain[kindOf(o)] = pretty(o.terrain);
+    const legend = el("div", { class: "legend" }, kinds.map((k, i) => el("span", { class: "key" },
+      el("span", { class: "swatch kind-" + (i % 7), text: code[k] }), " " + k + (terrain[k] && terrain[k] !== k ? " (" + terrain[k] + ")" : ""))));
+    return el("div", {}, grid, legend,
+      el("p", { class: "board-pick", text: chosen ? chosen.label + (chosen.detail ? " — " + chosen.detail : "") : "Tap a tile: the number is what it gives." }));
   }
 
   // Developers only (?dev=1): send any move with raw JSON arguments.
