@@ -20,11 +20,11 @@ def reveal_checks(ph, window):
     ph.page.wait_for_selector(sel)
     try:
         ph.page.wait_for_function(
-            f"[...document.querySelectorAll(\"{sel} .check\")].every("
-            f"(c) => !c.textContent.includes('not seen'))", timeout=3000)
+            "(sel) => [...document.querySelectorAll(sel + ' .check')].every("
+            "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=3000)
     except Exception:
         pass                              # the assertion that follows shows what is wrong
-    rows = ph.page.query_selector_all(f"{sel} li")
+    rows = ph.page.query_selector_all(f"{sel} li.pcard")
     return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),
                                            r.query_selector(".choice-text").text_content())
             for r in rows}
@@ -212,12 +212,16 @@ def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers
     servers(srv)
     ps = join_all(phones, srv, ["Ann", "Bo"])
     hub = srv.hub
-    options = hub.session.state.prompts[0]["options"]
-    for ph in ps:                        # no widget for the vote: the generic form, sealed
-        ph.page.wait_for_selector(".move-form[data-move=choose_monster]")
-        ph.page.click(f".move-form[data-move=choose_monster] [data-id='{options[0]}']")
-        ph.page.click("[data-send=choose_monster]")
-        ph.page.wait_for_selector("[data-widget=bb-turn], .locked[data-window='monster-1']")
+    vote = hub.seat_view(0)["legal"][0]
+    assert vote["move"] == "choose_monster" and vote["sealed"]
+    monster = vote["args"][0]["options"][0]
+    for ph in ps:                        # the sealed vote: monsters by name, with their numbers
+        ph.page.wait_for_selector("[data-form=choose_monster] [data-sealed]")
+        assert monster["detail"] in ph.page.text_content(value_sel("monster", monster["value"]))
+        ph.page.click(value_sel("monster", monster["value"]))
+        assert ph.page.text_content("#send") == "Lock in " + monster["label"]
+        ph.page.click("#send")
+        ph.page.wait_for_selector("[data-form=play_turn], .locked[data-window='monster-1']")
     ps[0].shot("3-monster-voted")
     state = hub.session.state
     assert state.windows["monster-1"].is_revealed() and state.phase == "battle"
@@ -225,22 +229,28 @@ def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers
     # a turn timer runs: every phone shows it counting down, and keeps its screen awake from
     # the player's next tap (plain http has no Wake Lock API: NoSleep's muted video)
     for ph in ps:
-        ph.page.wait_for_function("/^1:[0-9]{2}$/.test(document.getElementById('bar-timer')"
+        ph.page.wait_for_function("() => /^1:[0-9]{2}$/.test(document.getElementById('bar-timer')"
                                   ".textContent)")
         assert not ph.page.evaluate("window.tc.noSleep.isEnabled")
     plays = {}
     for i, ph in enumerate(ps):
-        ph.page.wait_for_selector("[data-widget=bb-turn]")
-        prompt = hub.session.state.prompts[i]
-        card = prompt["cards"][-1]
-        ph.page.click(f"[data-widget=bb-turn] [data-card='{card}']")
-        ph.page.wait_for_function("window.tc.noSleep.isEnabled")
+        ph.page.wait_for_selector("[data-form=play_turn]")
+        [attack] = hub.seat_view(i)["legal"]
+        card = attack["args"][0]["options"][-1]
+        assert "Against: " in ph.page.text_content("[data-form=play_turn] [data-panel=context]")
+        assert not ph.page.query_selector("[data-spec=stamina]")     # asked once a card is
+        ph.page.click(value_sel("card", card["value"]))
+        ph.page.wait_for_function("() => window.tc.noSleep.isEnabled")
+        top = next(a for a in attack["args"] if a["name"] == "stamina")["max"]
         for _ in range(3):
-            ph.page.click("[data-widget=bb-turn] .stepper button:last-child")
-        plays[i] = (card, min(3, prompt["stamina"]))
+            ph.page.click("[data-spec=stamina] [data-step='1']")
+        plays[i] = (card["value"], min(3, top))
+        assert ph.page.get_attribute("[data-spec=stamina] .stepper", "data-value") == \
+            str(plays[i][1])
         if i == 0:
+            assert not ph.unreadable(), ph.unreadable()
             ph.shot("4-attack")
-        ph.page.click("#lock-in")
+        ph.page.click("#send")
     assert wait_until(lambda: hub.session.state.windows[window].is_revealed())
     revealed = hub.session.state.windows[window].revealed()
     assert {s: (c["card"], c["stamina"]) for s, c in revealed.items()} == plays
@@ -262,9 +272,10 @@ def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers
     assert wait_until(lambda: all(s.online for s in srv2.hub.seats), timeout=15)
     for i, ph in enumerate(ps):
         ph.page.wait_for_selector("#bar-conn.on", timeout=15_000)
-        ph.page.wait_for_selector("[data-widget=bb-turn]")
+        ph.page.wait_for_selector("[data-form=play_turn]")
         assert ph.page.text_content("#me .name") == ["Ann", "Bo"][i]
     ps[1].shot("6-after-table-restart")
-    ps[0].page.click(f"[data-widget=bb-turn] [data-card='{plays[0][0]}']")
-    ps[0].page.click("#lock-in")
+    [attack] = srv2.hub.seat_view(0)["legal"]
+    ps[0].page.click(value_sel("card", attack["args"][0]["options"][0]["value"]))
+    ps[0].page.click("#send")
     ps[0].page.wait_for_selector(".locked, #status .ok")

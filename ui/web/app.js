@@ -193,7 +193,7 @@
     if (!item.ok) return null;
     switch (s.kind) {
       case "one": return optLabel(item.opts, v);
-      case "number": return (s.label || pretty(s.name)).replace(/[?:]\s*$/, "").replace(/^your /i, "") + ": " + v;
+      case "number": return (s.label || pretty(s.name)).replace(/\s*\([^)]*\)\s*$/, "").replace(/[?:]\s*$/, "").replace(/^your /i, "") + ": " + v;
       case "order": return v.map((x) => optLabel(item.opts, x)).join(" → ");
       case "subset": return v.length ? v.map((x) => optLabel(item.opts, x)).join(", ") : "none";
       case "counts": return Object.entries(v).map(([k, n]) => {
@@ -541,6 +541,7 @@
         book[ev.window] = book[ev.window] || {};
         if (!book[ev.window][ev.seat]) { book[ev.window][ev.seat] = ev.commitment; save(COMMITS, S.commits); }
         S.sigs.reveal = null;          // a reveal drawn before this lock-in arrived: check again
+        S.commitSig = (S.commitSig || 0) + 1;
         renderReveal();
       }
       if (ev.seat !== mine) addFeed(playerName(ev.seat) + " locked in.");
@@ -1217,33 +1218,101 @@
     }
     return null;
   }
+  function context(...kids) { return el("div", { class: "context", data: { panel: "context" } }, kids); }
   const WIDGETS = {
     "great-powers": {},
-    "trade-warz": {},
-    "battle-builder": {},
+    "trade-warz": {
+      // a dispute's blind bid: which slot, who against whom
+      bid: { intro: (v) => {
+        const d = (v.game_view && v.game_view.disputes) || {};
+        const id = (d.bidding && d.bidding.contest) || d.current;
+        const c = (d.contests || []).find((x) => x.id === id);
+        return c ? context(el("b", { text: c.label || "" }), c.card_names ? el("div", { class: "muted", text: Object.entries(c.card_names).map(([s, n]) => playerName(s) + ": " + n).join(" · ") }) : null) : null;
+      } },
+    },
+    "battle-builder": {
+      // the attack: what it is against
+      play_turn: { intro: (v) => {
+        const p = v.prompt || {};
+        const b = ((v.game_view && v.game_view.battles_now) || []).find((x) => x.id === p.battle);
+        if (!b) return null;
+        const foes = (b.monsters || []).map((m) => m.name + " " + m.hp + "/" + m.max_hp + " HP");
+        const others = (b.seats || []).filter((x) => x !== v.seat).map((x) => { const f = (b.fighters || {})[String(x)]; return playerName(x) + (f ? " " + f.hp + "/" + f.max_hp + " HP" : ""); });
+        return context(foes.length ? el("div", {}, el("b", { text: "Against: " }), foes.join(", ")) : null,
+          others.length ? el("div", { class: "muted", text: "With you: " + others.join(", ") }) : null);
+      } },
+    },
   };
 
-  // -- reveal ------------------------------------------------------------------------------------------
+  // -- reveal: the moment, as one card per player ------------------------------------------------------
+  // The last revealed sealed window, one card per player with what they chose (checked against
+  // the commitment seen at lock-in), in the game's own words where its public view says more
+  // (Trade Warz: the Leader each seat got, each Policy with its text and target, the Export
+  // flip; Battle Builder: the battle log).
   function renderReveal() {
     const v = S.view;
     const box = $("#reveal");
     if (!v || !v.windows) { box.replaceChildren(); return; }
+    const gv = v.game_view || {};
     const revealed = v.windows.filter((w) => w.revealed);
     const w = revealed[revealed.length - 1];
-    if (!w) { if (changed("reveal", "")) box.replaceChildren(); return; }
-    const sig = JSON.stringify([v.session, w, v.game === "trade-warz" ? v.game_view : null]);
+    const flip = v.game === "trade-warz" && (v.phase === "exports" || v.phase === "disputes") && Array.isArray(gv.flip) && gv.flip.length;
+    const sig = JSON.stringify([v.session, w || null, v.phase, v.game === "trade-warz" || v.game === "battle-builder" ? gv : null, S.commitSig]);
     if (!changed("reveal", sig)) return;
+    const kids = [];
+    if (flip) kids.push(flipPanel(v, gv.flip));
+    if (w && !(flip && w.kind === "export")) kids.push(windowPanel(v, w));
+    box.replaceChildren(...kids);
+  }
+  function windowPanel(v, w) {
     const checks = verifyWindow(v.session, w);
     const cards = Object.entries(w.locked || {}).map(([seat, item]) => el("li", { class: "pcard", data: { seat: seat } },
       el("div", { class: "row" }, el("b", { class: "grow pname", text: playerName(seat) }),
         el("span", { class: "check " + checks[seat].cls, text: checks[seat].text })),
-      el("div", { class: "choice-text", text: item.defaulted ? "(no choice: " + choiceText(v, w, item.choice) + ")" : choiceText(v, w, item.choice) })));
+      revealBody(v, w, seat, item)));
     const bad = Object.values(checks).some((c) => c.cls === "bad");
-    box.replaceChildren(el("div", { class: "card reveal", data: { window: w.id, panel: "reveal" } },
+    return el("div", { class: "card reveal", data: { window: w.id, panel: "reveal" } },
       el("h2", { text: "Revealed: " + (w.label || "the choices") }),
       el("ul", { class: "reveal-list" }, cards),
       revealOutcome(v, w),
-      el("p", { class: bad ? "error" : "muted", text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." })));
+      el("p", { class: bad ? "error" : "muted", text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." }));
+  }
+  function revealBody(v, w, seat, item) {
+    const gv = v.game_view || {};
+    if (v.game === "trade-warz" && w.kind === "leader" && gv.leader_pick) {
+      const r = (gv.leader_pick.seats || []).find((x) => String(x.seat) === String(seat));
+      if (r) {
+        const how = r.by_lot ? "by lot: every wish was taken" : (r.wish ? ordinal(r.wish) + " wish" : "");
+        const wished = (r.wishes || []).map((x) => x.name).join(", ");
+        return el("div", {}, el("div", { class: "choice-text", text: r.name || "—" }),
+          how ? el("div", { class: "muted", text: how }) : null,
+          wished ? el("div", { class: "muted", text: "Wished: " + wished }) : null);
+      }
+    }
+    if (v.game === "trade-warz" && w.kind === "policy" && gv.policy_reveal) {
+      const r = gv.policy_reveal[String(seat)];
+      if (r) {
+        return el("div", {}, el("div", { class: "choice-text", text: r.name || "No Policy" }),
+          r.text ? el("div", { class: "card-text", text: r.text }) : null,
+          r.target_name ? el("div", {}, el("b", { text: "Target: " }), r.target_name) : null,
+          r.partner_name ? el("div", {}, el("b", { text: "Partner: " }), r.partner_name) : null,
+          r.fast_pass ? el("div", { class: "tag lock", text: "Fast-Pass: board locked" }) : null);
+      }
+    }
+    return el("div", { class: "choice-text", text: item.defaulted ? "(no choice: " + choiceText(v, w, item.choice) + ")" : choiceText(v, w, item.choice) });
+  }
+  function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
+  // Trade Warz: the Export flip, every face-up Export on its partner and slot
+  function flipPanel(v, flip) {
+    const by = {};
+    for (const x of flip) (by[x.partner_name || x.partner] = by[x.partner_name || x.partner] || []).push(x);
+    const groups = Object.entries(by).map(([partner, xs]) => el("li", { class: "pcard", data: { partner: xs[0].partner } },
+      el("b", { class: "pname", text: partner }),
+      el("ul", { class: "flip-list" }, xs.sort((a, b) => a.slot - b.slot).map((x) => el("li", { data: { seat: String(x.seat), slot: String(x.slot) } },
+        el("b", { text: "Slot " + x.slot + ": " }), (x.player || playerName(x.seat)) + " — " + (x.name || "nothing (void)"),
+        x.contested ? el("span", { class: "tag wait", text: "contested" }) : null)))));
+    return el("div", { class: "card reveal", data: { panel: "flip" } },
+      el("h2", { text: "Export flip" }), el("ul", { class: "reveal-list" }, groups));
   }
 
   // what came of a reveal, where the game says so in its public view
@@ -1260,11 +1329,19 @@
         el("p", { class: "result-line" }, el("b", { text: playerName(s) + ": " }), l.length ? l.join(", ") : "no change")));
     }
     if (v.game === "trade-warz" && w.kind === "bid" && gv.disputes) {
-      const c = (gv.disputes.contests || []).find((x) => (x.window || "bid-r" + v.round + "-" + x.id) === w.id);
-      if (c && c.state === "done" && c.winner !== null && c.winner !== undefined) {
+      const c = (gv.disputes.contests || []).find((x) => x.window === w.id);
+      if (c) {
         const power = Object.entries(c.power || {}).map(([s, p]) => playerName(s) + " " + p).join(" vs ");
-        return el("p", { class: "result-line" }, el("b", { text: "Winner: " + playerName(c.winner) }), power ? " (power " + power + ")" : "");
+        return el("div", { data: { panel: "dispute" } }, el("p", { class: "result-line", text: c.label || "" }),
+          c.winner !== null && c.winner !== undefined ? el("p", { class: "result-line winner" }, "Winner: " + playerName(c.winner)) : null,
+          power ? el("p", { class: "muted", text: "Dispute power: " + power }) : null);
       }
+    }
+    if (v.game === "battle-builder") {
+      const b = (gv.battles_now || []).find((x) => w.id.startsWith(x.id + ":"));
+      const lines = b && b.last_turn && b.last_turn.lines;
+      if (lines && lines.length) return el("div", { data: { panel: "battle-log" } }, el("h3", { text: "What happened" }),
+        el("ul", { class: "flip-list" }, lines.map((t) => el("li", { text: t }))));
     }
     return null;
   }
