@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 mode="${1:-}"; shift || true
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1"
+RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3"
 TEST_PKGS="chromium xvfb xauth libzbar0"
 
 need_pkgs() {

@@ -52,3 +52,12 @@ class SessionNotFoundError(CompanionError):
 
 class ConcurrencyError(CompanionError):
     """Two writers tried to append the same version of a session."""
+
+
+class StorageError(CompanionError):
+    """The session store cannot save right now (disk full, file too large, I/O error, read-only).
+    The command was not applied; ``kind`` names the failure for one console line per kind."""
+
+    def __init__(self, message, kind="io"):
+        super().__init__(message)
+        self.kind = kind

@@ -20,7 +20,7 @@ import sqlite3
 import threading
 import time
 
-from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError
+from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError, StorageError
 
 APPLICATION_ID = 0x54436F6D        # "TCom": marks a file as a Table Companion store
 SCHEMA_VERSION = 2                 # 2: sessions.clock and the replies table
@@ -116,11 +116,35 @@ _REPLIES = """
 """
 
 
-class SQLiteLog:
-    """The durable backend: one SQLite file per table box, WAL, synchronous=FULL."""
+def _storage_error(e: Exception, path: str) -> StorageError:
+    """A failed write, in words a table can act on."""
+    text = str(e).lower()
+    if "full" in text or "too big" in text or "file size" in text:
+        return StorageError(f"Cannot save: the box's storage is full ({path}); the move was not "
+                            f"applied. Free some space, then play on.", "full")
+    if "readonly" in text or "read-only" in text or "permission" in text:
+        return StorageError(f"Cannot save: {path} has become read-only; the move was not "
+                            f"applied.", "read_only")
+    return StorageError(f"Cannot save: the storage failed ({e}); the move was not applied. "
+                        f"Check the card or disk of the box.", "io")
 
-    def __init__(self, path):
+
+RECOVER_HINT = ("It was left untouched. Run `companion sessions recover --db {path}` to keep it "
+                "aside and continue from a recovered copy, or start with a fresh store "
+                "(--db NEW.db).")
+
+
+class SQLiteLog:
+    """The durable backend: one SQLite file per table box, WAL, synchronous=FULL.
+
+    Beside the file, ``<file>-heads`` holds the newest version each append acknowledged (one
+    small write, no fsync): a store that comes back with fewer records than the table had
+    acknowledged (a damaged or torn copy) is refused with a message, never resumed silently.
+    """
+
+    def __init__(self, path, check=True):
         self.path = str(path)
+        self.heads_path = self.path + "-heads"
         self._lock = threading.Lock()
         self._db = None
         exists = os.path.exists(self.path) and os.path.getsize(self.path) > 0
@@ -139,14 +163,25 @@ class SQLiteLog:
             tables = {r[0] for r in db.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as e:
-            raise SessionFileError(f"{self.path} is damaged or not a session store ({e}); "
-                                   f"it was left untouched.") from None
+            raise SessionFileError(f"{self.path} is damaged or not a session store ({e}). "
+                                   + RECOVER_HINT.format(path=self.path)) from None
         if exists and (app_id != APPLICATION_ID) and tables:
             db.close()
             raise SessionFileError(f"{self.path} is an SQLite file of another program, not a "
                                    f"Table Companion session store; it was left untouched.")
         self._db = db
-        db.execute("PRAGMA journal_mode=WAL")
+        if exists and check:
+            self._check(db)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN IMMEDIATE")       # can we write at all? (a read-only file or
+            db.execute("CREATE TABLE write_probe(x)")     # mount opens, then refuses every
+            db.execute("ROLLBACK")              # move)
+        except sqlite3.DatabaseError as e:
+            db.close()
+            raise SessionFileError(f"{self.path} cannot be written ({e}): the table could not "
+                                   f"save a single move. Make it (and its folder) writable, or "
+                                   f"choose another store with --db.") from None
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA busy_timeout=5000")
         if app_id != APPLICATION_ID or not tables:
@@ -171,6 +206,57 @@ class SQLiteLog:
                 db.executescript("BEGIN; ALTER TABLE sessions ADD COLUMN clock REAL;" +
                                  _REPLIES + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
 
+    def _check(self, db):
+        """Refuse a damaged store with one sentence naming the file and what to do."""
+        try:
+            problems = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as e:
+            problems = [str(e)]
+        if problems != ["ok"]:
+            db.close()
+            raise SessionFileError(f"{self.path} is damaged ({'; '.join(problems[:2])}). "
+                                   + RECOVER_HINT.format(path=self.path))
+        heads = self._read_heads()
+        if not heads:
+            return
+        sid, version = heads
+        try:
+            row = db.execute("SELECT COUNT(*) FROM events WHERE session_id=?",
+                             (sid,)).fetchone()
+        except sqlite3.DatabaseError as e:
+            db.close()
+            raise SessionFileError(f"{self.path} is damaged ({e}). "
+                                   + RECOVER_HINT.format(path=self.path)) from None
+        if row[0] < version:
+            db.close()
+            raise SessionFileError(
+                f"{self.path} has lost records: session {sid} has {row[0]} but the table had "
+                f"saved {version} (the file was damaged, or copied while in use). "
+                + RECOVER_HINT.format(path=self.path))
+
+    def _read_heads(self):
+        try:
+            with open(self.heads_path, encoding="utf-8") as f:
+                sid, version = f.read(200).split()
+            return sid, int(version)
+        except (OSError, ValueError):
+            return None                     # none yet, or cut short by a power cut: no claim
+
+    def _write_heads(self, session_id, version):
+        try:
+            with open(self.heads_path, "w", encoding="utf-8") as f:
+                f.write(f"{session_id} {version}\n")
+        except OSError:
+            pass                            # a missing note only weakens the check
+
+    def _guard(self, fn, *args):
+        """Run a read; a damaged file becomes one sentence, not a traceback."""
+        try:
+            return fn(*args)
+        except sqlite3.DatabaseError as e:
+            raise SessionFileError(f"{self.path} is damaged ({e}). "
+                                   + RECOVER_HINT.format(path=self.path)) from None
+
     def create(self, session_id, game, meta, created=None):
         with self._lock:
             try:
@@ -179,42 +265,54 @@ class SQLiteLog:
                     (session_id, game, created or time.time(), json.dumps(meta), "open"))
             except sqlite3.IntegrityError:
                 raise ConcurrencyError(f"Session {session_id} already exists.") from None
+            except sqlite3.DatabaseError as e:
+                raise _storage_error(e, self.path) from None
 
     def append(self, session_id, expected_version, records):
         with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
             try:
-                if not db.execute("SELECT 1 FROM sessions WHERE id=?",
-                                  (session_id,)).fetchone():
-                    raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
-                row = db.execute("SELECT COALESCE(MAX(version) + 1, 0) FROM events "
-                                 "WHERE session_id=?", (session_id,)).fetchone()
-                if row[0] != expected_version:
-                    raise ConcurrencyError(f"Session {session_id} is at version {row[0]}, "
-                                           f"not {expected_version}.")
-                db.executemany(
-                    "INSERT INTO events(session_id, version, type, data) VALUES (?,?,?,?)",
-                    [(session_id, expected_version + i, r.get("type", ""), json.dumps(r))
-                     for i, r in enumerate(records)])
-                db.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                db.execute("ROLLBACK")
-                raise ConcurrencyError(f"Session {session_id}: version {expected_version} "
-                                       f"was written by someone else.") from None
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            return expected_version + len(records)
+                n = self._append(session_id, expected_version, records)
+            except sqlite3.DatabaseError as e:
+                raise _storage_error(e, self.path) from None
+        self._write_heads(session_id, n)
+        return n
+
+    def _append(self, session_id, expected_version, records):
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if not db.execute("SELECT 1 FROM sessions WHERE id=?",
+                              (session_id,)).fetchone():
+                raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
+            row = db.execute("SELECT COALESCE(MAX(version) + 1, 0) FROM events "
+                             "WHERE session_id=?", (session_id,)).fetchone()
+            if row[0] != expected_version:
+                raise ConcurrencyError(f"Session {session_id} is at version {row[0]}, "
+                                       f"not {expected_version}.")
+            db.executemany(
+                "INSERT INTO events(session_id, version, type, data) VALUES (?,?,?,?)",
+                [(session_id, expected_version + i, r.get("type", ""), json.dumps(r))
+                 for i, r in enumerate(records)])
+            db.execute("COMMIT")
+        except sqlite3.IntegrityError:
+            self._rollback()
+            raise ConcurrencyError(f"Session {session_id}: version {expected_version} "
+                                   f"was written by someone else.") from None
+        except BaseException:
+            self._rollback()
+            raise
+        return expected_version + len(records)
+
+    def _rollback(self):
+        if self._db.in_transaction:         # a failed COMMIT may have ended it already
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass
 
     def read(self, session_id):
         with self._lock:
-            if not self._db.execute("SELECT 1 FROM sessions WHERE id=?",
-                                    (session_id,)).fetchone():
-                raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
-            rows = self._db.execute(
-                "SELECT version, data FROM events WHERE session_id=? ORDER BY version",
-                (session_id,)).fetchall()
+            rows = self._guard(self._read_rows, session_id)
         out = []
         for version, data in rows:
             try:
@@ -223,6 +321,13 @@ class SQLiteLog:
                 raise SessionFileError(f"{self.path}: session {session_id} record {version} "
                                        f"is damaged; nothing was changed.") from None
         return out
+
+    def _read_rows(self, session_id):
+        if not self._db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone():
+            raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
+        return self._db.execute(
+            "SELECT version, data FROM events WHERE session_id=? ORDER BY version",
+            (session_id,)).fetchall()
 
     def _info(self, row):
         sid, game, created, meta, status, summary, length, clock = row
@@ -235,39 +340,43 @@ class SQLiteLog:
 
     def sessions(self):
         with self._lock:
-            rows = self._db.execute(self._SELECT + "ORDER BY s.created").fetchall()
+            rows = self._guard(lambda: self._db.execute(
+                self._SELECT + "ORDER BY s.created").fetchall())
         return [self._info(r) for r in rows]
 
     def info(self, session_id):
         with self._lock:
-            row = self._db.execute(self._SELECT + "WHERE s.id=?", (session_id,)).fetchone()
+            row = self._guard(lambda: self._db.execute(self._SELECT + "WHERE s.id=?",
+                                                       (session_id,)).fetchone())
         if row is None:
             raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
         return self._info(row)
 
-    def set_meta(self, session_id, meta):
+    def _write(self, sql, params):
         with self._lock:
-            self._db.execute("UPDATE sessions SET meta=? WHERE id=?",
-                             (json.dumps(meta), session_id))
+            try:
+                self._db.execute(sql, params)
+            except sqlite3.DatabaseError as e:
+                self._rollback()
+                raise _storage_error(e, self.path) from None
+
+    def set_meta(self, session_id, meta):
+        self._write("UPDATE sessions SET meta=? WHERE id=?", (json.dumps(meta), session_id))
 
     def set_status(self, session_id, status, summary=None):
-        with self._lock:
-            self._db.execute("UPDATE sessions SET status=?, summary=COALESCE(?, summary) "
-                             "WHERE id=?", (status, json.dumps(summary) if summary is not None
-                                            else None, session_id))
+        self._write("UPDATE sessions SET status=?, summary=COALESCE(?, summary) WHERE id=?",
+                    (status, json.dumps(summary) if summary is not None else None, session_id))
 
     def mark_time(self, session_id, at):
         """Remember the session clock's position (a running timer's time left is measured
         from it after a restart)."""
-        with self._lock:
-            self._db.execute("UPDATE sessions SET clock=MAX(COALESCE(clock, 0), ?) WHERE id=?",
-                             (float(at), session_id))
+        self._write("UPDATE sessions SET clock=MAX(COALESCE(clock, 0), ?) WHERE id=?",
+                    (float(at), session_id))
 
     def put_reply(self, session_id, seat, tx, reply: str):
         """Keep the answer to a refused command (the first answer wins)."""
-        with self._lock:
-            self._db.execute("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply) "
-                             "VALUES (?,?,?,?)", (session_id, seat, tx, reply))
+        self._write("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply) "
+                    "VALUES (?,?,?,?)", (session_id, seat, tx, reply))
 
     def get_reply(self, session_id, seat, tx):
         with self._lock:

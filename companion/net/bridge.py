@@ -377,8 +377,8 @@ class Bridge:
             return
         reply = self._apply(seat, cmd)
         data = protocol.encode(reply)
-        if reply["ok"] or reply["error"]["code"] != "internal":
-            self._remember(seat_id, cmd.tx, data)
+        if reply["ok"] or reply["error"]["code"] not in ("internal", "cannot_save"):
+            self._remember(seat_id, cmd.tx, data)   # a retry of those must run again
             s = self.hub.session
             if not reply["ok"] and s is not None:
                 try:

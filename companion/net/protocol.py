@@ -46,6 +46,8 @@ ERROR_CODES = {
     "sealed_choice": "The sealed choice was already locked in, is late, or is not yours to make.",
     "not_seated": "This login has no seat at the table (it was released or replaced).",
     "game_over": "The game has ended; no more moves.",
+    "cannot_save": "The table cannot save right now (its storage is full or failing); the move "
+                   "was not applied. It works again once the table can save; resend then.",
     "internal": "The hub failed; the move was not applied. Safe to retry with the same tx.",
 }
 
@@ -129,7 +131,8 @@ def error_code_for(exc: BaseException) -> str:
     """The reply code for an exception raised while applying a command."""
     if isinstance(exc, ProtocolError):
         return exc.code
-    for cls, code in ((core_errors.NotYourTurnError, "not_your_turn"),
+    for cls, code in ((core_errors.StorageError, "cannot_save"),
+                      (core_errors.NotYourTurnError, "not_your_turn"),
                       (core_errors.UnknownMoveError, "unknown_move"),
                       (core_errors.SealedChoiceError, "sealed_choice"),
                       (core_errors.IllegalMoveError, "illegal_move")):

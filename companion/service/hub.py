@@ -19,7 +19,7 @@ import unicodedata
 from urllib.parse import urlsplit, urlunsplit
 
 from companion.core.clock import SessionClock
-from companion.core.errors import CompanionError, ConfigError, IllegalMoveError
+from companion.core.errors import CompanionError, ConfigError, IllegalMoveError, StorageError
 from companion.core.session import Session
 
 ROOM_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"          # no I or O: read aloud, typed on a phone
@@ -402,7 +402,7 @@ class Hub:
 
     def end_game(self):
         """End the running game now with the scores as they stand (the Victory screen)."""
-        return self._after(self._need_session().end_early())
+        return self._saving(self._need_session().end_early)
 
     # -- commands ---------------------------------------------------------------------------------
     def _need_session(self):
@@ -413,26 +413,36 @@ class Hub:
     def _after(self, result):
         with self._lock:
             self._wake.notify_all()
+        self.clear_alert("storage")                 # it saved: writing works again
         self._emit({"kind": "changed", "version": result.version, "seq": self.session.state.seq,
                     "notices": result.notices})
         return result
 
+    def _saving(self, fn, *args, **kw):
+        """Run a session command; a store that cannot save becomes an alert on every screen
+        (once per kind of failure, not once per move) and the same refusal for the caller."""
+        try:
+            return self._after(fn(*args, **kw))
+        except StorageError as e:
+            self._alert("storage", str(e), key="storage")
+            raise
+
     def submit(self, seat, move, args=None, tx=None):
         """A seat's move (from its phone or a touch on its part of the screen). ``tx``: the
         phone's transaction id, recorded with the move (see :meth:`Session.find_tx`)."""
-        return self._after(self._need_session().execute(seat, move, args or {}, tx=tx))
+        return self._saving(self._need_session().execute, seat, move, args or {}, tx=tx)
 
     def table_move(self, move, args=None):
-        return self._after(self._need_session().execute(None, move, args or {}))
+        return self._saving(self._need_session().execute, None, move, args or {})
 
     def undo(self):
-        return self._after(self._need_session().undo())
+        return self._saving(self._need_session().undo)
 
     def correct(self, seat, counter, delta, reason):
-        return self._after(self._need_session().correct(seat, counter, delta, reason))
+        return self._saving(self._need_session().correct, seat, counter, delta, reason)
 
     def close_window(self, window_id):
-        return self._after(self._need_session().close_window(window_id))
+        return self._saving(self._need_session().close_window, window_id)
 
     def toggle_pause(self):
         """Pause every running timer, or resume every paused one."""
@@ -441,8 +451,8 @@ class Hub:
         timers = s.state.timers
         running = [t.name for t in timers.values() if not t.is_paused()]
         if running:
-            return [self._after(s.pause_timer(n)) for n in running]
-        return [self._after(s.resume_timer(t.name)) for t in list(timers.values())]
+            return [self._saving(s.pause_timer, n) for n in running]
+        return [self._saving(s.resume_timer, t.name) for t in list(timers.values())]
 
     def next(self):
         """The table's Next button: confirm the table prompt if there is one."""

@@ -94,6 +94,7 @@ class _Printer:
     def __init__(self, server, quiet):
         self.server, self.quiet = server, quiet
         self.lock = threading.Lock()
+        self.said = {}                  # alert kind -> the last message printed for it
 
     def __call__(self, event):
         if self.quiet:
@@ -108,7 +109,9 @@ class _Printer:
             taken = [s.name for s in hub.seats if s.token_hash is not None]
             line = f"Seats taken: {len(taken)} of {len(hub.seats)} ({', '.join(taken) or '-'})"
         elif kind == "alert" and event.get("message"):
-            line = f"! {event['message']}"
+            if self.said.get(event.get("alert")) != event["message"]:   # once per kind of
+                self.said[event.get("alert")] = event["message"]        # failure, not per move
+                line = f"! {event['message']}"
         elif kind == "changed":
             for n in event.get("notices") or ():
                 if n.get("kind") == "PhaseBegan":

@@ -11,7 +11,11 @@ from companion.games import get
 
 
 def register(sub):
-    p = sub.add_parser("sessions", help="list stored sessions")
+    p = sub.add_parser("sessions", help="list stored sessions; `sessions recover` mends a "
+                                        "damaged store")
+    p.add_argument("action", nargs="?", choices=("list", "recover"), default="list",
+                   help="recover: move a damaged store aside (untouched) and put a recovered "
+                        "copy in its place")
     add_db_arg(p)
     p.set_defaults(func=run_sessions)
 
@@ -29,6 +33,11 @@ def register(sub):
 
 
 def run_sessions(args):
+    if args.action == "recover":
+        from companion.cli.common import default_db
+        from companion.service.recover import recover, report_text
+        print(report_text(recover(str(args.db or default_db()))))
+        return 0
     log = open_log(args)
     rows = log.sessions()
     if not rows:
