@@ -50,8 +50,15 @@ class Phone:
                 "WebSocket connection to", "Failed to load resource: net::ERR_CONNECTION")
 
     def _console(self, m):
-        if m.type == "error" and not any(x in m.text for x in self.EXPECTED):
-            self.errors.append(m.text)
+        if m.type != "error" or any(x in m.text for x in self.EXPECTED):
+            return
+        # a refusal the page shows in words (a taken name, a used seat code, a seat that
+        # moved): Chromium also logs the 4xx answer of that POST
+        url = (m.location or {}).get("url", "")
+        if m.text.startswith("Failed to load resource: the server responded with a status of 4") \
+                and url.split("?")[0].endswith(("/join", "/rename")):
+            return
+        self.errors.append(m.text)
 
     def shot(self, step):
         SHOTS.mkdir(parents=True, exist_ok=True)

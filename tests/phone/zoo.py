@@ -12,7 +12,7 @@ sent; each move checks its arguments against its own specs (``choices.check``).
 """
 from companion.core import choices
 from companion.core.choices import option
-from companion.core.game import Game, Move, Phase
+from companion.core.game import Game, Move, Option, Phase, close_window
 
 CARDS = [option("influencer-merch", "Influencer Merch", "cost 3 · +4 GDP"),
          option("solar-panels", "Solar Panels", "cost 2 · +2 GDP"),
@@ -44,6 +44,8 @@ class Zoo(Game):
     min_players = 2
     max_players = 4
     start_phase = "build"
+    options = (Option("seconds", 0, "a timer on the bid (0: none); when it runs out, seats "
+                                    "still out bid 0"),)
 
     def __init__(self):
         self.phases = {
@@ -77,6 +79,8 @@ class Zoo(Game):
         state.data = {"got": [], "bids": []}
 
     def _begin_build(self, state):
+        if state.outcome is not None:
+            return
         state.round += 1
         for s in state.seats():
             state.prompt(s, ("place", "rank", "pick", "draw", "pass_turn"))
@@ -86,6 +90,11 @@ class Zoo(Game):
                               default=0, label=f"Bid {state.round}")
         for s in w.seats:
             state.prompt(s, ("bid",), window=w.id)
+        if state.config["seconds"]:
+            state.start_timer("bid", state.config["seconds"], warn_before=0)
+
+    def on_timer(self, state, name):
+        close_window(self, state, state.windows[f"bid-{state.round}"])
 
     def _after_vote(self, state):
         if state.round >= 2:
@@ -108,6 +117,8 @@ class Zoo(Game):
         return args["n"]
 
     def _revealed(self, state, w):
+        if "bid" in state.timers:
+            state.stop_timer("bid")
         state.data["bids"].append({str(k): v for k, v in w.revealed().items()})
 
     def public_view(self, state):

@@ -218,7 +218,7 @@
     pending: null, result: null, answers: {}, openMove: {}, sigs: {},
     commits: load(COMMITS, {}), summaries: load(SUMMARIES, {}), feed: [], authFails: 0,
     failures: 0, reclaiming: false, awake: false, txPrefix: rand(6), txN: 0,
-    lastPromptSig: null, timeUp: null, seenTimeUpRev: null, renaming: false, dev: DEV,
+    lastPromptSig: null, timeUp: null, seenTimeUpRev: null, moments: [], renaming: false, dev: DEV,
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
 
@@ -230,7 +230,7 @@
     const room = PARAMS.get("room");
     if (room && !$("#join-room").value) $("#join-room").value = room.toUpperCase();
     const stored = load(STORE, null);
-    if (stored && stored.name && !$("#join-name").value) $("#join-name").value = stored.name;
+    if (stored && stored.name) $("#join-name").value = stored.name;
     $("#join-error").textContent = message || "";
     if (!$("#join-name").value) $("#join-name").focus();
   }
@@ -347,6 +347,7 @@
       if (S.creds) S.creds.name = now;
       S.renaming = false;
       S.renameError = null;
+      S.renameDraft = undefined;
       toast("You are now " + now + ".");
     } catch (e) {
       S.renameError = e.message || "The table did not take that name.";
@@ -646,13 +647,18 @@
       box.className = "up";
       box.dataset.timer = "up";
       if (moment.hidden) {
+        S.momentShown = performance.now();
         moment.replaceChildren(el("div", { class: "time-up", data: { panel: "time-up" } },
           el("div", { class: "big-word", text: "Time!" }), el("div", { class: "clock", text: "0:00" })));
         moment.hidden = false;
       }
       return;
     }
-    if (!moment.hidden) { moment.hidden = true; moment.replaceChildren(); }
+    if (!moment.hidden) {
+      moment.hidden = true;
+      moment.replaceChildren();
+      S.moments.push({ what: "time-up", ms: Math.round(performance.now() - S.momentShown) });   // how long it was shown
+    }
     const a = activeTimer();
     if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; return; }
     const left = timerLeft(a.t);
@@ -689,12 +695,13 @@
   function renameControl(v) {
     if (!S.renaming) {
       return el("button", { type: "button", class: "small-btn", data: { action: "rename" },
-        onclick: () => { S.renaming = true; S.renameError = null; S.sigs.me = null; renderMe(); const i = $("#rename-name"); if (i) i.focus(); } }, "Rename");
+        onclick: () => { S.renaming = true; S.renameError = null; S.renameDraft = undefined; S.sigs.me = null; renderMe(); const i = $("#rename-name"); if (i) i.focus(); } }, "Rename");
     }
     return null;
   }
   function renameForm(v) {
-    const input = el("input", { id: "rename-name", maxlength: "24", value: myName(v), autocapitalize: "words", enterkeyhint: "done" });
+    const input = el("input", { id: "rename-name", maxlength: "24", value: S.renameDraft !== undefined ? S.renameDraft : myName(v),
+      autocapitalize: "words", enterkeyhint: "done", oninput: (e) => { S.renameDraft = e.target.value; } });
     const form = el("form", { class: "rename", data: { panel: "rename" }, autocomplete: "off",
       onsubmit: (e) => { e.preventDefault(); const n = input.value.trim(); if (n) rename(n); } },
     el("label", { for: "rename-name", text: "Your name at this table" }), input,
@@ -882,7 +889,7 @@
     if (DEV) kids.push(devPanel(v));
     const status = el("div", { class: "status-line", id: "status" });
     if (S.pending) status.append(el("span", { class: "muted", text: "Sending " + S.pending.label + "…" }));
-    else if (S.result) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
+    else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     box.replaceChildren(...kids);
   }
@@ -1375,8 +1382,9 @@
       if (i === mySeat) tags.push(el("span", { class: "tag you", text: "you" }));
       if (st.phase === "lobby" && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
+      if (st.outcome) { /* the game is over: nobody is choosing or to play */ } else
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
-      if (!open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
+      if (!st.outcome && !open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
       list.append(el("li", { data: { seat: String(i) } }, el("span", { class: "dot" + (online ? " on" : "") }),
         el("span", { class: "pname", text: n }), scores[i] ? el("span", { class: "score", text: scores[i] }) : null, el("span", { class: "tags" }, tags)));
     });

@@ -1,0 +1,52 @@
+"""The moments on the phones: a timer that runs out shows "Time!" with 0:00 for at least two
+seconds on every phone, even though the next phase's view arrives at once, and the reveal
+that follows says who made no choice; the final scores appear at once at the end."""
+from .conftest import join_all, start_table, wait_until
+from .zoo import games
+
+
+def test_time_up_and_the_final_scores(servers, phones, tmp_path):
+    srv = start_table(tmp_path, "moments", "zoo", 2, games=games, seed=4,
+                      options={"seconds": 5})
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"], shots=False)
+    hub = srv.hub
+    for ph in ps:
+        ph.page.click("[data-move=pass_turn]")
+    for ph in ps:
+        ph.page.wait_for_selector("[data-form=bid]")
+        ph.page.wait_for_function("() => /^0:0[1-5]$/.test(document.getElementById('bar-timer')"
+                                  ".textContent)")
+    ps[0].page.click("#send")                    # Ann bids; Bo lets the time run out
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=time-up]", timeout=15_000)
+        assert ph.page.text_content("#bar-timer") == "0:00"
+        assert ph.page.get_attribute("#bar-timer", "data-timer") == "up"
+        assert "Time!" in ph.page.text_content("[data-panel=time-up]")
+    assert not ps[1].unreadable(), ps[1].unreadable()
+    ps[1].shot("1-time-up")
+    w = hub.session.state.windows["bid-1"]
+    assert w.is_revealed() and w.entries[1].defaulted
+    assert hub.session.state.phase == "build"    # the next phase is already on
+    for ph in ps:                                # the moment stays its full time, then goes
+        ph.page.wait_for_selector("[data-panel=time-up]", state="detached", timeout=15_000)
+        assert ph.page.evaluate("window.tc.moments")[0]["ms"] >= 2000
+        ph.page.wait_for_selector(".reveal[data-window='bid-1']")
+    assert "no choice" in ps[0].page.text_content(".reveal li.pcard[data-seat='1']")
+    ps[0].shot("2-after-time-up")
+    # round 2, to the end: the final scores on every phone at once
+    for ph in ps:
+        ph.page.click("[data-move=pass_turn]")
+    for ph in ps:
+        ph.page.wait_for_selector("[data-form=bid]")
+        ph.page.click("[data-spec=n] [data-step='5']")
+        ph.page.click("#send")
+    assert wait_until(lambda: hub.session.state.outcome is not None)
+    o = hub.session.state.outcome
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=outcome]")
+        rows = ph.page.eval_on_selector_all(
+            "[data-panel=outcome] li", "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")
+        assert sorted(map(tuple, rows)) == sorted((str(s), str(v)) for s, v in o.scores.items())
+        assert not ph.unreadable(), ph.unreadable()
+    ps[0].shot("3-final-scores")
