@@ -9,7 +9,7 @@ mode="${1:-}"; shift || true
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3"
-TEST_PKGS="chromium xvfb xauth libzbar0"
+TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils"   # poppler-utils: pdftoppm (tests/printing)
 
 need_pkgs() {
   local missing=()

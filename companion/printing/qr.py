@@ -6,6 +6,8 @@ size. The symbol is drawn as one filled path of rectangles (one per run of dark 
 row: no seams between modules at any resolution) on a white square that includes the
 4-module quiet zone the QR standard asks for. docs/printing.md says why M and these sizes.
 """
+import functools
+
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M
 
@@ -30,12 +32,14 @@ def version_for(codes) -> int:
     return q.version
 
 
-def matrix(code: str, version: int) -> list:
-    """Rows of booleans (True = dark), without the quiet zone."""
+@functools.lru_cache(maxsize=4096)
+def matrix(code: str, version: int) -> tuple:
+    """Rows of booleans (True = dark), without the quiet zone. (Cached: qrcode tries all
+    eight masks for the most readable one, about 25 ms a code.)"""
     q = qrcode.QRCode(version=version, error_correction=ECC, border=0)
     q.add_data(code, optimize=0)
     q.make(fit=False)
-    return q.get_matrix()
+    return tuple(tuple(row) for row in q.get_matrix())
 
 
 def module_mm(box_mm: float, version: int) -> float:

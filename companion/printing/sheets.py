@@ -13,6 +13,7 @@ the same data and options give the same bytes.
 """
 import dataclasses
 import io
+import os
 
 from reportlab.lib.colors import HexColor
 from reportlab.lib.units import mm
@@ -125,6 +126,8 @@ def _lighter(hexcolour, t):
 class _Pdf:
     def __init__(self, out, ps, report, paper):
         register()
+        if isinstance(out, os.PathLike):
+            out = os.fspath(out)
         self.ps = ps
         self.report = report
         self.paper_name, pw, ph = PAPERS[paper]
