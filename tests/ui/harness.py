@@ -1,8 +1,12 @@
 """Drive the real table app in a real (offscreen SDL) window: pump frames, tap widgets through
-the window's touch dispatch, find widgets by text, take screenshots, and check that no text is
-cut off."""
+the window's touch dispatch, find widgets by text or id, take screenshots, and check that every
+text a player must read is legible at arm's length: at least 18 px at 800x480 (scaled with the
+layout unit at bigger sizes), never cut off, shortened, overlapping another text or a drawing
+it must keep clear of (the phase ring), nor pushed outside the screen area."""
+import math
 import os
 import pathlib
+import re
 import time
 
 from kivy.base import EventLoop
@@ -16,7 +20,9 @@ from kivy.uix.scrollview import ScrollView
 from kivy.uix.stencilview import StencilView
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHOTS = pathlib.Path(os.environ.get("UI_SHOTS_DIR", ROOT / "screenshots"))
+SHOTS = pathlib.Path(os.environ.get("UI_SHOTS_DIR", ROOT / "screenshots" / "ui"))
+MIN_PX = 18                 # the smallest text a player reads at arm's length, at 800x480
+SIZE_TAG = re.compile(r"\[size=(\d+(?:\.\d+)?)(?:px)?\]")
 
 
 def walk(widget):
@@ -140,54 +146,144 @@ class Driver:
         return final
 
     def check(self, name):
-        """Save a screenshot and insist that every label on it fits."""
+        """Save a screenshot and insist that every text on it is legible (see
+        :meth:`problems`)."""
         path = self.shot(name)
-        bad = self.clipped()
+        bad = self.problems()
         assert bad == [], f"{name}: {bad}"
         return path
 
     def clipped(self):
-        """Labels whose text does not fit their box (cut off, shortened or overflowing), or
-        that stick out of the screen area they belong to."""
+        """Kept for older tests: every legibility problem (see :meth:`problems`)."""
+        return self.problems()
+
+    def problems(self):
+        """Every legibility problem on the screen (and any open dialog), as ``(text, why)``:
+
+        * a text smaller than 18 px at 800x480 (``MIN_PX`` x the layout unit), markup
+          ``[size=]`` included, and chart texts drawn on a canvas;
+        * a text cut off, shortened (unless marked ``shorten_ok``: a long player name) or
+          overflowing its box, or sticking out of the screen area it belongs to;
+        * two texts overlapping each other (within the screen, or within one dialog);
+        * a text crossing a drawing that keeps it out (the phase ring's arcs).
+        """
         bad = []
+        u = self.app.u
+        least = MIN_PX * u - 0.01
         sm = self.app.root.ids.sm
         area = window_rect(sm)
         screen = sm.current_screen
-        for w in self.widgets(Label):
-            if not w.text or not w.text.strip():
-                continue
-            p = w.parent
-            while p is not None and p is not screen and p is not p.parent:
-                p = p.parent
-            if p is screen:
-                x0, y0, x1, y1 = window_rect(w)
-                if y0 < area[1] - 2 or y1 > area[3] + 2 or x0 < area[0] - 2 or \
-                        x1 > area[2] + 2:
-                    bad.append((w.text, "outside the screen area"))
+        toast = self.app.root.ids.get("toast")
+        for top in self.tops():
+            labels = [w for w in walk(top) if isinstance(w, Label) and shown(w)
+                      and w.text and w.text.strip() and w is not toast]
+            rects = []
+            for w in labels:
+                size = float(w.font_size)
+                tags = [float(x) for x in SIZE_TAG.findall(w.text)] if w.markup else []
+                if min([size] + tags) < least:
+                    bad.append((w.text, f"{min([size] + tags):.1f}px text, "
+                                        f"{MIN_PX * u:.0f}px at least"))
+                why = self._fit(w, screen, area)
+                if why:
+                    bad.append((w.text, why))
+                rects.append((w, line_rects(w)))
+            for i, (a, ra) in enumerate(rects):
+                for b, rb in rects[i + 1:]:
+                    if _overlap(ra, rb):
+                        bad.append((a.text, f"overlaps {b.text!r}"))
+            for w in walk(top):
+                if not shown(w, clip=False):
                     continue
-            if getattr(w, "is_shortened", False) and not getattr(w, "shorten_ok", False):
-                bad.append((w.text, "shortened"))
-                continue
-            if w.text_size[0] is None and w.text_size[1] is None:
-                tw, th = w.texture_size
-                if tw > w.width + 2 or th > w.height + 2:
-                    bad.append((w.text, f"{tw}x{th} in {w.width:.0f}x{w.height:.0f}"))
-                continue
-            if w.shorten:
-                continue
-            width = w.text_size[0] or w.width
-            kw = {k: getattr(w, k) for k in ("font_size", "font_name", "bold", "italic",
-                                              "markup", "line_height", "max_lines",
-                                              "padding")}
-            kw["text_size"] = (width, None)
-            kw["halign"] = w.halign
-            core = (MarkupLabel if w.markup else CoreLabel)(text=w.text, **kw)
-            core.refresh()
-            cw, ch = core.content_size
-            limit = w.text_size[1] if w.text_size[1] is not None else w.height
-            if ch > limit + 2:
-                bad.append((w.text, f"needs {ch:.0f}px height, has {limit:.0f}"))
+                px = getattr(w, "text_px", None)          # texts drawn on a canvas
+                if px and min(px) < least:
+                    bad.append((type(w).__name__, f"{min(px):.1f}px canvas text"))
+                keep = getattr(w, "keep_out", None)
+                if keep is None:
+                    continue
+                ring = keep()
+                if ring is None:
+                    continue
+                for lab, rs in rects:
+                    if any(_in_ring(r, ring) for r in rs):
+                        bad.append((lab.text, f"crosses the {type(w).__name__}"))
         return bad
+
+    def _fit(self, w, screen, area):
+        p = w.parent
+        while p is not None and p is not screen and p is not p.parent:
+            p = p.parent
+        if p is screen:
+            x0, y0, x1, y1 = window_rect(w)
+            if y0 < area[1] - 2 or y1 > area[3] + 2 or x0 < area[0] - 2 or x1 > area[2] + 2:
+                return "outside the screen area"
+        if getattr(w, "is_shortened", False):
+            if not getattr(w, "shorten_ok", False):
+                return "shortened"
+            drawn = "".join(getattr(word, "text", "") for ln in
+                            getattr(w._label, "_cached_lines", []) for word in ln.words)
+            kept = len(drawn.replace("...", "").replace("\u2026", "").strip())
+            if kept < min(5, len(w.text.strip())):
+                return f"shortened to {drawn!r}"
+        if w.text_size[0] is None and w.text_size[1] is None:
+            tw, th = w.texture_size
+            if tw > w.width + 2 or th > w.height + 2:
+                return f"{tw}x{th} in {w.width:.0f}x{w.height:.0f}"
+            return None
+        if w.shorten:
+            return None
+        width = w.text_size[0] or w.width
+        kw = {k: getattr(w, k) for k in ("font_size", "font_name", "bold", "italic",
+                                          "markup", "line_height", "max_lines", "padding")}
+        kw["text_size"] = (width, None)
+        kw["halign"] = w.halign
+        core = (MarkupLabel if w.markup else CoreLabel)(text=w.text, **kw)
+        core.refresh()
+        cw, ch = core.content_size
+        limit = w.text_size[1] if w.text_size[1] is not None else w.height
+        if ch > limit + 2:
+            return f"needs {ch:.0f}px height, has {limit:.0f}"
+        if cw > width + 2:
+            return f"needs {cw:.0f}px width, has {width:.0f}"
+        if w.text_size[1] is None and w.texture_size[1] > w.height + 2:
+            return f"{w.texture_size[1]}px tall in {w.height:.0f}px"
+        return None
+
+
+def line_rects(w):
+    """The window rectangles ``(x0, y0, x1, y1)`` of each drawn line of a Label's text."""
+    lab = getattr(w, "_label", None)
+    lines = getattr(lab, "_cached_lines", None) or []
+    tw, th = w.texture_size
+    if not tw or not th:
+        return []
+    x, y = w.to_window(int(w.center_x - tw / 2.), int(w.center_y - th / 2.))
+    out = []
+    for ln in lines:
+        if not ln.w or not any((getattr(word, "text", "") or "").strip() for word in ln.words):
+            continue
+        lx, ly = getattr(ln, "x", 0), getattr(ln, "y", 0)
+        out.append((x + lx, y + th - ly - ln.h, x + lx + ln.w, y + th - ly))
+    return out
+
+
+def _overlap(ra, rb, slack=2):
+    for a in ra:
+        for b in rb:
+            if min(a[2], b[2]) - max(a[0], b[0]) > slack and \
+                    min(a[3], b[3]) - max(a[1], b[1]) > slack:
+                return True
+    return False
+
+
+def _in_ring(r, ring, slack=1):
+    """Does rectangle ``r`` touch the annulus ``(cx, cy, r_in, r_out)``?"""
+    cx, cy, r_in, r_out = ring
+    x0, y0, x1, y1 = r[0] + slack, r[1] + slack, r[2] - slack, r[3] - slack
+    nx, ny = min(max(cx, x0), x1), min(max(cy, y0), y1)
+    near = math.hypot(nx - cx, ny - cy)
+    far = max(math.hypot(px - cx, py - cy) for px in (x0, x1) for py in (y0, y1))
+    return near <= r_out and far >= r_in
 
 
 def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
