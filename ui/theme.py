@@ -72,9 +72,11 @@ FONT_BOLD = "Roboto-Bold"
 FONT_SYM = "DejaVuSans"          # ships with Kivy: has the check mark, arrows and dots
 FONT_MONO = "RobotoMono-Regular"
 
-# Type sizes in units (x app.u)
-SIZE_SMALL = 14
-SIZE_BODY = 17
+# Type sizes in units (x app.u). Nothing a player reads is smaller than SIZE_MIN (18 px on the
+# 800x480 screen): the table is read at arm's length (tests/ui/harness.py checks every label).
+SIZE_MIN = 18
+SIZE_SMALL = 18
+SIZE_BODY = 20
 SIZE_TITLE = 24
 SIZE_BIG = 40
 SIZE_HUGE = 150                  # the trade timer: readable from across the table

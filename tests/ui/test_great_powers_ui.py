@@ -26,7 +26,7 @@ def test_home_to_lobby_to_the_board_by_touch(hub, start_app):
     d.tap(button(d, "Great Powers"))
     d.tap(button(d, "5"))
     d.tap(button(d, "All"))                     # the "ties" variant
-    d.tap(button(d, "Set up the table"))
+    d.tap(button(d, "Set up a new game"))
     assert d.app.screen_name == "lobby"
     assert hub.game_name == "great-powers" and len(hub.seats) == 5
     assert hub.options["ties"] == "all"
@@ -36,7 +36,7 @@ def test_home_to_lobby_to_the_board_by_touch(hub, start_app):
     phone(hub.set_presence, 0, True)
     d.pump()
     assert "3 of 5 phones joined" in d.texts()
-    assert "online" in d.texts() and "waiting for a phone" in d.texts()
+    assert "online" in d.texts() and "no phone yet" in d.texts()
     d.tap(button(d, "Start the game"))
     assert d.app.screen_name == "gp_powers"
     assert hub.session.state.players[:3] == ["Ann", "Bo", "Cy"]
@@ -99,7 +99,7 @@ def test_locks_fill_in_then_the_reveal_plays_in_sequence(hub, start_app):
     assert reveal.shown == 2
     d.tap(button(d, "Show all"))
     assert reveal.shown == 12
-    assert any("4 sealed bids checked against the commitments" in t for t in d.texts())
+    assert any("4 sealed bids match their commitments" in t for t in d.texts())
     d.tap(button(d, "Continue"))
     assert d.app.screen_name == "gp_action"
 

@@ -19,10 +19,10 @@ from ui.widgets.dialogs import Dialog
 
 ORD = {1: "1st", 2: "2nd", 3: "3rd"}
 BONUS_WORDS = {
-    "steal_colony": "may steal 1 Colony from a player",
-    "extra_bid": "plays 1 extra bid card next turn",
-    "peek_event": "looks at the next Event card",
-    "draw_three": "draws 3 Action cards, may resolve 1",
+    "steal_colony": "may steal 1 Colony",
+    "extra_bid": "1 extra bid next turn",
+    "peek_event": "sees the next Event",
+    "draw_three": "draw 3 Actions, resolve 1",
 }
 
 
@@ -91,9 +91,9 @@ class PowersScreen(ViewScreen):
         head = dict(size_hint_y=None, height=u * 32)
         grid.add_widget(TMuted(text="Player", size_hint_x=1, **head))
         for t in TOKENS:
-            grid.add_widget(token_chip(t, size_hint_x=None, width=u * 54, fs=15,
+            grid.add_widget(token_chip(t, size_hint_x=None, width=u * 50, fs=18,
                                        **head))
-        grid.add_widget(TMuted(text="Bid", size_hint_x=None, width=u * 106,
+        grid.add_widget(TMuted(text="Bid", size_hint_x=None, width=u * 112,
                                halign="center", **head))
         self._rows = []
         for _s in range(n):
@@ -101,10 +101,10 @@ class PowersScreen(ViewScreen):
             grid.add_widget(name)
             cells = []
             for _t in TOKENS:
-                c = TokenCell(size_hint_x=None, width=u * 54)
+                c = TokenCell(size_hint_x=None, width=u * 50)
                 grid.add_widget(c)
                 cells.append(c)
-            st = StatusCell(size_hint_x=None, width=u * 106)
+            st = StatusCell(size_hint_x=None, width=u * 112)
             grid.add_widget(st)
             self._rows.append((name, cells, st))
         self._n = n
@@ -238,8 +238,8 @@ class RevealScreen(ViewScreen):
         u = self.app.u
         for t in TRAITS:
             col = BoxLayout(orientation="vertical", spacing=u * 4)
-            col.add_widget(token_chip(t, size_hint_y=None, height=u * 30, fs=15))
-            stack = BoxLayout(orientation="vertical", spacing=u * 4)
+            col.add_widget(token_chip(t, size_hint_y=None, height=u * 32, fs=18))
+            stack = BoxLayout(orientation="vertical", spacing=u * 2)
             col.add_widget(stack)
             box.add_widget(col)
             self._cols[t] = stack
@@ -253,12 +253,16 @@ class RevealScreen(ViewScreen):
         # every column has the same number of equal slots, filled from the top
         slots = max([len(v) for v in per_col.values()] + [5])
 
+        compact = slots > 5         # more bids on a trait than fit as two-line chips
+
         def chip(c, st):
             c.opacity = 0 if st is None else 1
+            c.compact = compact
             if st is not None:
-                c.name = seat_name(view, st["seat"])
+                name = seat_name(view, st["seat"])
+                c.name = short_name(name) if compact else name
                 c.colour = theme.seat_colour(st["seat"])
-                c.change = step_change(st)
+                c.change = step_change(st, short=compact)
                 c.latest = st is steps[-1]
         for t in TRAITS:
             items = per_col.get(t, [])
@@ -291,8 +295,8 @@ class RevealScreen(ViewScreen):
             self.check_ok = False
             return
         self.check_ok = True
-        text = f"\u2713 {len(ok)} sealed bid{'s' if len(ok) != 1 else ''} checked against " \
-               f"the commitments made at lock-in."
+        text = f"\u2713 {len(ok)} sealed bid{'s' if len(ok) != 1 else ''} match " \
+               f"{'their commitments' if len(ok) != 1 else 'its commitment'}."
         if missed:
             text += f" No bid from {', '.join(missed)} (closed by the table)."
         self.check = text
@@ -302,10 +306,10 @@ class RevealScreen(ViewScreen):
         self.app.ack(("reveal", v.get("session"), (v.get("game_view") or {}).get("turn")))
 
 
-def step_change(st) -> str:
+def step_change(st, short=False) -> str:
     out = f"{st['change']:+d}" if st["change"] else "\u00b10"
     lost = st.get("lost")
-    if lost and lost.get("count"):
+    if lost and lost.get("count") and not short:
         out += f"  \u2212{lost['count']} {theme.GP_TOKENS[lost['token']][0]}"
     return out
 
@@ -327,7 +331,13 @@ def step_sentence(st) -> str:
     return s
 
 
+def short_name(name: str) -> str:
+    """A name in a crowded reveal column: its first word, at most six letters."""
+    return (name.split() or [""])[0][:6]
+
+
 class BidChip(BoxLayout):
+    compact = BooleanProperty(False)     # one line: a short name and the change
     name = StringProperty("")
     change = StringProperty("")
     colour = ColorProperty(theme.MUTED)
@@ -336,6 +346,7 @@ class BidChip(BoxLayout):
 
 # -- the action phase ------------------------------------------------------------------------------
 class CardTile(ButtonBehavior, BoxLayout):
+    tid = StringProperty("")
     card = ObjectProperty(None)
     title = StringProperty("")
     text = StringProperty("")
@@ -360,6 +371,7 @@ class ActionScreen(ViewScreen):
 
         def tile(t, c):
             t.card, t.title, t.text, t.target, t.live = c, c["name"], c["text"], c["target"], live
+            t.tid = f"gp:card:{c['id']}"
         fill(grid, cards, self._tile, tile)
         self.ids.empty.opacity = 0 if cards else 1
         order = gv.get("order") or []
@@ -380,7 +392,7 @@ class ActionScreen(ViewScreen):
         if self.chooser >= 0:
             who = seat_name(view, self.chooser)
             self.headline = f"{who}: take one Action card"
-            self.info = "Tap a card to take it (or use your phone). Resolve it, or discard it."
+            self.info = f"Tap a card to take it for {who}, or use the phone."
             self.ids.pass_btn.text = f"{who} passes"
         elif phase == "action":
             self.headline = "Action phase"
@@ -430,8 +442,8 @@ class ActionDialog(Dialog):
             for s, name in enumerate(view.get("players") or []):
                 if s == self.seat:
                     continue
-                b = TButton(text=name, fs=16, shorten=True,
-                            shorten_ok=True)
+                b = TButton(text=name, fs=20, shorten=True,
+                            shorten_ok=True, tid=f"gp:target:{s}")
                 b.seat = s
                 b.bind(on_release=self._target)
                 box.add_widget(b)
@@ -550,7 +562,7 @@ class ScorePhaseScreen(ViewScreen):
         if drawn:
             self.pending = f"{who} drew 3 Action cards and may resolve one:"
             for c in drawn:
-                b = TButton(text=c["name"], fs=15)
+                b = TButton(text=c["name"], fs=18, tid=f"gp:drawn:{c['id']}")
                 b.bind(on_release=lambda _b, c=c: ActionDialog(
                     app=self.app, seat=seat, card=c, drawn=True).open())
                 box.add_widget(b)
@@ -559,11 +571,12 @@ class ScorePhaseScreen(ViewScreen):
             for s, name in enumerate(view.get("players") or []):
                 if s == seat:
                     continue
-                b = TButton(text=name, fs=15, shorten=True, shorten_ok=True)
+                b = TButton(text=name, fs=18, shorten=True, shorten_ok=True,
+                            tid=f"gp:steal:{s}")
                 b.bind(on_release=lambda _b, s=s: self._submit(seat, "steal_colony",
                                                                {"target": s}))
                 box.add_widget(b)
-        d = TButton(text="Decline", tone="ghost", fs=15)
+        d = TButton(text="Decline", tone="ghost", fs=18, tid="gp:decline")
         d.bind(on_release=lambda _b: self._submit(seat, "decline_bonus", {}))
         box.add_widget(d)
 
@@ -600,7 +613,7 @@ class WarScreen(ViewScreen):
         for box, side, label in ((self.ids.side_a, sides[0], "Leader's side"),
                                  (self.ids.side_b, sides[1], "Foe's side")):
             box.clear_widgets()
-            box.add_widget(TMuted(text=label, size_hint_y=None, height=self.app.u * 24))
+            box.add_widget(TMuted(text=label, size_hint_y=None, height=self.app.u * 26))
             for s in side:
                 box.add_widget(self._member(view, s, tokens))
             box.add_widget(BoxLayout())
@@ -613,8 +626,8 @@ class WarScreen(ViewScreen):
             what = "a Foe" if war.get("foe") is None else "an ally"
             self.prompt = f"{seat_name(view, picker)} picks {what}:"
             for s in free:
-                b = TButton(text=seat_name(view, s), fs=16,
-                            shorten=True, shorten_ok=True)
+                b = TButton(text=seat_name(view, s), fs=20,
+                            shorten=True, shorten_ok=True, tid=f"gp:side:{s}")
                 b.bind(on_release=lambda _b, s=s: self._pick(picker, s))
                 box.add_widget(b)
         else:
@@ -629,7 +642,7 @@ class WarScreen(ViewScreen):
         if s < len(tokens):
             t = tokens[s]
             row.add_widget(TMuted(text=f"Army {t['army']} · Navy {t['navy']}",
-                                  size_hint_x=None, width=u * 130, halign="right"))
+                                  size_hint_x=None, width=u * 170, halign="right"))
         return row
 
     def _pick(self, picker, player):

@@ -39,13 +39,8 @@ class ScoresScreen(ViewScreen):
                                                    (s.points[-1] if s.points else 0)))
 
         def put(r, s):
-            r.opacity = 0 if s is None else 1
-            if s is None:
-                r.name = r.value = r.why = ""
-                return
             value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
             r.name, r.value = s.name, f"{value} {data.unit}".strip()
             r.why = ", ".join(data.explain.get(s.seat) or [])
             r.colour = theme.seat_colour(s.seat)
-        # at least five equal rows, filled from the top
-        fill(box, rows + [None] * (5 - len(rows)), StandingRow, put)
+        fill(box, rows, StandingRow, put)

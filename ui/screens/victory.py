@@ -1,11 +1,11 @@
 """Victory: who won, why (the end condition and any tiebreak used), the final scores, and where
 the session is saved."""
 from kivy.properties import StringProperty
-from kivy.uix.widget import Widget
 
 from ui import model, theme
 from ui.screens.base import ViewScreen
 from ui.screens.scores import StandingRow
+from ui.widgets.common import fill
 
 
 def winner_line(view) -> str:
@@ -32,18 +32,16 @@ class VictoryScreen(ViewScreen):
         tb = o.get("tiebreak")
         self.tiebreak = f"Tiebreak used: {tb}." if tb else "No tiebreak was needed."
         self.saved = self._saved(view)
-        box = self.ids.final
-        box.clear_widgets()
         players = view.get("players") or []
         scores = o.get("scores") or {}
+        winners = o.get("winners") or []
         order = sorted(range(len(players)), key=lambda s: -(scores.get(str(s)) or 0))
-        for s in order:
-            win = s in (o.get("winners") or [])
-            box.add_widget(StandingRow(
-                name=players[s], value=str(scores.get(str(s), "")),
-                why="winner" if win else "", colour=theme.seat_colour(s)))
-        for _ in range(6 - len(players)):
-            box.add_widget(Widget())
+
+        def row(r, s):
+            r.name, r.value = players[s], str(scores.get(str(s), ""))
+            r.why = "winner" if s in winners else ""
+            r.colour = theme.seat_colour(s)
+        fill(self.ids.final, order, StandingRow, row)
 
     def _saved(self, view):
         hub = self.app.hub
@@ -55,9 +53,9 @@ class VictoryScreen(ViewScreen):
             return f"Session {sid}."
         where = getattr(hub.log, "path", None)
         if status == "finished" and where:
-            return f"Saved to the table's log as {sid}."
+            return f"Saved in the table's log as {sid}."
         if status == "finished":
-            return f"Recorded as {sid} (this table keeps its log in memory only)."
+            return f"Kept in memory only as {sid}."
         return f"Session {sid} ({status})."
 
     def new_game(self):
@@ -65,3 +63,14 @@ class VictoryScreen(ViewScreen):
 
     def scores(self):
         self.app.go("scores")
+
+
+def _load_rows_kv():
+    """The final scores are StandingRows, whose layout lives in scores.kv: load it now, or the
+    rows are empty boxes until the Scores screen happens to be opened (the blank "Final
+    scores" panel of issue 10)."""
+    from ui.app import KV, load_kv
+    load_kv(KV / "scores.kv")
+
+
+_load_rows_kv()

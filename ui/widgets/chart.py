@@ -25,16 +25,31 @@ def _text(text, size, colour, bold=False):
     return lab.texture
 
 
-class ScoreChart(Widget):
+def short(name: str, n: int = 8) -> str:
+    """A name at a line's end: its first word, at most ``n`` letters."""
+    return (name.split() or [""])[0][:n]
+
+
+class _Drawn(Widget):
+    """A widget that draws its texts on the canvas; ``text_px`` keeps their sizes (the
+    legibility check reads it: nothing under 18 px at 800x480)."""
     data = ObjectProperty(None, allownone=True)      # ui.adapters.ScoreData
 
     def __init__(self, **kw):
         super().__init__(**kw)
+        self.text_px = []
         self._later = Clock.create_trigger(self.redraw, 0)    # once, after the layout
         self.bind(pos=self._later, size=self._later, data=self._later)
 
+    def text(self, text, size, colour, bold=False):
+        self.text_px.append(size)
+        return _text(text, size, colour, bold)
+
+
+class ScoreChart(_Drawn):
     def redraw(self, *_):
         self.canvas.clear()
+        self.text_px = []
         d = self.data
         if d is None or not d.series:
             return
@@ -48,7 +63,7 @@ class ScoreChart(Widget):
         ymax = ((int(top) // step) + 1) * step
         rounds = max([len(s.points) + (1 if s.now is not None else 0) for s in d.series] +
                      [d.rounds or 0, 1])
-        left, bottom, right, topm = u * 38, u * 26, u * 92, u * 10
+        left, bottom, right, topm = u * 44, u * 30, u * 112, u * 12
         x0, y0 = self.x + left, self.y + bottom
         w, h = self.width - left - right, self.height - bottom - topm
         if w <= 10 or h <= 10:
@@ -60,17 +75,17 @@ class ScoreChart(Widget):
         def Y(v):
             return y0 + v / ymax * h
 
-        small = u * 12
+        small = u * 18
         with self.canvas:
             for v in range(0, ymax + 1, step):
                 Color(*theme.with_alpha(theme.LINE, 0.6))
                 Line(points=[x0, Y(v), x0 + w, Y(v)], width=1)
-                tex = _text(str(v), small, theme.MUTED)
+                tex = self.text(str(v), small, theme.MUTED)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(x0 - tex.width - u * 6, Y(v) - tex.height / 2))
             for i in range(1, rounds + 1):
-                tex = _text(str(i), small, theme.MUTED)
+                tex = self.text(str(i), small, theme.MUTED)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(X(i) - tex.width / 2, self.y + u * 4))
@@ -79,7 +94,7 @@ class ScoreChart(Widget):
                 Color(*theme.WARN)
                 Line(points=[x0, Y(value), x0 + w, Y(value)], width=u * 1.6,
                      dash_length=u * 8, dash_offset=u * 5)
-                tex = _text(label, u * 13, theme.WARN, bold=True)
+                tex = self.text(label, u * 18, theme.WARN, bold=True)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(x0 + u * 6, Y(value) + u * 3))
@@ -107,31 +122,27 @@ class ScoreChart(Widget):
                     ends.append([last[1], s, colour])
             # names at the right edge, nudged apart so they never overlap
             ends.sort(key=lambda e: e[0])
-            gap = u * 15
+            gap = u * 22
             for i in range(1, len(ends)):
                 if ends[i][0] - ends[i - 1][0] < gap:
                     ends[i][0] = ends[i - 1][0] + gap
             for y, s, colour in ends:
                 value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
-                tex = _text(f"{(s.short or s.name)[:10]} {value}", u * 12.5, colour, bold=True)
+                tex = self.text(f"{short(s.short or s.name)} {value}", u * 18, colour,
+                                bold=True)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))
 
 
-class ScoreTrack(Widget):
+class ScoreTrack(_Drawn):
     """The score track as on the board: a line from 0 past the target (e.g. 50 GDP), the
     target marked, and every player's marker with their name (alternating above and below so
     close scores stay readable)."""
-    data = ObjectProperty(None, allownone=True)
-
-    def __init__(self, **kw):
-        super().__init__(**kw)
-        self._later = Clock.create_trigger(self.redraw, 0)    # once, after the layout
-        self.bind(pos=self._later, size=self._later, data=self._later)
 
     def redraw(self, *_):
         self.canvas.clear()
+        self.text_px = []
         d = self.data
         if d is None or not d.target or not d.series:
             return
@@ -141,7 +152,7 @@ class ScoreTrack(Widget):
                 for s in d.series]
         top = max([v for _, v in vals] + [target]) * 1.06
         x0, x1 = self.x + u * 14, self.right - u * 14
-        y = self.center_y
+        y = self.y + u * 28                      # the track; numbers below, names above
 
         def X(v):
             return x0 + (x1 - x0) * max(0, v) / top
@@ -150,27 +161,27 @@ class ScoreTrack(Widget):
             Color(*theme.LINE)
             Rectangle(pos=(x0, y - u * 3), size=(x1 - x0, u * 6))
             Color(*theme.WARN)
-            Rectangle(pos=(X(target) - u * 1.5, y - u * 14), size=(u * 3, u * 28))
+            Rectangle(pos=(X(target) - u * 1.5, y - u * 8), size=(u * 3, u * 16))
             step = nice_step(top)
             for v in range(0, int(top) + 1, step):
-                tex = _text(str(v), u * 10, theme.DIM)
+                tex = self.text(str(v), u * 18, theme.DIM)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(X(v) - tex.width / 2, y - u * 5 - tex.height))
-            # names in four lanes (near above, near below, far above, far below): each
-            # label takes the first lane where it does not run into the one before it
-            lanes = [None] * 4
+            # names in lanes above the track: each label takes the first lane where it does
+            # not run into the one before it (or the lane that ends soonest)
+            lanes = [None] * max(1, int((self.top - y - u * 8) // (u * 23)))
             for s, v in sorted(vals, key=lambda sv: sv[1]):
                 colour = theme.seat_colour(s.seat)
                 r = u * 7
                 Color(*colour)
                 Ellipse(pos=(X(v) - r, y - r), size=(2 * r, 2 * r))
-                tex = _text(f"{(s.short or s.name)[:8]} {v}", u * 12, colour, bold=True)
+                tex = self.text(f"{short(s.short or s.name)} {v}", u * 18, colour, bold=True)
                 tx = min(max(X(v) - tex.width / 2, self.x), self.right - tex.width)
-                lane = next((k for k in range(4) if lanes[k] is None or lanes[k] < tx - u * 4),
-                            0)
+                free = [k for k in range(len(lanes))
+                        if lanes[k] is None or lanes[k] < tx - u * 4]
+                lane = free[0] if free else min(range(len(lanes)), key=lambda k: lanes[k])
                 lanes[lane] = tx + tex.width
-                gap = u * 8 + (lane // 2) * (tex.height + u * 1)
-                ty = y + gap if lane % 2 == 0 else y - gap - tex.height
+                ty = y + u * 8 + lane * (tex.height + u * 1)
                 Color(1, 1, 1, 1)
                 Rectangle(texture=tex, size=tex.size, pos=(tx, ty))

@@ -44,6 +44,7 @@ class TButton(Button):
     shorten_ok = BooleanProperty(False)
     fs = NumericProperty(0)          # font size in units; 0: the body size
     radius = NumericProperty(8)
+    tid = StringProperty("")         # a stable name for test drivers (docs/ui.md)
 
 
 class Panel(BoxLayout):

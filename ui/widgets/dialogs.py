@@ -86,21 +86,24 @@ class CorrectionDialog(Dialog):
         box.clear_widgets()
         box.cols = min(4, max(1, len(players)))
         for s, name in enumerate(players):
-            b = TButton(text=name, selected=(s == self.seat), fs=16, shorten=True)
+            b = TButton(text=name, selected=(s == self.seat), fs=19, shorten=True,
+                        shorten_ok=True, tid=f"fix:seat:{s}")
             b.seat = s
             b.bind(on_release=lambda btn: self._set(seat=btn.seat))
             box.add_widget(b)
         box = self.ids.counters
         box.clear_widgets()
         for c, label, colour in self.counters:
-            b = TButton(text=label, selected=(c == self.counter), fs=15)
+            b = TButton(text=label, selected=(c == self.counter), fs=18,
+                        tid=f"fix:counter:{c}")
             b.counter = c
             b.bind(on_release=lambda btn: self._set(counter=btn.counter))
             box.add_widget(b)
         box = self.ids.reasons
         box.clear_widgets()
         for r in REASONS:
-            b = TButton(text=r, selected=(r == self.reason), fs=15)
+            b = TButton(text=r, selected=(r == self.reason), fs=18,
+                        tid=f"fix:reason:{REASONS.index(r)}")
             b.bind(on_release=lambda btn: self._set(reason=btn.text))
             box.add_widget(b)
         self._summary()

@@ -24,6 +24,7 @@ class PhaseRing(FloatLayout):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._labels = []
+        self._ring = None
         self.bind(pos=self._redraw, size=self._redraw, phases=self._relabel,
                   current=self._redraw)
 
@@ -48,9 +49,18 @@ class PhaseRing(FloatLayout):
         """Centre and radius: as big as the ring can be with its labels still inside."""
         u = App.get_running_app().u
         widest = max([lab.texture_size[0] for lab in self._labels] + [u * 60])
-        tall = u * 24
-        r = min(self.width / 2 - widest - u * 14, self.height / 2 - tall - u * 14)
-        return self.center_x, self.center_y, max(u * 40, r)
+        tall = max([lab.texture_size[1] for lab in self._labels] + [u * 24])
+        r = min(self.width / 2 - widest - u * 16, self.height / 2 - tall - u * 16)
+        return self.center_x, self.center_y, max(u * 30, r)
+
+    def keep_out(self):
+        """The ring's band in window coordinates, ``(cx, cy, r_in, r_out)``: no text may
+        cross it (tests/ui/harness.py checks every label against it)."""
+        if self._ring is None:
+            return None
+        cx, cy, r_in, r_out = self._ring
+        x, y = self.to_window(cx, cy)
+        return x, y, r_in, r_out
 
     def _redraw(self, *_):
         self.canvas.before.clear()
@@ -60,7 +70,7 @@ class PhaseRing(FloatLayout):
         u = App.get_running_app().u
         for i, lab in enumerate(self._labels):
             lit = i == self.current
-            lab.font_size = u * (18 if lit else 15)
+            lab.font_size = u * (20 if lit else 18)
             lab.font_name = theme.FONT_BOLD if lit else theme.FONT
             lab.color = theme.TEXT if lit else theme.MUTED
             lab.text_size = (None, None)
@@ -69,6 +79,8 @@ class PhaseRing(FloatLayout):
         cx, cy, r = self.geometry()
         width = max(2.0, r * self.thickness)
         self.inner = max(u * 20, r - width)
+        half = width * 1.35 / 2 + 1
+        self._ring = (cx, cy, r - half, r + half)
         seg = 360.0 / n
         gap = min(4.0, seg * 0.08)
         with self.canvas.before:
@@ -91,21 +103,36 @@ class PhaseRing(FloatLayout):
                 Color(*theme.WHITE)
                 d = width * 0.55
                 Ellipse(pos=(mx - d / 2, my - d / 2), size=(d, d))
-        label_r = r + width * 0.7 + u * 5
+        clear = self._ring[3] + u * 4           # labels keep this far from the centre
         for i, lab in enumerate(self._labels):
             mid = math.radians((i + 0.5) * seg)
             sx, cy_ = math.sin(mid), math.cos(mid)
-            ax, ay = cx + label_r * sx, cy + label_r * cy_
-            # hug the ring: labels on the right start at it, on the left end at it
-            if sx > 0.3:
-                lab.x = ax
-            elif sx < -0.3:
-                lab.right = ax
-            else:
-                lab.center_x = ax
-            if cy_ > 0.85:
-                lab.y = ay
-            elif cy_ < -0.85:
-                lab.top = ay
-            else:
-                lab.center_y = ay
+            label_r = r + width * 0.7 + u * 4
+            for _ in range(40):                 # out along the label's direction until clear
+                self._place(lab, cx + label_r * sx, cy + label_r * cy_, sx, cy_)
+                if _nearest(lab, cx, cy) >= clear:
+                    break
+                label_r += u * 2
+
+    @staticmethod
+    def _place(lab, ax, ay, sx, cy_):
+        # hug the ring: labels on the right start at it, on the left end at it
+        if sx > 0.3:
+            lab.x = ax
+        elif sx < -0.3:
+            lab.right = ax
+        else:
+            lab.center_x = ax
+        if cy_ > 0.85:
+            lab.y = ay
+        elif cy_ < -0.85:
+            lab.top = ay
+        else:
+            lab.center_y = ay
+
+
+def _nearest(lab, cx, cy) -> float:
+    """The distance from (cx, cy) to the nearest point of the label's box."""
+    nx = min(max(cx, lab.x), lab.right)
+    ny = min(max(cy, lab.y), lab.top)
+    return math.hypot(nx - cx, ny - cy)
