@@ -254,3 +254,143 @@ def route(view: dict, nav: Nav, adapter, journal=None) -> str:
     if view.get("timers"):
         return "timer"          # running or paused: the table wants to see it
     return "round"
+
+
+# -- pickers drawn from legal-move specs (docs/protocol.md 4.7) ------------------------------------
+def _key(v):
+    import json
+    return json.dumps(v, sort_keys=True)
+
+
+def pick_defaults(specs) -> dict:
+    """The arguments a picker starts with: each active spec's ``default``, a number's lowest
+    value, a flag's default. Nothing is chosen for the player in a ``one``/``order``/``subset``
+    unless the spec says so."""
+    return pick_prune(specs, {}, fill=True)
+
+
+def pick_prune(specs, args, fill=False) -> dict:
+    """``args`` with every answer that no longer applies dropped (an earlier answer changed
+    which specs or options hold), in spec order. ``fill``: give unanswered numbers, flags and
+    counts their starting value."""
+    from companion.core import choices
+    out = {}
+    seen = set()
+    for s in specs:
+        name = s["name"]
+        if name in seen or not choices._holds(s.get("when"), out):
+            continue
+        seen.add(name)
+        kind = s["kind"]
+        vals = {_key(o["value"]) for o in choices.options_now(s, out)
+                if not o.get("disabled")}
+        v = args.get(name)
+        has = name in args
+        if has and kind == "one" and _key(v) not in vals:
+            has = False
+        if has and kind in ("order", "subset"):
+            v = [x for x in (v or []) if _key(x) in vals]
+        if has and kind == "counts":
+            v = {k: n for k, n in (v or {}).items() if _key(_count_value(s, out, k)) in vals}
+        if has and kind == "number" and not (isinstance(v, int) and s["min"] <= v <= s["max"]):
+            has = False
+        if has:
+            out[name] = v
+        elif "default" in s and s["default"] is not None:
+            out[name] = s["default"]
+        elif fill and kind == "number":
+            out[name] = s["min"]
+        elif fill and kind == "flag":
+            out[name] = bool(s.get("default", False))
+        elif fill and kind == "counts":
+            out[name] = {}
+        elif fill and kind in ("order", "subset"):
+            out[name] = []
+    return out
+
+
+def _count_value(spec, args, key):
+    from companion.core import choices
+    for o in choices.options_now(spec, args):
+        if str(o["value"]) == key:
+            return o["value"]
+    return key
+
+
+def pick_rows(specs, args) -> list:
+    """``[(spec, options)]``: the questions to show now, in order, with their options as they
+    stand given the answers so far."""
+    from companion.core import choices
+    return [(s, choices.options_now(s, args)) for s in choices.active(specs, args)]
+
+
+def pick_problem(specs, args) -> str:
+    """Why these answers cannot be sent yet (a sentence), or "" when they can."""
+    from companion.core import choices
+    from companion.core.errors import IllegalMoveError
+    try:
+        choices.check(specs, pick_clean(specs, args))
+    except IllegalMoveError as e:
+        return str(e)
+    return ""
+
+
+def pick_clean(specs, args) -> dict:
+    """The arguments to send: zeros left out of counts, empty optional answers left out."""
+    from companion.core import choices
+    out = {}
+    for s in choices.active(specs, args):
+        name = s["name"]
+        if name not in args:
+            continue
+        v = args[name]
+        if s["kind"] == "counts":
+            v = {k: n for k, n in v.items() if n}
+        if s.get("optional") and v in ([], {}, None):
+            continue
+        out[name] = v
+    return out
+
+
+def pick_toggle(spec, current, value) -> list:
+    """A tap on an option of an ``order`` or ``subset``: add it (at the end) or take it out;
+    a full pick takes no more."""
+    cur = list(current or [])
+    k = _key(value)
+    if any(_key(x) == k for x in cur):
+        return [x for x in cur if _key(x) != k]
+    if len(cur) >= spec.get("max", len(cur) + 1):
+        if spec.get("max") == 1:
+            return [value]
+        return cur
+    return cur + [value]
+
+
+def pick_step_count(spec, current, key, by, options) -> dict:
+    """A +/- on one option of a ``counts``: within the option's own ``max``, and the sum within
+    the spec's ``total`` (or ``max``)."""
+    cur = dict(current or {})
+    cap = next((int(o.get("max", 10**6)) for o in options if str(o["value"]) == key), 0)
+    hi = spec.get("total", spec.get("max", 10**6))
+    n = cur.get(key, 0) + by
+    if n < 0 or n > cap or (by > 0 and sum(cur.values()) + by > hi):
+        return cur
+    cur[key] = n
+    return cur
+
+
+def pick_summary(spec, value, options) -> str:
+    """An answer in words (for the confirm line)."""
+    labels = {_key(o["value"]): o["label"] for o in options}
+    kind = spec["kind"]
+    if kind == "one":
+        return labels.get(_key(value), str(value))
+    if kind in ("order", "subset"):
+        return ", ".join(labels.get(_key(v), str(v)) for v in value or []) or "none"
+    if kind == "counts":
+        by = {str(o["value"]): o["label"] for o in options}
+        return ", ".join(f"{n} {by.get(k, k)}" for k, n in (value or {}).items() if n) or \
+            "none"
+    if kind == "flag":
+        return "yes" if value else "no"
+    return str(value)
