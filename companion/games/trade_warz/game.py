@@ -17,6 +17,7 @@ from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase, close_window
 
 from .cards import CMYK, UPKEEP_ORDER, default_db
+from .choices import Choices
 from .computed import Computed
 from .engine import DONE, Engine
 from .rules import default_rules, index
@@ -127,7 +128,7 @@ def _int(v, what):
     return v
 
 
-class TradeWarz(Computed, Engine, Game):
+class TradeWarz(Choices, Computed, Engine, Game):
     name = "trade-warz"
     title = "Trade Warz"
     min_players = 2
@@ -225,60 +226,83 @@ class TradeWarz(Computed, Engine, Game):
             "disputes": lambda st: st.data.disputes_done,
             "income": lambda st: True, "cleanup": lambda st: True,
         }
-        M = Move
+        def M(name, fn, event, label, **kw):
+            return Move(name, fn, event, label=label,
+                        choices=getattr(self, "_ch_" + name, None), **kw)
         self.moves = {m.name: m for m in (
-            M("pick_leader", self._pick_leader, "LeaderPicked",
+            M("pick_leader", self._pick_leader, "LeaderPicked", "Pick your Leader",
               sealed=lambda s, seat: "leaders",
               doc="leader: a Leader id; ranking: more Leader ids, in order, if it is taken"),
-            M("draw_cards", self._draw_cards, "CardsDrawn",
-              doc="export, tactic, policy, personal: how many from each pile"),
-            M("choose_policy", self._choose_policy, "PolicyChosen",
+            M("draw_cards", self._draw_cards, "CardsDrawn", "Draw cards",
+              doc="split: {pile: how many} (export, tactic, policy, personal); older logs "
+                  "give the piles as arguments"),
+            M("choose_policy", self._choose_policy, "PolicyChosen", "Choose your Policy",
               sealed=lambda s, seat: self._policy_wid(s),
               doc="card: a Policy in hand, or null to play none; fast_pass: true to lock "
                   "your board (Tariff Warz); target, partner, draw: what the card needs"),
-            M("order_policies", self._order_policies, "PoliciesOrdered",
+            M("order_policies", self._order_policies, "PoliciesOrdered", "Order the Policies",
               doc="order: the seats whose Policies resolve, first to last"),
-            M("place_export", self._place_export, "ExportPlaced",
+            M("place_export", self._place_export, "ExportPlaced", "Place an Export",
               sealed=lambda s, seat: self._export_wid(s, seat),
               doc="card: an Export in hand; partner: a Trade Partner id; slot: 1, 2, ..."),
-            M("aim_export", self._aim_export, "ExportAimed",
+            M("aim_export", self._aim_export, "ExportAimed", "Aim your next scanned Export",
               doc="partner, slot: where the next scanned Export goes (null to clear)"),
-            M("play_tactic", self._play_tactic, "TacticPlayed", any_time=True,
+            M("play_tactic", self._play_tactic, "TacticPlayed", "Play a Tactic", any_time=True,
               doc="card; target, partner, draw, discard, routes: what the card needs"),
-            M("activate_ability", self._activate, "AbilityActivated", any_time=True,
+            M("activate_ability", self._activate, "AbilityActivated",
+              "Use your Leader's ability", any_time=True,
               doc="target, draw, discard: what the Leader's ability needs"),
-            M("use_fast_pass", self._use_fast_pass, "FastPassUsed", any_time=True),
-            M("offer_influence", self._offer_influence, "InfluenceOffered", any_time=True,
+            M("use_fast_pass", self._use_fast_pass, "FastPassUsed", "Use your Fast-Pass",
+              any_time=True),
+            M("offer_influence", self._offer_influence, "InfluenceOffered",
+              "Offer an influence deal", any_time=True,
               doc="to: a seat; partner; amount; price (GDP); side: sell or buy"),
-            M("answer_offer", self._answer_offer, "OfferAnswered", any_time=True,
-              doc="offer: its number; accept: true or false"),
-            M("offer_swap", self._offer_swap, "SwapOffered", any_time=True, private=True,
+            M("answer_offer", self._answer_offer, "OfferAnswered", "Answer an influence offer",
+              any_time=True, doc="offer: its number; accept: true or false"),
+            M("offer_swap", self._offer_swap, "SwapOffered", "Offer a card swap",
+              any_time=True, private=True,
               doc="to: a seat; give: a card in your hand (Diplomatic)"),
-            M("answer_swap", self._answer_swap, "SwapAnswered", any_time=True, private=True,
+            M("answer_swap", self._answer_swap, "SwapAnswered", "Answer a card swap",
+              any_time=True, private=True,
               doc="offer: its number; give: a card in your hand, or null to decline"),
-            M("note_loan", self._note_loan, "LoanNoted", any_time=True,
+            M("note_loan", self._note_loan, "LoanNoted", "Lend GDP", any_time=True,
               doc="to: a seat; amount: GDP handed over now; terms: text (Diplomatic)"),
-            M("start_trade_timer", self._start_trade_timer, "TradeTimerStarted", table=True,
+            M("start_trade_timer", self._start_trade_timer, "TradeTimerStarted",
+              "Start the Trade timer", table=True,
               doc="the table starts the 3:00 Trade timer by a tap, before any Export"),
-            M("done_trade", self._done_trade, "TradeDone"),
-            M("pass_turn", self._pass_turn, "TurnPassed"),
-            M("choose_dispute", self._choose_dispute, "DisputeChosen", doc="partner, slot"),
-            M("bid", self._bid, "BidSealed", sealed=lambda s, seat: self._bid_wid(s),
+            M("done_trade", self._done_trade, "TradeDone", "I'm done trading"),
+            M("pass_turn", self._pass_turn, "TurnPassed", "Pass"),
+            M("choose_dispute", self._choose_dispute, "DisputeChosen", "Choose a dispute",
+              doc="contest: its number (older logs: partner, slot)"),
+            M("bid", self._bid, "BidSealed", "Bid", sealed=lambda s, seat: self._bid_wid(s),
               doc="amount: GDP, 0 up to what you have"),
-            M("choose_target", self._choose_target, "TargetChosen", doc="target: a seat"),
-            M("choose_partner", self._choose_partner, "PartnerChosen", doc="partner: an id"),
-            M("choose_optional", self._choose_optional, "OptionChosen", doc="accept: bool"),
-            M("discard_cards", self._discard_cards, "CardsDiscarded", doc="cards: ids"),
-            M("choose_routes", self._choose_routes, "RoutesChosen",
+            M("choose_target", self._choose_target, "TargetChosen", "Choose a target",
+              doc="target: a seat"),
+            M("choose_partner", self._choose_partner, "PartnerChosen",
+              "Choose a Trade Partner", doc="partner: an id"),
+            M("choose_optional", self._choose_optional, "OptionChosen", "Decide",
+              doc="accept: bool"),
+            M("discard_cards", self._discard_cards, "CardsDiscarded", "Discard cards",
+              doc="cards: ids, or {id: how many}"),
+            M("choose_routes", self._choose_routes, "RoutesChosen", "Choose routes",
               doc="routes: [[partner, slot], ...]"),
             # the table (touchscreen, Next button, card reader)
-            M("resolve_policies", self._resolve_policies, "PoliciesChecked", table=True),
-            M("resolve_exports", self._resolve_exports, "ExportsChecked", table=True),
-            M("confirm_step", self._confirm_step, "UpkeepStepConfirmed", table=True),
-            M("confirm_manual", self._confirm_manual, "ManualEffectResolved", table=True,
-              doc="gdp: {seat: change}; power: {seat: change} in a dispute"),
-            M("scan_card", self._scan_card, "CardScanned", table=True, doc="card: an id"),
-            M("settle_mismatch", self._settle_mismatch, "MismatchSettled", table=True,
+            M("resolve_policies", self._resolve_policies, "PoliciesChecked",
+              "Next: resolve the Policies", table=True),
+            M("resolve_exports", self._resolve_exports, "ExportsChecked",
+              "Next: on to the disputes", table=True),
+            M("confirm_step", self._confirm_step, "UpkeepStepConfirmed",
+              "Confirm this Upkeep step", table=True),
+            M("confirm_manual", self._confirm_manual, "ManualEffectResolved", "Done",
+              table=True, doc="(older logs and the by-hand dialog: gdp: {seat: change}; "
+                              "power: {seat: change} in a dispute)"),
+            M("adjust", self._adjust, "AdjustedByHand", "Adjust by hand", table=True,
+              doc="what: gdp, power (in a dispute) or influence; player: a seat; partner "
+                  "(influence); by: the change"),
+            M("scan_card", self._scan_card, "CardScanned", "Check a card without the reader",
+              table=True, doc="card: an id"),
+            M("settle_mismatch", self._settle_mismatch, "MismatchSettled",
+              "Settle the scanned card", table=True,
               doc="keep: scanned or chosen; placement: which face-down Export (if asked)"),
         )}
         from .bots import BOTS, table_bot
@@ -649,9 +673,13 @@ class TradeWarz(Computed, Engine, Game):
                     d.draw_pending[s] = False
                     state.note("NothingToDraw", seat=s)
 
-    def _draw_cards(self, state, seat, export=0, tactic=0, policy=0, personal=0):
+    def _draw_cards(self, state, seat, split=None, export=0, tactic=0, policy=0, personal=0):
         d = state.data
-        split = {"export": export, "tactic": tactic, "policy": policy, "personal": personal}
+        if split is None:
+            split = {"export": export, "tactic": tactic, "policy": policy, "personal": personal}
+        elif not isinstance(split, dict) or export or tactic or policy or personal:
+            raise IllegalMoveError("split: how many cards from each pile, e.g. "
+                                   "{\"export\": 2, \"tactic\": 1}.")
         a = d.ask
         if a is not None and a["kind"] == "draw" and a["seat"] == seat:
             clean = self.check_split(state, seat, split, a["count"])
@@ -1380,15 +1408,18 @@ class TradeWarz(Computed, Engine, Game):
         else:
             d.chooser = s
 
-    def _choose_dispute(self, state, seat, partner, slot):
+    def _choose_dispute(self, state, seat, contest=None, partner=None, slot=None):
         d = state.data
         if state.phase != "disputes" or d.chooser != seat:
             raise IllegalMoveError("It is not your turn to choose a dispute.")
         for c in d.contests:
-            if c["partner"] == partner and c["slot"] == slot and c["state"] == "open" and \
-                    seat in c["seats"]:
+            if (c["id"] == contest if contest is not None else
+                    c["partner"] == partner and c["slot"] == slot) and \
+                    c["state"] == "open" and seat in c["seats"]:
                 self._start_contest(state, c, seat)
                 return
+        if contest is not None:
+            raise IllegalMoveError(f"You are in no open dispute number {contest!r}.")
         raise IllegalMoveError(f"You are in no open dispute at {partner!r} slot {slot!r}.")
 
     def contest_label(self, state, c):
@@ -1713,6 +1744,11 @@ class TradeWarz(Computed, Engine, Game):
 
     def _discard_cards(self, state, seat, cards):
         job = self.head(state, "discard", seat, "discard")
+        if isinstance(cards, dict):         # {card: how many}, for a hand with copies
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                       for v in cards.values()):
+                raise IllegalMoveError("cards: how many of each card, e.g. {\"bulk-coal\": 2}.")
+            cards = [c for c, k in cards.items() for _ in range(k)]
         job["ans"] = self.check_discard(state, seat, cards, state.data.ask["count"])
         self.answered(state)
 
@@ -1754,7 +1790,9 @@ class TradeWarz(Computed, Engine, Game):
         if "power" in changes and "dispute" not in a:
             raise IllegalMoveError("Power changes belong to a dispute.")
         if "dispute" in a:
-            job["adj"] = {str(s): v for s, v in changes.get("power", {}).items()}
+            adj = job.setdefault("adj", {})
+            for s, v in changes.get("power", {}).items():
+                adj[str(s)] = adj.get(str(s), 0) + v
         else:
             job["ch"][f"man{a['effect']}"] = True
         state.note("ManualResolved", source=a.get("source"), text=a.get("text"),
@@ -1766,6 +1804,45 @@ class TradeWarz(Computed, Engine, Game):
                 self.gain(state, s, v, self.ix(state).name_of(a.get("source")))
             elif v < 0:
                 self.lose(state, s, -v, self.ix(state).name_of(a.get("source")))
+
+    def _adjust(self, state, seat, what, player, by, partner=None):
+        """A by-hand change while a manual effect waits for the table: GDP, dispute power (in
+        a dispute: added to the power before the result) or influence (Trade Warz)."""
+        d = state.data
+        a = d.ask
+        job = self.head(state, "manual", None, "manual effect to adjust for")
+        ix = self.ix(state)
+        if what not in ("gdp", "power", "influence"):
+            raise IllegalMoveError("what: gdp, power (in a dispute) or influence.")
+        s = self._seat(state, player, "player")
+        _int(by, "by")
+        if what == "power":
+            if "dispute" not in a:
+                raise IllegalMoveError("Dispute power changes belong to a dispute.")
+            if s not in d.contests[a["dispute"]]["seats"]:
+                raise IllegalMoveError(f"{state.players[s]} is not in this dispute.")
+        if what == "influence":
+            if not ix.rules.influence_accumulates:
+                raise IllegalMoveError(f"{ix.edition.title} does not track influence.")
+            self._partner(state, partner)
+        elif partner is not None:
+            raise IllegalMoveError("Only an influence change names a Trade Partner.")
+        if by == 0:
+            return
+        name = ix.name_of(a.get("source"))
+        if what == "power":
+            adj = job.setdefault("adj", {})
+            adj[str(s)] = adj.get(str(s), 0) + by
+        elif what == "influence":
+            have = d.influence[s].get(partner, 0)
+            d.influence[s][partner] = max(0, have + by)
+        state.note("AdjustedByHand", what=what, seat=s, by=by, partner=partner,
+                   source=a.get("source"))
+        if what == "gdp":
+            if by > 0:
+                self.gain(state, s, by, name)
+            else:
+                self.lose(state, s, -by, name)
 
     # -- the card reader: physical and hidden agree -----------------------------------------------
     def scan_move(self, state, card_id):
@@ -1928,7 +2005,7 @@ class TradeWarz(Computed, Engine, Game):
         elif d.mismatch is not None:
             m = d.mismatch
             ix = self.ix(state)
-            P[None] = {"moves": ("settle_mismatch", "scan_card"), "next": "settle_mismatch",
+            P[None] = {"moves": ("settle_mismatch",), "next": "settle_mismatch",
                        "next_args": {"keep": "scanned"}, "step": "mismatch",
                        "text": f"{self.seat_name(state, m['seat'])}: the phone chose "
                                f"{ix.name_of(m['chosen']) if m['chosen'] else 'no card'}, "
@@ -1939,7 +2016,8 @@ class TradeWarz(Computed, Engine, Game):
 
     def _ask_prompt(self, state, a):
         p = {k: v for k, v in a.items() if k not in ("seat",)}
-        p["moves"] = (ASK_MOVES[a["kind"]],)
+        p["moves"] = (ASK_MOVES[a["kind"]],) if a["kind"] != "manual" else \
+            ("confirm_manual", "adjust")
         if a["seat"] is None:
             p["next"] = p["moves"][0]
             p["step"] = a["kind"]
@@ -1984,22 +2062,19 @@ class TradeWarz(Computed, Engine, Game):
         d = state.data
         ix = self.ix(state)
         cfg = state.config
-        key = (ix.name, cfg["chill"], cfg["diplomatic"],
-               not d.activated[s] and bool(ix.steps_of(d.leaders[s], "activated")),
-               bool(d.fast_pass[s] and ix.rules.fast_pass and cfg["fast_pass"]))
+        key = (cfg["chill"], self.can_activate(state, s),
+               bool(d.fast_pass[s] and ix.rules.fast_pass and cfg["fast_pass"]),
+               tuple(self.deal_moves(state, s)))
         got = self._moves_cache.get(key)
         if got is None:
-            _, chill, diplomatic, can_activate, can_pass = key
+            chill, can_activate, can_pass, deals = key
             mv = ["place_export", "pass_turn" if chill else "done_trade", "play_tactic",
                   "aim_export"]
             if can_activate:
                 mv.append("activate_ability")
             if can_pass:
                 mv.append("use_fast_pass")
-            if ix.rules.influence_accumulates:
-                mv += ["offer_influence", "answer_offer"]
-            if diplomatic:
-                mv += ["offer_swap", "answer_swap", "note_loan"]
+            mv += deals
             got = self._moves_cache[key] = tuple(mv)
         return got
 
@@ -2024,9 +2099,10 @@ class TradeWarz(Computed, Engine, Game):
     def _prompts_disputes(self, state, P):
         d = state.data
         if d.chooser is not None:
-            P[d.chooser] = {"moves": ("choose_dispute",), "options": [
-                [c["partner"], c["slot"]] for c in d.contests
-                if c["state"] == "open" and d.chooser in c["seats"]]}
+            mine = [c for c in d.contests if c["state"] == "open" and d.chooser in c["seats"]]
+            P[d.chooser] = {"moves": ("choose_dispute",),
+                            "options": [[c["partner"], c["slot"]] for c in mine],
+                            "contests": [c["id"] for c in mine]}
         elif d.current is not None:
             self._window_prompts(state, P, self._bid_wid(state), "bid",
                                  contest=d.current)

@@ -64,7 +64,7 @@ def test_by_hand_when_auto_effects_is_off():
     t.d.v += 1
     upkeep_of(t)
     p = t.st.prompts[None]
-    assert p["moves"] == ("confirm_manual",) and "Crypto Isle" in p["text"]
+    assert p["moves"] == ("confirm_manual", "adjust") and "Crypto Isle" in p["text"]
 
 
 # -- The Polite Maple Dominion (in the dispute) ---------------------------------------------------
@@ -103,7 +103,7 @@ def test_maple_dominion_by_hand_asks_the_table_for_power():
     t.do(0, "bid", amount=0)
     t.do(1, "bid", amount=1)
     p = t.st.prompts[None]
-    assert p["moves"] == ("confirm_manual",) and p["dispute"] == 0
+    assert p["moves"] == ("confirm_manual", "adjust") and p["dispute"] == 0
     assert t.d.contests[0]["state"] == "revealed"        # bids shown while the table decides
     t.table("confirm_manual", power={"0": 1})
     assert t.d.contests[0]["power"] == {"0": 2, "1": 2} and t.d.contests[0]["winner"] == 0

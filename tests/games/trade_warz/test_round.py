@@ -85,7 +85,7 @@ def test_manual_event_is_a_table_confirmation_with_its_text():
     t = clean(Table(3, seed=2))
     flip_event(t, "leaked-cables")
     p = t.st.prompts[None]
-    assert p["moves"] == ("confirm_manual",) and "shows their hand" in p["text"]
+    assert p["moves"] == ("confirm_manual", "adjust") and "shows their hand" in p["text"]
     t.table("confirm_manual")
     assert t.d.ask is None
 
@@ -121,7 +121,7 @@ def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour(auto):
     assert d.gdp == [20 + 1 + 1, 12 + 3, 9 + 1, 5 + 1 + 1]
     # K: by hand (auto_effects=false), so the table confirms it (and may apply the GDP)
     p = t.st.prompts[None]
-    assert p["moves"] == ("confirm_manual",) and "Crypto Isle" in p["text"]
+    assert p["moves"] == ("confirm_manual", "adjust") and "Crypto Isle" in p["text"]
     assert steps["K"]["state"] == "current" and steps["M"]["state"] == "done"
     t.table("confirm_manual", gdp={"2": 1})
     assert d.gdp[2] == 11 and d.ask is None
