@@ -33,11 +33,16 @@ def browser():
 class Phone:
     """One phone: a browser context with its own storage, and the page in it."""
 
-    def __init__(self, browser, name, prefix):
+    def __init__(self, browser, name, prefix, tv=False):
         self.name, self.prefix = name, prefix
-        self.context = browser.new_context(viewport={"width": 360, "height": 740},
-                                           device_scale_factor=2, is_mobile=True,
-                                           has_touch=True)
+        if tv:          # a TV or a laptop: the spectator page
+            self.width = 1280
+            self.context = browser.new_context(viewport={"width": 1280, "height": 720})
+        else:
+            self.width = 360
+            self.context = browser.new_context(viewport={"width": 360, "height": 740},
+                                               device_scale_factor=2, is_mobile=True,
+                                               has_touch=True)
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.errors = []
@@ -71,14 +76,14 @@ class Phone:
         return path
 
     def fits_the_screen(self):
-        """No sideways scrolling on a 360 px phone."""
-        return self.page.evaluate("document.documentElement.scrollWidth") <= 360
+        """No sideways scrolling (on a 360 px phone, or the TV's 1280 px)."""
+        return self.page.evaluate("document.documentElement.scrollWidth") <= self.width
 
-    def unreadable(self, root="body"):
+    def unreadable(self, root="body", least=16):
         """Visible text under ``root`` that an arm's length cannot read on a 360 px phone: a
         font below 16 px, text that runs off the screen, or text cut off by its box. Returns
         a list of (problem, text) pairs; [] when all is well."""
-        return self.page.evaluate("""(root) => {
+        return self.page.evaluate("""([root, least]) => {
           const out = [];
           const top = document.querySelector(root);
           if (!top) return out;
@@ -95,7 +100,7 @@ class Phone:
             const cs = getComputedStyle(e);
             if (cs.visibility === "hidden" || cs.display === "none" || e.closest("details:not([open]) > :not(summary)")) continue;
             const size = parseFloat(cs.fontSize);
-            if (size < 16) out.push(["font " + size + "px", text.slice(0, 60)]);
+            if (size < least) out.push(["font " + size + "px", text.slice(0, 60)]);
             if (r.right > window.innerWidth + 0.5 || r.left < -0.5) out.push(["off screen", text.slice(0, 60)]);
             for (let x = e; x && x !== document.body; x = x.parentElement) {
               const s = getComputedStyle(x);
@@ -106,7 +111,7 @@ class Phone:
             }
           }
           return out;
-        }""", root)
+        }""", [root, least])
 
     def visible_text(self, sel="body"):
         return self.page.evaluate("(s) => document.querySelector(s).innerText", sel)
@@ -121,8 +126,8 @@ def phones(browser, request):
     words = request.node.name.split("[")[0].replace("test_", "").split("_")
     prefix = "-".join(words[:2])
 
-    def make(name):
-        p = Phone(browser, name, prefix)
+    def make(name, tv=False):
+        p = Phone(browser, name, prefix, tv=tv)
         made.append(p)
         return p
 

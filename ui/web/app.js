@@ -1282,7 +1282,7 @@
       el("h2", { text: "Revealed: " + (w.label || "the choices") }),
       el("ul", { class: "reveal-list" }, cards),
       revealOutcome(v, w),
-      el("p", { class: bad ? "error" : "muted", text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this phone against the fingerprint announced at lock-in." }));
+      el("p", { class: bad ? "error" : "muted", text: bad ? "A choice does not match its commitment!" : "Every choice was checked on this " + (S.device || "phone") + " against the fingerprint announced at lock-in." }));
   }
   function revealBody(v, w, seat, item) {
     const gv = v.game_view || {};
@@ -1434,6 +1434,12 @@
   });
   window.addEventListener("online", () => { if (S.creds && !S.connected && S.client) S.client.reconnect(); });
   setInterval(renderTimer, 250);
+
+  // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
+  // the timer and its Time! moment, the reveals in the game's words, the scores.
+  window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer,
+    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp };
+  if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state
 
   // -- start ------------------------------------------------------------------------------------------------
