@@ -46,8 +46,9 @@ def random_bot(game, state, seat, rng):
                     return "trade", {"give": {give: 1}, "take": {take: 1}}
         return "end_step", {}
     if "build" in moves:
-        if rng.random() < 0.7:
-            return "build", {"improvement": rng.choice(game.affordable(state))}
+        can = game.affordable(state)
+        if can and rng.random() < 0.7:
+            return "build", {"improvement": rng.choice(can)}
         return "skip_build", {}
     if "forage" in moves:
         if rng.random() < 0.1:
@@ -55,6 +56,8 @@ def random_bot(game, state, seat, rng):
         r = game.rules
         if state.config["forage_source"] == "hand":
             ok = [t for t, res in enumerate(d.yields[seat]) if d.hand.get(res, 0) >= r.forage]
+            if not ok:                   # asked anyway (pass_empty_steps off): nothing to place
+                return "skip_forage", {}
             return "forage", {"tile": rng.choice(ok)}
         return "forage", {"tile": rng.randrange(r.rows * r.cols)}
     raise RuntimeError(f"random bot cannot answer {moves}")
@@ -98,7 +101,8 @@ def greedy_bot(game, state, seat, rng):
             return "build", {"improvement": best}
         return "skip_build", {}
     if "forage" in moves:
-        return "forage", {"tile": _forage_tile(game, state, seat)}
+        tile = _forage_tile(game, state, seat)
+        return ("forage", {"tile": tile}) if tile is not None else ("skip_forage", {})
     raise RuntimeError(f"greedy bot cannot answer {moves}")
 
 

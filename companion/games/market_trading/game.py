@@ -24,7 +24,7 @@ vague, the configurable ones as options:
 """
 import dataclasses
 
-from companion.core.errors import IllegalMoveError
+from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
 from . import choices as ch
@@ -72,6 +72,13 @@ def _amounts(value, what, names):
     return value
 
 
+RULES_VERSION = 2
+# the options of a session logged under rules version 1 (before issue 12's fix: a trade step was
+# passed when no trade giving a single copy was possible, even if one giving several was)
+V1_OPTIONS = frozenset(("improve_limit", "forage_source", "build_payment", "end",
+                        "first_player"))             # (pass_empty_steps came with version 2)
+
+
 class MarketTrading(Game):
     name = "market-trading"
     title = "Market Trading"
@@ -91,7 +98,24 @@ class MarketTrading(Game):
                "finished for equal turns.", ("immediate", "equal-turns")),
         Option("first_player", "seat-1", "Who starts: the first seat, or drawn from the seed.",
                ("seat-1", "random")),
+        Option("pass_empty_steps", True, "Pass a step in which the active player can do "
+               "nothing without asking (off: every trade, build and forage step waits for "
+               "the player, who sees why nothing can be done)."),
     )
+
+    def resolve_options(self, given):
+        """The options, plus ``rules``: the rules version the session is played under (a stored
+        log keeps it; one recorded before version 2 has exactly the version-1 options, and
+        replays under them)."""
+        given = dict(given or {})
+        version = given.pop("rules", None)
+        out = super().resolve_options(given)
+        if version is None:
+            version = 1 if set(given) == V1_OPTIONS else RULES_VERSION
+        if version not in (1, RULES_VERSION):
+            raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
+        out["rules"] = version
+        return out
 
     def __init__(self, rules=None):
         self.rules = r = rules or default_rules()
@@ -302,12 +326,16 @@ class MarketTrading(Game):
         d = state.data
         if state.config["improve_limit"] == "once-per-step":
             d.used = []
-        if not self.can_trade_or_improve(state):
-            return                                   # nothing the player could do
         # "improve" only for a player who owns an improvement that converts (its picker then
         # lists them, the ones not usable now disabled with the reason); nobody builds during
         # a trade step, so this holds for the whole step
         owns = any(cid in self.converts for cid in d.built[d.active])
+        if not self.can_trade_or_improve(state):
+            if state.config["pass_empty_steps"]:
+                return                               # nothing the player could do
+            state.prompt(d.active, ("improve", "end_step") if owns else ("end_step",),
+                         step=state.phase)
+            return
         state.prompt(d.active, ("trade", "improve", "end_step") if owns else
                      ("trade", "end_step"), step=state.phase)
 
@@ -332,6 +360,8 @@ class MarketTrading(Game):
         if not hand:
             return False
         market, cap, value = d.market, self.rules.market_cap, self.value
+        if state.config.get("rules", RULES_VERSION) < 2:
+            return self._could_trade_v1(state)
         # the most value the hand can give into each market (room permitting); a trade that
         # takes one copy of k is possible when the other resources can give at least its value
         # (several copies together: 3 Grain + 1 Stone for 1 Planks)
@@ -342,6 +372,21 @@ class MarketTrading(Game):
         total = sum(room.values())
         for k, m in market.items():
             if m and value[k] <= total - room.get(k, 0):
+                return True
+        return False
+
+    def _could_trade_v1(self, state):
+        """Rules version 1 (sessions logged before the fix): only trades giving one copy of
+        one resource were looked for, so a step whose only trades give several copies (3 Grain
+        + 1 Stone for 1 Planks) was passed. Kept so those sessions replay as they were played."""
+        d = state.data
+        hand, market, cap, value = d.hand, d.market, self.rules.market_cap, self.value
+        best_give = max((value[k] for k in hand if market[k] < cap), default=None)
+        if best_give is None:
+            return False
+        for k, m in market.items():
+            if m and value[k] <= best_give and (k not in hand or any(
+                    g != k and market[g] < cap and value[g] >= value[k] for g in hand)):
                 return True
         return False
 
@@ -418,7 +463,7 @@ class MarketTrading(Game):
 
     # == 3. Build =================================================================================
     def _begin_build(self, state):
-        if self.affordable(state):
+        if self.affordable(state) or not state.config["pass_empty_steps"]:
             state.prompt(state.data.active, ("build", "skip_build"))
 
     def _build(self, state, seat, improvement):
@@ -472,7 +517,8 @@ class MarketTrading(Game):
         d = state.data
         if state.config["forage_source"] == "hand":
             k = self.rules.forage
-            if not any(n >= k and self.rules.resources[r].tier == 1 for r, n in d.hand.items()):
+            if not any(n >= k and self.rules.resources[r].tier == 1 for r, n in d.hand.items()) \
+                    and state.config["pass_empty_steps"]:
                 return
         state.prompt(d.active, ("forage", "skip_forage"))
 

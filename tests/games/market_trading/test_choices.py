@@ -22,7 +22,8 @@ from .helpers import GAME, at_step, fresh, session
 
 SPREAD = [{}, {"improve_limit": "once-per-turn"}, {"improve_limit": "unlimited"},
           {"forage_source": "hand"}, {"build_payment": "market"}, {"end": "equal-turns"},
-          {"first_player": "random", "forage_source": "hand", "build_payment": "market"}]
+          {"first_player": "random", "forage_source": "hand", "build_payment": "market"},
+          {"pass_empty_steps": False}, {"pass_empty_steps": False, "forage_source": "hand"}]
 
 
 def _spec(legal, move, name=None):
@@ -240,3 +241,21 @@ def test_no_legal_list_depends_on_the_hidden_deck_order():
             seat = next(iter(st.prompts))
             s.execute(seat, *tap(GAME, st, seat, rng))
             steps += 1
+
+
+def test_with_pass_empty_steps_off_every_step_waits_and_says_why():
+    st = fresh(seed=1, pass_empty_steps=False, forage_source="hand")
+    at_step(st, "trade", hand={}, market={})
+    assert st.prompts[0]["moves"] == ("end_step",)
+    st.data.face_up = ["bakery"]
+    at_step(st, "build", hand={"wood": 1})
+    [spec] = _spec(views.legal(GAME, st, 0), "build")["args"]
+    assert spec["options"][0]["disabled"] == "You need 2 Stone more."
+    assert st.prompts[0]["moves"] == ("build", "skip_build")
+    at_step(st, "forage", hand={"wood": 1})
+    spec = _spec(views.legal(GAME, st, 0), "forage", "tile")
+    assert all(o.get("disabled") for o in spec["options"])
+    assert st.prompts[0]["moves"] == ("forage", "skip_forage")
+    on = fresh(seed=1, forage_source="hand")
+    at_step(on, "forage", hand={"wood": 1})
+    assert 0 not in on.prompts                         # passed without asking

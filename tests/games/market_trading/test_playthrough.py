@@ -18,6 +18,7 @@ SPREAD = [
     {"improve_limit": "unlimited", "forage_source": "hand"},
     {"build_payment": "market", "first_player": "random"},
     {"forage_source": "hand", "end": "equal-turns", "first_player": "random"},
+    {"forage_source": "hand", "pass_empty_steps": False},
 ]
 
 
