@@ -78,6 +78,15 @@ class TextBlock:
     size: float
     leading: float
     lines: tuple
+    valign: str = "top"
+
+    @property
+    def inked(self) -> tuple:
+        """(bottom, top) of the lines actually drawn in the box."""
+        used = len(self.lines) * self.leading
+        if self.valign == "top":
+            return self.y + self.h - used, self.y + self.h
+        return self.y, self.y + used
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,7 +173,7 @@ class _Pdf:
         top = y + h if valign == "top" else y + f.height
         self.draw_lines(f, font, x, top, w, colour, align)
         self.report.blocks.append(TextBlock(self.page, what, x, y, w, h, font, f.size,
-                                            f.leading, f.lines))
+                                            f.leading, f.lines, valign))
         return f
 
     def draw_lines(self, f, font, x, top, w, colour=None, align="left"):
@@ -696,7 +705,7 @@ def _label(pdf, f, x, y, sheet, pad, box, version):
     name = clean(f.name, what, BOLD)
     copy_line = f"Copy {f.copy} of {f.copies}"
     reserve = MIN_PT * 1.2 + 0.4 * mm            # at least the copy line under the name
-    n = fit(name, BOLD, tw, th - reserve, 9.0, MIN_PT, max_lines=3)
+    n = fit(name, BOLD, tw, th - reserve, 9.0, MIN_PT, max_lines=5)
     if n is None:
         raise PrintError(f"{what}: the card name does not fit a {sheet.key} label even at "
                          f"{MIN_PT:g} pt. Use a larger label sheet, or a shorter name.")

@@ -106,12 +106,17 @@ def wrap(text: str, font: str, size: float, max_width: float) -> list:
 def fit(text: str, font: str, box_w: float, box_h: float, max_size: float, min_size: float,
         max_lines: int | None = None, step: float = 0.25) -> Fit | None:
     """The largest size from ``max_size`` down to ``min_size`` at which ``text`` wraps into the
-    box (at most ``max_lines`` lines), or None. Sizes in points, box in points."""
-    size = max_size
-    while size >= min_size - 1e-9:
-        lines = wrap(text, font, size, box_w)
-        lead = size * LEADING
-        if (max_lines is None or len(lines) <= max_lines) and len(lines) * lead <= box_h + 1e-6:
-            return Fit(size, tuple(lines), lead)
-        size = round(size - step, 4)
+    box (at most ``max_lines`` lines), or None. Sizes in points, box in points. Sizes at which
+    every word fits whole on a line are preferred; only when none does is a word split."""
+    for split in (False, True):
+        # a word has to be split: do it small, where the fewest words need it
+        size = min(max_size, min_size + 1.0) if split else max_size
+        while size >= min_size - 1e-9:
+            lines = wrap(text, font, size, box_w)
+            lead = size * LEADING
+            whole = split or all(width(w, font, size) <= box_w for w in text.split())
+            if whole and (max_lines is None or len(lines) <= max_lines) \
+                    and len(lines) * lead <= box_h + 1e-6:
+                return Fit(size, tuple(lines), lead)
+            size = round(size - step, 4)
     return None

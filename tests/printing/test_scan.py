@@ -19,11 +19,12 @@ from .conftest import RUNS
 DPI = 165
 
 
-def fronts(pdf, folder, dpi=DPI):
-    """The odd pages (faces; the even ones are their backs), rendered in grey."""
+def fronts(pdf, folder, dpi=DPI, odd=True):
+    """The odd pages (faces; the even ones are their backs), or every page, rendered in
+    grey."""
     prefix = folder / "page"
-    subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", "-o", str(pdf), str(prefix)],
-                   check=True, timeout=300)
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", *(["-o"] if odd else []), str(pdf),
+                    str(prefix)], check=True, timeout=300)
     return sorted(folder.glob("page-*.pgm"))
 
 
@@ -31,7 +32,7 @@ def page_number(path):
     return int(path.stem.rsplit("-", 1)[1])
 
 
-def scan_pages(pdf, folder, dpi=DPI, qrs=()):
+def scan_pages(pdf, folder, dpi=DPI, qrs=(), odd=True):
     """``{page number: [decoded text, ...]}`` from zbar scanning each whole page; and, for
     every QR code the report says it drew (``qrs``), what zbar reads in that square alone:
     ``{code drawn: [decoded text, ...]}``. (zbar's scan of a whole page now and then passes
@@ -40,7 +41,7 @@ def scan_pages(pdf, folder, dpi=DPI, qrs=()):
     by_page = collections.defaultdict(list)
     for q in qrs:
         by_page[q.page].append(q)
-    for png in fronts(pdf, folder, dpi):
+    for png in fronts(pdf, folder, dpi, odd):
         n = page_number(png)
         with Image.open(png) as im:
             pages[n] = [s.data.decode("utf-8") for s in decode(im, symbols=[ZBarSymbol.QRCODE])]
