@@ -333,6 +333,9 @@ def run_write_tags(args):
         Path(path).unlink()
     progress = Progress(path, ps.game, ps.edition, ps.version)
     url, vid_pid = _reader_settings(args.reader)
+    if url and "://" not in url and not Path(url).exists():
+        raise TagWalkStopped(f"No card reader at {url}: there is no such port. Is it plugged "
+                             f"in? (`companion doctor` lists what answers.)")
     events = queue.Queue()
     reader = CardReader(url, events.put, vid_pid=vid_pid)
     with reader:
