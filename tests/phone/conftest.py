@@ -227,3 +227,21 @@ def drive(hub, until, rng, limit=400, skip=()):
 
 def prompted(move):
     return lambda st: any(s is not None and move in p["moves"] for s, p in st.prompts.items())
+
+
+def reveal_checks(ph, window):
+    """{seat: (check, choice)} of a reveal as the phone shows it. A ChoiceLocked published
+    before the reveal may still be on its way when the revealed view is drawn (the check then
+    says "lock-in not seen here" and is done again when it lands): give it a moment."""
+    sel = f".reveal[data-window='{window}']"
+    ph.page.wait_for_selector(sel)
+    try:
+        ph.page.wait_for_function(
+            "(sel) => [...document.querySelectorAll(sel + ' .check')].every("
+            "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=3000)
+    except Exception:
+        pass                              # the assertion that follows shows what is wrong
+    rows = ph.page.query_selector_all(f"{sel} li.pcard")
+    return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),
+                                           r.query_selector(".choice-text").text_content())
+            for r in rows}

@@ -1,7 +1,7 @@
 """Phones at a real table, end to end in headless Chromium: join by the QR code's URL, play a
-Great Powers bid phase (one phone reloads in the middle and keeps its seat and its locked bid),
-a Trade Warz Leader pick, Policy lock-in and dispute (an over-budget bid is refused), and a
-game with no purpose-built widgets answered through the generic prompt form. Every reveal is
+Great Powers bid phase (one phone reloads in the middle and keeps its seat and its locked bid)
+and an action card with its target, and a Battle Builder monster vote and sealed attack across
+a table restart. Every move is a tap on what the view's ``legal`` list offers; every reveal is
 checked on every phone against the commitments it saw at lock-in."""
 import random
 
@@ -9,25 +9,7 @@ import pytest
 
 from companion.net.brokers import free_port
 
-from .conftest import drive, join_all, prompted, start_table, value_sel, wait_until
-
-
-def reveal_checks(ph, window):
-    """{seat: (check, choice)} of a reveal as the phone shows it. A ChoiceLocked published
-    before the reveal may still be on its way when the revealed view is drawn (the check then
-    says "lock-in not seen here" and is done again when it lands): give it a moment."""
-    sel = f".reveal[data-window='{window}']"
-    ph.page.wait_for_selector(sel)
-    try:
-        ph.page.wait_for_function(
-            "(sel) => [...document.querySelectorAll(sel + ' .check')].every("
-            "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=3000)
-    except Exception:
-        pass                              # the assertion that follows shows what is wrong
-    rows = ph.page.query_selector_all(f"{sel} li.pcard")
-    return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),
-                                           r.query_selector(".choice-text").text_content())
-            for r in rows}
+from .conftest import join_all, reveal_checks, start_table, value_sel, wait_until
 
 
 # -- Great Powers -------------------------------------------------------------------------------
@@ -131,76 +113,6 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
     ann.page.wait_for_selector("#players li[data-seat='3'] .tag.off")
     ann.shot("8-di-disconnected")
 
-
-# -- Trade Warz ---------------------------------------------------------------------------------
-
-def test_trade_warz_leader_pick_policy_and_a_dispute_on_four_phones(servers, phones, tmp_path):
-    srv = start_table(tmp_path, "tw-phones", "trade-warz", 4, seed=13)
-    servers(srv)
-    ps = join_all(phones, srv, ["Ann", "Bo", "Cy", "Di"])
-    wishes = [["usa", "eu"], ["china"], ["russia"], ["eu", "usa"]]
-    for i, ph in enumerate(ps):
-        ph.page.wait_for_selector("[data-widget=tw-leader]")
-        for lead in wishes[i]:
-            ph.page.click(f"[data-leader={lead}]")
-        if i == 0:
-            ph.shot("3-leader")
-        ph.page.click("#lock-in")
-        # locked in (or, for the last one, already revealed)
-        ph.page.wait_for_selector(".locked[data-window=leaders], .reveal[data-window=leaders]")
-    for ph in ps:
-        checks = reveal_checks(ph, "leaders")
-        assert all(c == "✓ verified" for c, _ in checks.values()), checks
-    assert reveal_checks(ps[1], "leaders")["0"][1] == "USA (then European Union)"
-    ps[0].shot("4-leaders-revealed")
-    hub = srv.hub
-    rng = random.Random(5)
-    drive(hub, prompted("choose_policy"), rng)
-    for i, ph in enumerate(ps):
-        if "choose_policy" not in (hub.session.state.prompts.get(i) or {}).get("moves", ()):
-            continue
-        ph.page.wait_for_selector("[data-widget=tw-policy]")
-        hand = hub.seat_view(i)["private"]["hand"]
-        policies = [c["id"] for c in hand if c["kind"] == "policy"]
-        assert len(ph.page.query_selector_all("[data-widget=tw-policy] [data-card]")) == \
-            len(policies) + 1
-        if i == 0:
-            ph.shot("5-policy")
-        ph.page.click("[data-card=none]")
-        ph.page.click("#lock-in")
-        ph.page.wait_for_selector(".locked[data-window^=policy], .reveal[data-window^=policy]")
-    st = drive(hub, prompted("bid"), rng)
-    bidders = sorted(s for s, p in st.prompts.items() if s is not None and "bid" in p["moves"])
-    window = st.prompts[bidders[0]]["window"]
-    first, second = ps[bidders[0]], ps[bidders[1]]
-    have = hub.session.state.data.gdp[bidders[0]]
-    first.page.wait_for_selector("[data-widget=tw-bid]")
-    first.page.fill("#bid-amount", str(have + 5))
-    assert "Over budget" in first.page.text_content("#bid-hint")
-    first.page.click("#lock-in")
-    first.page.wait_for_selector("#status .error")
-    assert first.page.text_content("#status .error") == \
-        f"You have {have} GDP; you cannot bid {have + 5}."
-    first.shot("6-bid-refused")
-    assert not hub.session.state.windows[window].has_locked(bidders[0])
-    first.page.fill("#bid-amount", "1")
-    first.page.click("#lock-in")
-    first.page.wait_for_selector(f".locked[data-window='{window}']")
-    first.shot("7-bid-locked")
-    second.page.wait_for_selector("[data-widget=tw-bid]")
-    second.page.click("[aria-label=more]")
-    second.page.click("[aria-label=more]")
-    second.page.click("#lock-in")
-    assert wait_until(hub.session.state.windows[window].is_revealed)
-    for i, ph in enumerate(ps):
-        checks = reveal_checks(ph, window)
-        assert checks == {str(bidders[0]): ("✓ verified", "1 GDP"),
-                          str(bidders[1]): ("✓ verified", "2 GDP")}, (i, checks)
-        assert ph.fits_the_screen()
-        ph.shot("8-dispute-revealed")
-
-
-# -- any game: the generic prompt form -----------------------------------------------------------
 
 # -- Battle Builder: the sealed monster vote (generic form) and attack card + stamina -----------
 

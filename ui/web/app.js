@@ -477,6 +477,16 @@
     S.pending = Object.assign({ tx: S.txPrefix + "-" + S.txN, move: move, args: args || {}, at: performance.now(),
       label: label || pretty(move) }, extra || {});
     S.result = null;
+    const p = S.pending;
+    if (p.window && p.words) {
+      // what a sealed choice says in words, kept for the lock-in panel (the hub's view, which
+      // arrives before the reply, holds only the value); a refused choice is never shown there
+      const book = S.summaries[p.session] = S.summaries[p.session] || {};
+      book[p.window] = p.words;
+      const keys = Object.keys(S.summaries);
+      if (keys.length > 3) delete S.summaries[keys[0]];
+      save(SUMMARIES, S.summaries);
+    }
     publishCommand(S.pending);
     renderAct(true);
   }
@@ -490,13 +500,6 @@
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent." };
       if (p.key) delete S.answers[p.key];
-      if (p.window && p.words) {
-        const book = S.summaries[p.session] = S.summaries[p.session] || {};
-        book[p.window] = p.words;
-        const keys = Object.keys(S.summaries);
-        if (keys.length > 3) delete S.summaries[keys[0]];
-        save(SUMMARIES, S.summaries);
-      }
       vibrate(30);
     } else {
       S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
@@ -549,7 +552,7 @@
     } else if (ev.type === "ChoicesRevealed") {
       toast("Revealed!");
       const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
-      addFeed("Revealed: " + ((w && w.label) || "the choices") + ".");
+      if (w && w.label) addFeed("Revealed: " + w.label + ".");
       vibrate([60, 40, 60]);
     } else if (ev.type === "TimerWarning") {
       toast("30 seconds left!");
@@ -1005,12 +1008,21 @@
     return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: spec.label || pretty(spec.name) }),
       spec.optional ? el("span", { class: "muted", text: " (optional)" }) : null, extra || null);
   }
-  function optionButton(spec, o, props, kids) {
+  // In a long list (more than six options) each option shows the start of its detail (a
+  // partner's bonus and slots); the chosen one shows all of it.
+  function shortDetail(d) {
+    const parts = d.split(" · ");
+    const head = parts.slice(0, 2).join(" · ");
+    return head.length > 60 ? head.slice(0, 57).replace(/\s+\S*$/, "") + "…" : head + (parts.length > 2 ? " …" : "");
+  }
+  function optionButton(spec, o, props, kids, compact) {
     const why = typeof o.disabled === "string" ? o.disabled : (o.disabled ? "not now" : null);
+    const chosen = props && / chosen/.test(props.class || "");
+    const detail = o.detail && compact && !chosen ? shortDetail(o.detail) : o.detail;
     return el("button", Object.assign({ type: "button", class: "choice" + (o.disabled ? " blocked" : ""), disabled: !!o.disabled,
       data: { arg: spec.name, value: canonical(o.value) } }, props),
     el("span", { class: "title", text: o.label }),
-    o.detail ? el("span", { class: "detail", text: o.detail }) : null,
+    detail ? el("span", { class: "detail", text: detail }) : null,
     why ? el("span", { class: "why", text: why }) : null,
     kids || null);
   }
@@ -1041,7 +1053,7 @@
         for (const o of opts) {
           const chosen = value !== undefined && same(o.value, value);
           g.append(optionButton(spec, o, { class: "choice" + (chosen ? " chosen" : "") + (o.disabled ? " blocked" : ""), "aria-pressed": chosen ? "true" : "false",
-            onclick: () => setAnswer(answers, spec.name, chosen && spec.optional ? CLEARED : o.value) }));
+            onclick: () => setAnswer(answers, spec.name, chosen && spec.optional ? CLEARED : o.value) }, null, opts.length > 6));
         }
         box.append(g);
         break;
@@ -1229,6 +1241,37 @@
   const WIDGETS = {
     "great-powers": {},
     "trade-warz": {
+      // the blind Leader pick as one ordered pick: the first tap is the wish, the next taps
+      // the back-ups in case it is taken (the specs' `leader` and `ranking`)
+      pick_leader: { pickers: {
+        leader: (v, m, item, answers, w) => {
+          const rankSpec = (m.args || []).find((x) => x.name === "ranking");
+          const ranking = (w.items.find((x) => x.spec.name === "ranking") || {}).value || [];
+          const picked = item.value !== undefined ? [item.value, ...ranking] : [];
+          const most = 1 + (rankSpec ? rankSpec.max : 0);
+          const box = el("div", { class: "arg arg-order", data: { spec: "leader", kind: "order" } },
+            argHead(item.spec, el("span", { class: "count", text: " " + picked.length + " of up to " + most })),
+            el("p", { class: "hint", text: "Tap your wish first, then back-ups in order in case it is taken. Tap again to take one back." }));
+          const g = el("div", { class: "choices one" });
+          for (const o of item.opts) {
+            const at = picked.findIndex((x) => same(x, o.value));
+            g.append(optionButton(item.spec, o, { class: "choice" + (at >= 0 ? " chosen" : "") + (o.disabled ? " blocked" : ""),
+              "aria-pressed": at >= 0 ? "true" : "false", data: { arg: "leader", value: canonical(o.value), rank: at >= 0 ? String(at + 1) : null },
+              onclick: () => {
+                const now = picked.slice();
+                if (at >= 0) now.splice(at, 1);
+                else if (now.length < most) now.push(o.value);
+                else { toast("That is every wish there is room for; tap one to take it back."); return; }
+                if (now.length) answers.leader = now[0]; else delete answers.leader;
+                answers.ranking = now.slice(1);
+                renderAct(true);
+              } }, at >= 0 ? el("span", { class: "badge", text: String(at + 1) }) : null));
+          }
+          box.append(g);
+          return box;
+        },
+        ranking: () => el("div", { hidden: true }),
+      } },
       // a dispute's blind bid: which slot, who against whom
       bid: { intro: (v) => {
         const d = (v.game_view && v.game_view.disputes) || {};
@@ -1267,8 +1310,8 @@
     const sig = JSON.stringify([v.session, w || null, v.phase, v.game === "trade-warz" || v.game === "battle-builder" ? gv : null, S.commitSig]);
     if (!changed("reveal", sig)) return;
     const kids = [];
-    if (flip) kids.push(flipPanel(v, gv.flip));
     if (w && !(flip && w.kind === "export")) kids.push(windowPanel(v, w));
+    if (flip) kids.push(flipPanel(v, gv.flip));
     box.replaceChildren(...kids);
   }
   function windowPanel(v, w) {

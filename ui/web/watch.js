@@ -126,8 +126,8 @@
     const sig = JSON.stringify([d.session, w || null, d.phase, flip ? gv.flip : null, d.game === "trade-warz" || d.game === "battle-builder" ? gv : null]);
     if (!changed("reveal", sig)) return;
     const kids = [];
-    if (flip) kids.push(L.flipPanel(d, gv.flip));
     if (w && !(flip && w.kind === "export")) kids.push(L.windowPanel(d, w));
+    if (flip) kids.push(L.flipPanel(d, gv.flip));
     box.replaceChildren(...kids);
   }
 
