@@ -13,6 +13,7 @@ from companion.core import choices as C
 from .engine import PILE_TITLES
 
 KIND_WORD = {"export": "Export", "policy": "Policy", "tactic": "Tactic"}
+_ABILITY = {}       # (edition, Leader) -> (has an activated ability, it discards from the hand)
 
 
 class Choices:
@@ -551,7 +552,7 @@ class Choices:
             if ix.rules.fast_pass and cfg["fast_pass"] and d.fast_pass[seat]:
                 out.append("use_fast_pass")
             if cfg["chill"] or not d.done[seat]:         # Done is final for deals
-                out += self.deal_moves(state, seat)
+                out += list(self.deal_moves(state, seat))
         return tuple(out)
 
     def can_play_tactic(self, state, seat):
@@ -564,32 +565,48 @@ class Choices:
 
     def can_activate(self, state, seat):
         d = state.data
+        if d.activated[seat]:
+            return False
         ix = self.ix(state)
         lid = d.leaders[seat]
-        steps = ix.steps_of(lid, "activated")
-        if not steps or d.activated[seat]:
-            return False
-        needs_hand = any(ix[lid].effects[i].kind == "discard" and
-                         ix[lid].effects[i].target == "self" for i in steps)
-        return not needs_hand or bool(d.hands[seat])
+        got = _ABILITY.get((ix.name, lid))
+        if got is None:
+            steps = ix.steps_of(lid, "activated")
+            got = _ABILITY[ix.name, lid] = (bool(steps), any(
+                ix[lid].effects[i].kind == "discard" and ix[lid].effects[i].target == "self"
+                for i in steps))
+        has, needs_hand = got
+        return has and (not needs_hand or bool(d.hands[seat]))
 
-    def deal_moves(self, state, seat):
-        """The side deals ``seat`` can make or answer now (Trade)."""
+    def deal_facts(self, state):
+        """What the side deals depend on, once for every seat: (anyone holds influence,
+        {seat: kinds of offers made to it})."""
         d = state.data
-        ix = self.ix(state)
-        out = []
-        if ix.rules.influence_accumulates:
-            if any(k > 0 for inf in d.influence for k in inf.values()):
-                out.append("offer_influence")
-            if any(o["kind"] == "influence" and o["to"] == seat for o in d.offers):
-                out.append("answer_offer")
+        to = {}
+        for o in d.offers:
+            to.setdefault(o["to"], set()).add(o["kind"])
+        inf = self.ix(state).rules.influence_accumulates and \
+            any(k > 0 for i in d.influence for k in i.values())
+        return inf, to
+
+    def deal_moves(self, state, seat, facts=None):
+        """The side deals ``seat`` can make or answer now (Trade), as a tuple."""
+        d = state.data
+        inf, to = facts or self.deal_facts(state)
+        mine = to.get(seat, ())
+        out = ()
+        if self.ix(state).rules.influence_accumulates:
+            if inf:
+                out += ("offer_influence",)
+            if "influence" in mine:
+                out += ("answer_offer",)
         if state.config["diplomatic"]:
             if d.hands[seat]:
-                out.append("offer_swap")
-            if any(o["kind"] == "swap" and o["to"] == seat for o in d.offers):
-                out.append("answer_swap")
+                out += ("offer_swap",)
+            if "swap" in mine:
+                out += ("answer_swap",)
             if d.gdp[seat] > 0:
-                out.append("note_loan")
+                out += ("note_loan",)
         return out
 
 

@@ -27,8 +27,7 @@ class Computed:
         """``[(effect, owner, choices, source), ...]`` of the computed effects ``name`` in
         play (the Event, Tactics this round, Policies in their slots)."""
         d = state.data
-        ix = self.ix(state)
-        table = ix.computed.get(name)
+        table = self.ix(state).computed.get(name)
         if not table or not self.computing(state):
             return []
         out = []

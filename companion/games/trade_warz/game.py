@@ -2058,13 +2058,13 @@ class TradeWarz(Choices, Computed, Engine, Game):
         if not d.policy_done:
             self._window_prompts(state, P, self._policy_wid(state), "choose_policy")
 
-    def _trade_moves(self, state, s):
+    def _trade_moves(self, state, s, facts):
         d = state.data
         ix = self.ix(state)
         cfg = state.config
         key = (cfg["chill"], self.can_activate(state, s),
                bool(d.fast_pass[s] and ix.rules.fast_pass and cfg["fast_pass"]),
-               tuple(self.deal_moves(state, s)))
+               self.deal_moves(state, s, facts))
         got = self._moves_cache.get(key)
         if got is None:
             chill, can_activate, can_pass, deals = key
@@ -2082,12 +2082,13 @@ class TradeWarz(Choices, Computed, Engine, Game):
         d = state.data
         if d.trade_over:
             return
+        facts = self.deal_facts(state)
         if state.config["chill"]:
-            P[d.turn] = {"moves": self._trade_moves(state, d.turn), "chill": True}
+            P[d.turn] = {"moves": self._trade_moves(state, d.turn, facts), "chill": True}
             return
         for s in range(state.n):
             if not d.done[s]:
-                P[s] = {"moves": self._trade_moves(state, s), "chill": False}
+                P[s] = {"moves": self._trade_moves(state, s, facts), "chill": False}
 
     def _prompts_exports(self, state, P):
         if state.data.check:
