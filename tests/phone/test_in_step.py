@@ -1,8 +1,8 @@
-"""Every phone shows the hub's view after an undo or a correction, with no reload: the page
-keeps the newest document by ``rev`` (which only grows) rather than ``seq`` (which an undo sets
-back). Four phones at a Great Powers table; after each change every phone's rendered waiting
-line, offered moves and choices, and its own token counts are compared with the hub's seat
-view."""
+"""Every phone shows the hub's view after an undo, a correction, the table going Home and
+resuming, abandoning the game and starting another, with no reload: the page keeps the newest
+document by ``rev`` (which only grows) rather than ``seq`` (which an undo sets back). Four
+phones at a Great Powers table; after each change every phone's rendered waiting line, offered
+moves and choices, and its own token counts are compared with the hub's seat view."""
 import json
 import random
 
@@ -56,7 +56,7 @@ def assert_in_step(hub, ps):
             {k: n for k, n in tokens.items() if k != "vp"}, ph.name
 
 
-def test_phones_follow_undo_and_correction(servers, phones, tmp_path):
+def test_phones_follow_undo_correction_resume_abandon_and_a_new_game(servers, phones, tmp_path):
     srv = start_table(tmp_path, "gp-undo", "great-powers", 4, seed=5)
     servers(srv)
     ps = join_all(phones, srv, ["Ann", "Bo", "Cy", "Di"], shots=False)
@@ -111,5 +111,24 @@ def test_phones_follow_undo_and_correction(servers, phones, tmp_path):
     ph.page.click("#send")
     assert wait_until(lambda: first in hub.session.state.data.taken)
     ph.page.wait_for_selector("#status .ok")
+    assert_in_step(hub, ps)
+    # the table goes Home (the game stays open) and comes back to it: the phones follow
+    session = hub.session.id
+    hub.suspend()
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=home]")
+    ps[0].shot("4-home")
+    hub.resume(session)
+    assert_in_step(hub, ps)
+    # the table abandons the game (Great Powers cannot score a game cut short): Home again
+    hub.abandon()
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=home]")
+    # and starts another game: the same phones, the same seats, a new session
+    hub.configure("great-powers", 4)
+    hub.start(seed=9)
+    assert hub.session.id != session
+    for ph in ps:
+        ph.page.wait_for_selector("[data-form=submit_bids]")
     assert_in_step(hub, ps)
     json.dumps(hub.public_view())

@@ -674,7 +674,7 @@
     if (!d) return;
     const title = d.title || (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
     $("#bar-title").textContent = title;
-    let phase = d.phase === "lobby" ? "Lobby" : (d.phase_label || pretty(d.phase));
+    let phase = d.phase === "lobby" ? (d.hub && d.hub.game ? "Lobby" : "Between games") : (d.phase_label || pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
     if (d.outcome) phase = "Game over";
     $("#bar-phase").textContent = phase;
@@ -728,7 +728,7 @@
       el("span", { class: "muted", text: "seat " + (seat + 1) }), canRename ? renameControl(v) : null)];
     if (S.renaming && canRename) kids.push(renameForm(v));
     if (v.phase === "lobby") {
-      kids.push(el("p", { class: "hint", text: "You are in. The game starts when the table is ready." }));
+      if (v.hub && v.hub.game) kids.push(el("p", { class: "hint", text: "You are in. The game starts when the table is ready." }));
     } else {
       kids.push(...gameStats(v, gv));
     }
@@ -871,6 +871,9 @@
     const legal = v.legal || [];
     if (v.outcome) {
       kids.push(outcomePanel(v));
+    } else if (v.phase === "lobby" && !(v.hub && v.hub.game)) {
+      kids.push(el("div", { data: { panel: "home" } }, el("div", { class: "prompt-title", text: "Between games" }),
+        el("p", { class: "waiting", text: "The table is choosing what to play next. You keep your seat." })));
     } else if (v.phase === "lobby") {
       const seats = (v.hub && v.hub.seats) || [];
       const taken = seats.filter((s) => s.phone).length;
