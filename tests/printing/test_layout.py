@@ -105,6 +105,13 @@ def _edited_copy(tmp_path, game, folder, change):
     return dst
 
 
+def only(ps, card_id):
+    """The print set with one deck holding just this card's faces (fewer codes to make)."""
+    deck = [d for d in ps.decks if any(f.card_id == card_id for f in d.faces)][0]
+    faces = tuple(f for f in deck.faces if f.card_id == card_id)
+    return dataclasses.replace(ps, decks=(dataclasses.replace(deck, faces=faces),), tokens=())
+
+
 def test_a_rules_text_too_long_for_a_card_is_refused_with_a_sentence(tmp_path):
     def longer(d):
         f = d / "actions.toml"
@@ -112,14 +119,14 @@ def test_a_rules_text_too_long_for_a_card_is_refused_with_a_sentence(tmp_path):
         f.write_text(t.replace('text = "Gain 5 VP and lose 1 Industry Token"',
                                'text = "' + "Gain 5 VP and lose 1 Industry Token. " * 40 + '"'))
     data = _edited_copy(tmp_path, "great-powers", "gp", longer)
-    ps = print_set("great-powers", data=data)
+    ps = only(print_set("great-powers", data=data), "gilded-age")
     with pytest.raises(PrintError, match=r"Gilded Age \(gilded-age\): rules text: the text does "
                                          r"not fit its box even at 6 pt"):
         render_cards(ps, tmp_path / "x.pdf")
     assert not (tmp_path / "x.pdf").exists()
     out = tmp_path / "cli.pdf"
     assert companion_main(["cards", "print", "great-powers", "--data", str(data), "--out",
-                           str(out)]) == 1
+                           str(out), "--deck", "actions"]) == 1
     assert not out.exists()                                        # nothing half-written
 
 
@@ -130,7 +137,8 @@ def test_a_long_text_gets_smaller_but_stays_whole(tmp_path):
         f = d / "actions.toml"
         f.write_text(f.read_text().replace('text = "Gain 2 Industry Tokens"',
                                            f'text = "{long.strip()}"'))
-    ps = print_set("great-powers", data=_edited_copy(tmp_path, "great-powers", "gp", longer))
+    ps = only(print_set("great-powers", data=_edited_copy(tmp_path, "great-powers", "gp",
+                                                          longer)), "mass-production")
     report = render_cards(ps, tmp_path / "x.pdf")
     block = [b for b in report.blocks if b.what == "Mass Production (mass-production): rules text"]
     assert len(block) == 1 and 6 <= block[0].size < 9
@@ -142,7 +150,8 @@ def test_a_character_the_font_lacks_is_named(tmp_path):
     def emoji(d):
         f = d / "actions.toml"
         f.write_text(f.read_text().replace('name = "Gilded Age"', 'name = "Gilded Age \U0001F451"'))
-    ps = print_set("great-powers", data=_edited_copy(tmp_path, "great-powers", "gp", emoji))
+    ps = only(print_set("great-powers", data=_edited_copy(tmp_path, "great-powers", "gp",
+                                                          emoji)), "gilded-age")
     with pytest.raises(PrintError, match=r"U\+1F451.*cannot print"):
         render_cards(ps, tmp_path / "x.pdf")
 

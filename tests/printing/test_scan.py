@@ -10,7 +10,7 @@ from pyzbar.pyzbar import ZBarSymbol, decode
 
 from companion import cardcodes, games
 from companion.cli.main import main as companion_main
-from companion.printing import print_set, render_cards
+from companion.printing import print_set
 
 from .conftest import RUNS
 

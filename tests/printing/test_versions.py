@@ -78,3 +78,14 @@ def test_the_cardcodes_examples_run():
     import doctest
     result = doctest.testmod(cardcodes)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_rules_core_does_not_import_the_printing_service():
+    import pathlib
+
+    import companion
+    root = pathlib.Path(companion.__file__).parent
+    for folder in ("core", "games"):
+        for path in (root / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "companion.printing" not in text and "reportlab" not in text, path
