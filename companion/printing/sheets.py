@@ -617,6 +617,7 @@ def _draw_tokens(pdf, ps, first, duplex):
     per = cols * rows
     left = (pdf.pw - cols * size) / 2
     pages = [tokens[i:i + per] for i in range(0, len(tokens), per)]
+    pdf.report.sheets.append((ps.token_title, len(pages)))
     for page in pages:
         used_rows = (len(page) + cols - 1) // cols
         top = pdf.ph - (pdf.ph - rows * size) / 2

@@ -220,3 +220,14 @@ def test_the_command_says_when_no_reader_answers(tmp_path):
                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"No card reader at {tmp_path / 'no-reader'}: there is no such port" in out.stderr
+
+
+def test_the_simulator_takes_place_and_lift_as_typed_lines(sim):
+    said = sim.handle_line("place 04AABBCCDDEE01")
+    assert said == "placed tag 04AABBCCDDEE01 on the reader (blank); 'lift' takes it away"
+    assert sim.nfc_bus.tag is not None
+    assert sim.handle_line("lift") == "lifted the tag" and sim.nfc_bus.tag is None
+    sim.place("04AABBCCDDEE02", text="tc1:demo:a:1:1:D0B6")
+    sim.lift()
+    assert "it holds tc1:demo:a:1:1:D0B6" in sim.handle_line("place 04AABBCCDDEE02")
+    assert "place [UID]" in sim.handle_line("help")
