@@ -107,12 +107,20 @@
     const ns = names(d);
     const seats = (d.hub && d.hub.seats) || [];
     const scores = ns.map((_, i) => L.scoreOf(d, i));
-    const sig = JSON.stringify([ns, scores, seats.map((s) => s.online)]);
+    const open = (d.windows || []).filter((w) => !w.revealed);
+    const tag = (i) => {
+      if (d.outcome) return null;
+      for (const w of open) if ((w.seats || []).includes(i)) return String(i) in (w.locked || {}) ? ["lock", "locked in"] : ["wait", "choosing"];
+      return (d.waiting || []).includes(i) ? ["wait", "to play"] : null;
+    };
+    const tags = ns.map((_, i) => tag(i));
+    const sig = JSON.stringify([ns, scores, seats.map((s) => s.online), tags]);
     if (!changed("scores", sig)) return;
     const list = el("ul", { class: "players" });
     ns.forEach((n, i) => list.append(el("li", { data: { seat: String(i) } },
       el("span", { class: "dot" + (seats[i] && seats[i].online ? " on" : "") }),
-      el("span", { class: "pname", text: n }), scores[i] ? el("span", { class: "score", text: scores[i] }) : null)));
+      el("span", { class: "pname", text: n }), tags[i] ? el("span", { class: "tag " + tags[i][0], text: tags[i][1] }) : null,
+      scores[i] ? el("span", { class: "score", text: scores[i] }) : null)));
     box.replaceChildren(el("h2", { text: scores.some((x) => x) ? "Scores" : "Players" }), list);
   }
 
