@@ -124,10 +124,10 @@ def test_phones_follow_undo_correction_resume_abandon_and_a_new_game(servers, ph
     hub.abandon()
     for ph in ps:
         ph.page.wait_for_selector("[data-panel=home]")
-    # and starts another game: the same phones, the same seats, a new session
+    # and starts another game: the same phones, the same seats, a new session (every seat
+    # has its phone, so the table starts it at once)
     hub.configure("great-powers", 4)
-    hub.start(seed=9)
-    assert hub.session.id != session
+    assert wait_until(lambda: hub.session is not None and hub.session.id != session)
     for ph in ps:
         ph.page.wait_for_selector("[data-form=submit_bids]")
     assert_in_step(hub, ps)

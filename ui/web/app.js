@@ -620,6 +620,18 @@
     renderPlayers();
     updateWakeLock();
   }
+  // Redraw a panel without taking a half-typed field from the player: the focused input (by
+  // id or data-arg) gets its focus and caret back in the new drawing.
+  function redraw(box, kids) {
+    const a = document.activeElement;
+    const key = a && box.contains(a) && a.tagName === "INPUT" ? (a.id ? "#" + a.id : (a.dataset.arg ? "input[data-arg='" + a.dataset.arg + "']" : null)) : null;
+    const caret = key ? [a.selectionStart, a.selectionEnd] : null;
+    box.replaceChildren(...kids);
+    if (key) {
+      const b = box.querySelector(key);
+      if (b) { b.focus(); try { b.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not text */ } }
+    }
+  }
   function changed(key, sig) {
     if (S.sigs[key] === sig) return false;
     S.sigs[key] = sig;
@@ -732,7 +744,7 @@
     } else {
       kids.push(...gameStats(v, gv));
     }
-    box.replaceChildren(...kids);
+    redraw(box, kids);
   }
   function gameStatsSig(v) {
     const gv = v.game_view || {};
@@ -897,7 +909,7 @@
     if (S.pending) status.append(el("span", { class: "muted", text: "Sending " + S.pending.label + "…" }));
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
-    box.replaceChildren(...kids);
+    redraw(box, kids);
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
