@@ -133,13 +133,13 @@
       }
       case "order":
       case "subset": {
-        const src = untouched ? (Array.isArray(dflt) ? dflt : []) : raw;
+        const src = untouched ? (Array.isArray(dflt) ? dflt : []) : (Array.isArray(raw) ? raw : []);
         const out = [];
         for (const x of src) if (has(x) && !out.some((y) => same(x, y))) out.push(x);
         return out.slice(0, spec.max);
       }
       case "counts": {
-        const src = untouched ? (dflt && typeof dflt === "object" ? dflt : {}) : raw;
+        const src = untouched ? (dflt && typeof dflt === "object" ? dflt : {}) : (raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {});
         const out = {};
         for (const o of ok) {
           const k = String(o.value);
@@ -171,6 +171,12 @@
       default: return true;
     }
   }
+  function begun(spec, value) {
+    if (value === undefined) return false;
+    if (Array.isArray(value)) return value.length > 0;
+    if (spec.kind === "counts") return Object.keys(value).length > 0;
+    return false;
+  }
   // Walk the specs in order as the hub does (the first spec per name whose `when` holds),
   // with what the player answered so far: what to ask, the args to send, what is missing.
   function walk(specs, answers) {
@@ -182,7 +188,7 @@
       const value = answerOf(spec, opts, answers[spec.name]);
       const ok = answered(spec, value);
       if (ok) got[spec.name] = spec.kind === "text" ? value.trim() : value;
-      else if (!spec.optional) missing.push(spec);
+      else if (!spec.optional || begun(spec, value)) missing.push(spec);   // half an optional answer is not left out silently
       items.push({ spec: spec, opts: opts, value: value, ok: ok });
     }
     return { items: items, args: got, missing: missing, complete: missing.length === 0 };
