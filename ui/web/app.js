@@ -922,7 +922,10 @@
     const tp = v.table_prompt;
     let text;
     if (names.length) text = "Waiting for " + joinNames(names) + ".";
-    else if (tp) text = "Waiting for the table" + (tp.text ? ": " + tp.text : ".");
+    else if (tp) {
+      const what = tp.text || (v.table_legal || []).map((m) => m.label).join(" or ");
+      text = "Waiting for the table" + (what ? ": " + what : ".");
+    }
     else text = "Nothing to do right now.";
     return el("div", { data: { panel: "waiting" } }, el("p", { class: "waiting", text: text }));
   }
