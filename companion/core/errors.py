@@ -17,6 +17,10 @@ class UnknownMoveError(IllegalMoveError):
     """The game has no such move."""
 
 
+class BadArgumentsError(IllegalMoveError):
+    """A move was sent with arguments it does not take, or without one it needs."""
+
+
 class SealedChoiceError(IllegalMoveError):
     """A sealed choice was submitted twice, late, or into a window the seat is not in."""
 

@@ -15,9 +15,11 @@ Who may act is always ``state.prompts``: a seat acts only with a move its prompt
 the commitment, and reveals the window when every seat is in.
 """
 import dataclasses
+import inspect
 from typing import Any, Callable
 
-from .errors import ConfigError, IllegalMoveError, NotYourTurnError, UnknownMoveError
+from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
+                     UnknownMoveError)
 from .state import State
 
 
@@ -262,20 +264,15 @@ def _apply_move(game, state, seat, name, args, salt):
                 raise NotYourTurnError(f"{state.players[seat]} cannot "
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
-        raise IllegalMoveError("A move's arguments must be a JSON object.")
+        raise BadArgumentsError("A move's arguments must be a JSON object.")
+    _check_arg_names(move, args)
     if move.sealed is None:
-        try:
-            move.fn(state, seat, **args)
-        except TypeError as e:  # wrong or missing argument names
-            raise IllegalMoveError(f"{name}: {_arg_problem(e)}") from None
+        move.fn(state, seat, **args)
         return
     w = state.window(move.sealed(state, seat))
     if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
         w.seal(seat, None, "0" * 32)        # raises the right SealedChoiceError
-    try:
-        choice = move.fn(state, seat, **args)
-    except TypeError as e:
-        raise IllegalMoveError(f"{name}: {_arg_problem(e)}") from None
+    choice = move.fn(state, seat, **args)
     digest = w.seal(seat, choice, salt)
     state.clear_prompt(seat)
     state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
@@ -283,9 +280,35 @@ def _apply_move(game, state, seat, name, args, salt):
         _reveal(game, state, w)
 
 
-def _arg_problem(e: TypeError) -> str:
-    msg = str(e)
-    return msg.split(") ", 1)[-1] if ") " in msg else msg
+_PARAMS = {}
+
+
+def _params(fn):
+    """``(required, optional, takes_any)`` argument names of a move function."""
+    key = getattr(fn, "__func__", fn)
+    got = _PARAMS.get(key)
+    if got is None:
+        ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
+        any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
+        named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        got = _PARAMS[key] = ({p.name for p in named if p.default is p.empty},
+                              {p.name for p in named if p.default is not p.empty}, any_)
+    return got
+
+
+def _check_arg_names(move, args):
+    """Wrong or missing argument names, in a sentence (never Python's own words)."""
+    required, optional, any_ = _params(move.fn)
+    what = f"{move.title()} ({move.name})" if move.label else move.name.replace("_", " ")
+    extra = sorted(set(args) - required - optional) if not any_ else []
+    if extra:
+        takes = ", ".join(sorted(required | optional)) or "nothing"
+        raise BadArgumentsError(f"{what} does not take {', '.join(map(repr, extra))}; it "
+                                f"takes {takes}.")
+    missing = sorted(required - set(args))
+    if missing:
+        raise BadArgumentsError(f"{what} needs {', '.join(missing)}: choose "
+                                f"{'it' if len(missing) == 1 else 'them'} first.")
 
 
 def close_window(game: Game, state: State, w) -> None:

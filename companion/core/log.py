@@ -48,6 +48,7 @@ class MemoryLog:
         self._sessions = {}
         self._records = {}
         self._replies = {}
+        self._tables = {}
         self._lock = threading.Lock()
 
     def create(self, session_id, game, meta, created=None):
@@ -105,6 +106,13 @@ class MemoryLog:
     def get_reply(self, session_id, seat, tx):
         return self._replies.get((session_id, seat, tx))
 
+    def table_meta(self, table):
+        meta = self._tables.get(table)
+        return dict(meta) if meta is not None else None
+
+    def set_table_meta(self, table, meta):
+        self._tables[table] = json.loads(json.dumps(meta))
+
     def close(self):
         pass
 
@@ -113,6 +121,7 @@ _REPLIES = """
     CREATE TABLE IF NOT EXISTS replies(
         session_id TEXT NOT NULL, seat INTEGER NOT NULL, tx TEXT NOT NULL, reply TEXT NOT NULL,
         PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS tables(id TEXT PRIMARY KEY, meta TEXT NOT NULL);
 """
 
 
@@ -205,6 +214,8 @@ class SQLiteLog:
             if ver < 2:                         # schema 1 -> 2, in one transaction
                 db.executescript("BEGIN; ALTER TABLE sessions ADD COLUMN clock REAL;" +
                                  _REPLIES + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            else:
+                db.executescript(_REPLIES)
 
     def _check(self, db):
         """Refuse a damaged store with one sentence naming the file and what to do."""
@@ -377,6 +388,17 @@ class SQLiteLog:
         """Keep the answer to a refused command (the first answer wins)."""
         self._write("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply) "
                     "VALUES (?,?,?,?)", (session_id, seat, tx, reply))
+
+    def table_meta(self, table):
+        """What a table keeps between games: its room code and its lobby (before a start)."""
+        with self._lock:
+            row = self._guard(lambda: self._db.execute("SELECT meta FROM tables WHERE id=?",
+                                                       (table,)).fetchone())
+        return json.loads(row[0]) if row else None
+
+    def set_table_meta(self, table, meta):
+        self._write("INSERT INTO tables(id, meta) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "meta=excluded.meta", (table, json.dumps(meta)))
 
     def get_reply(self, session_id, seat, tx):
         with self._lock:

@@ -33,6 +33,7 @@ import json
 import logging
 import queue
 import threading
+import time
 
 from companion.core.errors import CompanionError, ConfigError
 from companion.service.hub import (BadNameError, JoinError, NameTakenError, SeatMovedError,
@@ -50,6 +51,10 @@ _UNSET = object()
 RECENT_TX = 256
 #: The largest JSON body ``POST /join`` accepts.
 MAX_JOIN_BYTES = 4096
+#: A presence message is ``{"v":1,"online":true}``; anything much longer is not one.
+MAX_PRESENCE_BYTES = 64
+#: Table facts alone (presence, alerts, a scan) republish the public state at most this often.
+STATE_EVERY = 1.0
 
 
 class JoinRefused(CompanionError):
@@ -100,6 +105,9 @@ class Bridge:
         self.logins: dict[int, SeatLogin] = {}
         self._by_id: dict[str, int] = {}
         self._recent: dict[str, collections.OrderedDict] = {}
+        self._clearing: collections.Counter = collections.Counter()   # seat id -> our clears
+        self._state_at = 0.0                 # monotonic time of the last public state
+        self._state_timer = False
         self._jobs: queue.Queue = queue.Queue()
         self._pending: collections.deque = collections.deque()     # hub events to publish
         self._worker: threading.Thread | None = None
@@ -243,7 +251,7 @@ class Bridge:
         items = []
         while self._pending:
             items.append(self._pending.popleft())
-        views = False
+        views = state = False
         for event, seq in items:
             kind = event.get("kind")
             if kind == "changed":
@@ -253,10 +261,34 @@ class Bridge:
                         continue                # private: only inside that seat's view
                     self._publish(self.topics.events, protocol.event(seq, notice))
                 views = True
-            elif kind not in ("scan", "timer_warning"):    # a warning's notice came with it
+            elif kind == "lobby":
                 views = True
+            elif kind in ("alert", "scan", "presence"):
+                state = True                    # table facts: the public state only
         if views:
             self._publish_views()
+        elif state:
+            self._state_soon()
+
+    def _state_soon(self):
+        """The public state after a change of table facts (presence, alerts, a scan), at most
+        once a second: a seat toggling its presence cannot make the hub fan out."""
+        wait = STATE_EVERY - (time.monotonic() - self._state_at)
+        if wait <= 0:
+            self._publish_state()
+        elif not self._state_timer:
+            self._state_timer = True
+            t = threading.Timer(wait, lambda: self.call_soon(self._deferred_state))
+            t.daemon = True
+            t.start()
+
+    def _deferred_state(self):
+        self._state_timer = False
+        self._publish_state()
+
+    def _publish_state(self):
+        self._state_at = time.monotonic()
+        self._publish(self.topics.state, self.public_state(), retain=True, force=False)
 
     def _seq(self):
         s = self.hub.session
@@ -325,6 +357,7 @@ class Bridge:
             self._publish(self.topics.view(self.logins[n].seat_id),
                           self.seat_view(n, per_seat[n]), retain=True, force=False)
         self._publish(self.topics.state, self._decorate(pub), retain=True, force=False)
+        self._state_at = time.monotonic()
 
     def _publish_everything(self):
         self._session_id = _UNSET
@@ -336,11 +369,26 @@ class Bridge:
         self._publish(self.topics.reply(seat_id), message)
 
     def _handle_command(self, seat_id, payload, retained, received_at=None):
+        """Every payload on a command topic gets an answer; none can stop the bridge."""
+        try:
+            self._command(seat_id, payload, retained)
+        except Exception:
+            log.exception("a command from %s could not be handled", seat_id)
+            self.stats["internal"] += 1
+            try:
+                tx = protocol.parse_command(payload).tx
+            except Exception:
+                tx = None
+            self._reply(seat_id, protocol.error_reply(tx, "internal",
+                                                      protocol.ERROR_CODES["internal"]))
+
+    def _command(self, seat_id, payload, retained):
         self.stats["commands"] += 1
         if retained:
             # a retained command is a replay from the broker, never a new move: clear it, and
             # remember its tx, since a broker may still deliver the same publish live (amqtt
             # does when the hub subscribes while the publish waits in its broadcast queue)
+            self._clearing[seat_id] += 1
             self._client.publish(self.topics.cmd(seat_id), b"", qos=1, retain=True, wait=False)
             self.stats["retained_ignored"] += 1
             try:
@@ -349,8 +397,9 @@ class Bridge:
                 return
             self._remember(seat_id, tx, None)
             return
-        if not payload:
-            self.stats["retained_cleared"] += 1  # our own clearing of a retained command
+        if not payload and self._clearing[seat_id] > 0:
+            self._clearing[seat_id] -= 1         # our own clearing of a retained command
+            self.stats["retained_cleared"] += 1
             return
         seat = self._by_id.get(seat_id)
         try:
@@ -423,11 +472,22 @@ class Bridge:
     # -- presence ---------------------------------------------------------------------------------
     def _handle_presence(self, seat_id, payload):
         seat = self._by_id.get(seat_id)
-        try:
-            online = json.loads(payload.decode("utf-8")).get("online")
-        except (ValueError, AttributeError, UnicodeDecodeError):
+        online = None
+        if len(payload) <= MAX_PRESENCE_BYTES:
+            try:
+                obj = json.loads(payload.decode("utf-8"))
+                online = obj.get("online") if isinstance(obj, dict) else None
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                online = None
+        if seat is None:
             return
-        if seat is None or not isinstance(online, bool):
+        if not isinstance(online, bool):
+            # junk retained on a seat's presence topic would reach every phone that
+            # subscribes later: replace it with what the hub knows
+            self.stats["presence_refused"] += 1
+            if payload:
+                self._client.publish(self.topics.presence(seat_id), protocol.encode(
+                    protocol.presence(self.presence_of(seat))), qos=1, retain=True, wait=False)
             return
         self.hub.set_presence(seat, online)
         with self._presence_seen:

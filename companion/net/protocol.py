@@ -36,7 +36,8 @@ MOVE_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 #: Every error code a reply may carry, with what it means to a client author.
 ERROR_CODES = {
-    "malformed_json": "The payload is not a UTF-8 JSON object.",
+    "malformed_json": "The payload is not a UTF-8 JSON object (or holds an invalid character).",
+    "too_deep": "The command nests lists or objects more than 8 levels deep.",
     "too_large": f"The command is over {MAX_COMMAND_BYTES} bytes.",
     "unsupported_version": "The command's \"v\" is not a protocol version the hub speaks.",
     "bad_command": "A field is missing or has the wrong type (tx, move, args).",
@@ -74,12 +75,42 @@ def encode(message: dict) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+#: How deep a command's lists and objects may nest (real moves need 3).
+MAX_DEPTH = 8
+
+
+def _depth_and_text_ok(v, depth=0):
+    """Raise a ProtocolError for nesting deeper than MAX_DEPTH or a lone surrogate (which
+    JSON can carry as an escape but UTF-8 cannot: it would break every message after it)."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError("too_deep", f"The command nests lists or objects more than "
+                                        f"{MAX_DEPTH} levels deep.")
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ProtocolError("malformed_json", "The message holds an invalid character "
+                                                  "(a lone surrogate).") from None
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            _depth_and_text_ok(k, depth + 1)
+            _depth_and_text_ok(x, depth + 1)
+    elif isinstance(v, list):
+        for x in v:
+            _depth_and_text_ok(x, depth + 1)
+
+
 def _decode_object(payload: bytes, limit: int | None):
     if limit is not None and len(payload) > limit:
         raise ProtocolError("too_large", f"The message is {len(payload)} bytes; the limit is "
                                          f"{limit} bytes.")
+    if not payload:
+        raise ProtocolError("malformed_json", "The message is empty; send a JSON object.")
     try:
         obj = json.loads(payload.decode("utf-8"))
+    except RecursionError:
+        raise ProtocolError("too_deep", f"The command nests lists or objects more than "
+                                        f"{MAX_DEPTH} levels deep.") from None
     except (UnicodeDecodeError, ValueError):
         raise ProtocolError("malformed_json", "The message is not valid UTF-8 JSON.") from None
     if not isinstance(obj, dict):
@@ -95,6 +126,11 @@ def parse_command(payload: bytes, limit: int = MAX_COMMAND_BYTES) -> Command:
     obj = _decode_object(payload, limit)
     raw_tx = obj.get("tx")
     tx = raw_tx if isinstance(raw_tx, str) and TX_PATTERN.fullmatch(raw_tx) else None
+    try:
+        _depth_and_text_ok(obj)
+    except ProtocolError as e:
+        e.tx = tx
+        raise
     if obj.get("v") != PROTOCOL_VERSION:
         raise ProtocolError("unsupported_version",
                             f"This hub speaks protocol v{PROTOCOL_VERSION}; the command says "
@@ -132,6 +168,7 @@ def error_code_for(exc: BaseException) -> str:
     if isinstance(exc, ProtocolError):
         return exc.code
     for cls, code in ((core_errors.StorageError, "cannot_save"),
+                      (core_errors.BadArgumentsError, "bad_command"),
                       (core_errors.NotYourTurnError, "not_your_turn"),
                       (core_errors.UnknownMoveError, "unknown_move"),
                       (core_errors.SealedChoiceError, "sealed_choice"),

@@ -224,18 +224,62 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "code": "bad_request", "message": "Send a JSON body of at most "
                                                   f"{self.app.max_body} bytes."}})
         body = self.rfile.read(length)
+        addr = self.client_address[0]
+        wait = self.app.guesses.wait(addr)
+        if wait:
+            return self._json(429, {"v": 1, "error": {
+                "code": "too_many_tries", "message": f"Too many wrong codes from this device; "
+                f"check the code on the table screen and try again in {wait} seconds."}})
         try:
             if path == "/rename":
                 answer = self.app.bridge.handle_rename(body)
             else:
                 answer = self.app.bridge.handle_join(body, self._host() or self.app.public_host)
         except JoinRefused as e:
+            if e.code in GUESSES:
+                self.app.guesses.failed(addr)
             return self._json(e.status, e.body())
         except CompanionError as e:             # e.g. the broker could not add the login
-            log.warning("join failed: %s", e)
-            return self._json(503, {"v": 1, "error": {"code": "unavailable",
-                                                      "message": str(e)}})
+            log.warning("join failed: %s", e)   # details for the operator, not the phone
+            return self._json(503, {"v": 1, "error": {
+                "code": "unavailable", "message": "The table cannot take phones right now; "
+                                                  "try again in a few seconds."}})
         self._json(200, answer)
+
+
+#: Refusals that may be someone guessing a code: counted per address.
+GUESSES = ("wrong_room", "unknown_token", "unknown_code")
+
+
+class Guesses:
+    """At most ``limit`` wrong codes per address per ``window`` seconds: the room code cannot be
+    found by trying, while a player who mistypes a few times never notices."""
+
+    def __init__(self, limit=10, window=60.0, clock=None):
+        import time as _time
+        self.limit, self.window = limit, window
+        self.clock = clock or _time.monotonic
+        self._fails: dict[str, list] = {}
+        self._lock = threading.Lock()
+
+    def failed(self, addr):
+        with self._lock:
+            self._fails.setdefault(addr, []).append(self.clock())
+            if len(self._fails) > 10_000:                 # a flood of addresses: forget old
+                self._fails = dict(list(self._fails.items())[-5_000:])
+
+    def wait(self, addr) -> int:
+        """Seconds this address must wait (0: go ahead)."""
+        now = self.clock()
+        with self._lock:
+            recent = [t for t in self._fails.get(addr, ()) if now - t < self.window]
+            if recent:
+                self._fails[addr] = recent
+            else:
+                self._fails.pop(addr, None)
+            if len(recent) < self.limit:
+                return 0
+            return max(1, int(self.window - (now - recent[-self.limit])) + 1)
 
 
 class Watchers:
@@ -326,6 +370,7 @@ class WebServer:
         self.public_host = public_host or lan_ip()
         self._cache: dict[str, bytes] = {}
         self.watchers = Watchers(bridge)
+        self.guesses = Guesses()
         self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 

@@ -23,6 +23,7 @@ from companion.core.errors import CompanionError, ConfigError, IllegalMoveError,
 from companion.core.session import Session
 
 ROOM_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"          # no I or O: read aloud, typed on a phone
+ROOM_LENGTH = 6                     # 24^6 ~ 1.9e8 codes; with /join's rate limit, years to guess
 HANDOVER_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: it may be read aloud
 HANDOVER_LENGTH = 8                                   # 31^8 ~ 8.5e11: not guessable in minutes
 HANDOVER_SECONDS = 600
@@ -50,11 +51,12 @@ class TableFullError(JoinError):
 
 
 def clean_name(name) -> str:
-    """A player's display name, normalised (NFC, single spaces), or :class:`JoinError` with a
-    sentence: 1 to 24 characters, no control or direction-changing characters."""
+    """A player's display name, normalised (NFKC, single spaces), or :class:`JoinError` with a
+    sentence: 1 to 24 characters, no control or direction-changing characters, letters of one
+    alphabet (so "Аnn" with a Cyrillic А cannot pass for "Ann")."""
     if not isinstance(name, str):
         raise BadNameError("Please give your name.")
-    name = " ".join(unicodedata.normalize("NFC", name).split())
+    name = " ".join(unicodedata.normalize("NFKC", name).split())
     if not 1 <= len(name) <= MAX_NAME:
         raise BadNameError(f"Please give a name of 1 to {MAX_NAME} characters.")
     for ch in name:
@@ -62,7 +64,20 @@ def clean_name(name) -> str:
         if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or unicodedata.bidirectional(ch) in (
                 "RLO", "LRO", "RLE", "LRE", "PDF", "RLI", "LRI", "FSI", "PDI"):
             raise BadNameError("Names can only use letters, digits, spaces and punctuation.")
+    scripts = {_script(ch) for ch in name if ch.isalpha()}
+    if len(scripts) > 1:
+        raise BadNameError(f"A name may not mix alphabets ({' and '.join(sorted(scripts))}): "
+                           f"two names that look alike must not be two players.")
     return name
+
+
+def _script(ch) -> str:
+    """The alphabet of a letter, from its Unicode name (LATIN, CYRILLIC, GREEK, CJK...)."""
+    try:
+        word = unicodedata.name(ch).split()[0]
+    except ValueError:
+        return "OTHER"
+    return {"HIRAGANA": "Han", "KATAKANA": "Han", "CJK": "Han"}.get(word, word.capitalize())
 
 
 def _hash(token: str) -> str:
@@ -92,8 +107,9 @@ class Hub:
         self.games = games
         self.entropy = entropy
         self.clock = clock
-        self.room_code = room_code or "".join(
-            ROOM_ALPHABET[b % len(ROOM_ALPHABET)] for b in entropy(4))
+        kept = self._table_meta()
+        self.room_code = room_code or kept.get("room") or "".join(
+            ROOM_ALPHABET[b % len(ROOM_ALPHABET)] for b in entropy(ROOM_LENGTH))
         self.session = None
         self.game_name = None
         self.options = {}
@@ -109,6 +125,44 @@ class Hub:
         self._marked = 0.0                  # monotonic time of the last clock heartbeat
         self._timer_thread = None
         self._stopping = False
+        self._restore_lobby(kept.get("lobby"))
+
+    # -- what a table keeps between runs ------------------------------------------------------------
+    def _table_meta(self) -> dict:
+        getter = getattr(self.log, "table_meta", None)
+        try:
+            return (getter(self.table) if getter else None) or {}
+        except CompanionError:
+            return {}
+
+    def _restore_lobby(self, lobby):
+        """A restart before the start keeps the room code, the game chosen and the seats taken
+        (the phones reclaim them with their tokens)."""
+        if not lobby or not lobby.get("game"):
+            return
+        try:
+            g = self.games(lobby["game"])
+            self.options = g.resolve_options(lobby.get("options"))
+        except CompanionError:
+            return
+        self.game_name = g.name
+        self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False))
+                      for i, d in enumerate(lobby.get("seats") or [])]
+
+    def _save_table(self):
+        """Keep the room code, and the lobby while no game runs, in the store."""
+        setter = getattr(self.log, "set_table_meta", None)
+        if setter is None:
+            return
+        lobby = None
+        if self.session is None and self.game_name:
+            lobby = {"game": self.game_name, "options": self.options,
+                     "seats": [{"name": x.name, "token_hash": x.token_hash, "phone": x.phone}
+                               for x in self.seats]}
+        try:
+            setter(self.table, {"room": self.room_code, "lobby": lobby})
+        except CompanionError as e:
+            self._alert("storage", str(e), key="storage")
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, fn):
@@ -140,6 +194,7 @@ class Hub:
                 if self.seats[i].token_hash is None:
                     self.seats[i].name = name
             self.session = None
+            self._save_table()
         self._emit({"kind": "lobby"})
 
     def join(self, name, room_code):
@@ -273,6 +328,9 @@ class Hub:
         self._emit({"kind": "presence", "seat": seat, "online": online})
 
     def _save_seats(self):
+        if self.session is None:
+            self._save_table()
+            return
         self.update_session_meta(seats=[{"name": s.name, "token_hash": s.token_hash,
                                          "phone": s.phone} for s in self.seats])
 
@@ -304,6 +362,7 @@ class Hub:
                 game, [s.name for s in self.seats], self.log, options=self.options,
                 seed=seed, clock=self.clock or SessionClock(), entropy=self.entropy,
                 meta={"table": self.table, "seats": seats, "room": self.room_code})
+            self._save_table()                  # the lobby became this session
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version,
                     "notices": self.session.state.notices})
@@ -384,6 +443,7 @@ class Hub:
             self.session.mark_time()
         self.session = None
         self.game_name = None
+        self._save_table()
         self._wake.notify_all()
 
     def suspend(self):

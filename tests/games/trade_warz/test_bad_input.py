@@ -131,7 +131,7 @@ def test_more_bad_input():
     refused(s, None, "resolve_exports", {}, "no flipped Exports")
     refused(s, None, "settle_mismatch", {"keep": "scanned"}, "no scanned card")
     refused(s, seat, "place_export", {"card": ex or "x", "partner": "neutralia"},
-            "missing 1 required", IllegalMoveError)
+            "needs slot: choose it first", IllegalMoveError)    # words, not Python's
 
 
 def test_bad_options():
