@@ -70,6 +70,11 @@ class Computed:
         for e, src in effects:
             if e.compute == "poorer_in_dispute" and self.computing(state):
                 low = min(d.gdp[s] for s in seats)
+                poorest = [s for s in seats if d.gdp[s] == low]
+                if len(poorest) > 1 and state.config.get("poorer_ties") == "none":
+                    state.note("EffectComputed", source=src, compute=e.compute, seats=[],
+                               skipped="the poorest players in the dispute are tied")
+                    continue
                 for s in seats:
                     if d.gdp[s] == low:
                         amount = e.amount or 1
@@ -77,8 +82,8 @@ class Computed:
                         parts[str(s)]["effects"] += amount
                         parts[str(s)].setdefault("sources", []).append(
                             {"source": src, "name": ix.name_of(src), "amount": amount})
-                state.note("EffectComputed", source=src, compute=e.compute,
-                           seats=[s for s in seats if d.gdp[s] == low], amount=e.amount or 1)
+                state.note("EffectComputed", source=src, compute=e.compute, seats=poorest,
+                           amount=e.amount or 1)
             else:
                 texts.append(e.text)
         return texts

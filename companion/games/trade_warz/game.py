@@ -168,6 +168,9 @@ class TradeWarz(Choices, Computed, Engine, Game):
         Option("auto_effects", True, "Effects whose inputs the companion tracks (Crypto Isle, "
                                      "Maple Dominion, Port Strike, ...) resolve by themselves; "
                                      "false: the table resolves them by hand."),
+        Option("poorer_ties", "each", "The Polite Maple Dominion when the poorest players in "
+                                      "a dispute are tied: each gets +1 dispute power, or none "
+                                      "does (nobody is the poorer).", ("each", "none")),
     )
 
     def resolve_options(self, given):
@@ -1173,9 +1176,12 @@ class TradeWarz(Choices, Computed, Engine, Game):
         state.note("FastPassUsed", seat=seat)
 
     def _trade_deal(self, state, seat, what):
+        d = state.data
         self._trade_open(state)
-        if state.data.ask is not None:
+        if d.ask is not None:
             raise IllegalMoveError("Wait until the decision on the table is made.")
+        if self.v2(state) and not state.config["chill"] and d.done[seat]:
+            raise IllegalMoveError("You are done trading: Done is final for deals too.")
 
     def _offer_influence(self, state, seat, to, partner, amount, price, side="sell"):
         d = state.data

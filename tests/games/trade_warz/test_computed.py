@@ -95,6 +95,16 @@ def test_maple_dominion_counts_gdp_before_bids_and_ties_each_get_it():
     assert c["winner"] == 0
 
 
+def test_maple_dominion_ties_give_nobody_the_bonus_if_the_table_says_so():
+    t = trade_table(4, poorer_ties="none")
+    t.set_gdp(7, 7, 12, 20)
+    place_all(t, [(0, "soybean-surplus", "maple-dominion", 1),
+                  (1, "soybean-surplus", "maple-dominion", 1),
+                  (2, "soybean-surplus", "maple-dominion", 1)])
+    resolve_disputes(t, {0: 3, 1: 0, 2: 0}, [])
+    assert t.d.contests[0]["power"] == {"0": 1 + 3, "1": 1, "2": 1}
+
+
 def test_maple_dominion_by_hand_asks_the_table_for_power():
     t = trade_table(3, auto_effects=False)
     t.set_gdp(8, 12, 20)

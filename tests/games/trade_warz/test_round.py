@@ -450,6 +450,18 @@ def test_influence_bought_and_sold_between_players():
     assert t.d.gdp[:2] == [15, 5]
 
 
+def test_done_is_final_for_deals_too():
+    t = trade_table(3)
+    t.set_gdp(10, 10, 10)
+    t.d.influence[0]["neutralia"] = 3
+    t.do(1, "done_trade")
+    with pytest.raises(IllegalMoveError, match="done trading"):
+        t.do(1, "offer_influence", to=0, partner="neutralia", amount=1, price=2, side="buy")
+    t.d.hands[1] = ["emergency-stimulus"]
+    t.do(1, "play_tactic", card="emergency-stimulus")      # Tactics still, until Trade ends
+    assert t.d.gdp[1] == 12
+
+
 def test_fast_pass_during_trade_locks_the_board():
     t = trade_table(3, edition="tariff")
     t.do(1, "use_fast_pass")
