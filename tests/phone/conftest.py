@@ -98,13 +98,17 @@ class Phone:
             const r = e.getBoundingClientRect();
             if (!r.width || !r.height || e.closest("[hidden]")) continue;
             const cs = getComputedStyle(e);
-            if (cs.visibility === "hidden" || cs.display === "none" || e.closest("details:not([open]) > :not(summary)")) continue;
+            if (cs.visibility === "hidden" || cs.display === "none"
+                || e.closest("details:not([open]) > :not(summary)")) continue;
             const size = parseFloat(cs.fontSize);
             if (size < least) out.push(["font " + size + "px", text.slice(0, 60)]);
-            if (r.right > window.innerWidth + 0.5 || r.left < -0.5) out.push(["off screen", text.slice(0, 60)]);
+            if (r.right > window.innerWidth + 0.5 || r.left < -0.5) {
+              out.push(["off screen", text.slice(0, 60)]);
+            }
             for (let x = e; x && x !== document.body; x = x.parentElement) {
               const s = getComputedStyle(x);
-              if ((s.overflowX === "hidden" || s.textOverflow === "ellipsis") && x.scrollWidth > x.clientWidth + 1) {
+              const clips = s.overflowX === "hidden" || s.textOverflow === "ellipsis";
+              if (clips && x.scrollWidth > x.clientWidth + 1) {
                 out.push(["cut off", text.slice(0, 60)]);
                 break;
               }
@@ -245,3 +249,21 @@ def reveal_checks(ph, window):
     return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),
                                            r.query_selector(".choice-text").text_content())
             for r in rows}
+
+
+def values(page, sel):
+    """The option values (parsed) of the elements ``sel`` matches, in page order."""
+    return page.eval_on_selector_all(sel, "es => es.map(e => JSON.parse(e.dataset.value))")
+
+
+def outcome_rows(page):
+    """[(seat, score)] of the final scores panel, as strings."""
+    return sorted(map(tuple, page.eval_on_selector_all(
+        "[data-panel=outcome] li",
+        "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
+
+
+def shows_rev(page, rev, box="game-screen"):
+    """Wait until the page draws a document of revision ``rev`` or newer."""
+    page.wait_for_function(
+        "([box, rev]) => Number(document.getElementById(box).dataset.rev) >= rev", arg=[box, rev])

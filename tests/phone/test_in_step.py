@@ -3,16 +3,11 @@ resuming, abandoning the game and starting another, with no reload: the page kee
 document by ``rev`` (which only grows) rather than ``seq`` (which an undo sets back). Four
 phones at a Great Powers table; after each change every phone's rendered waiting line, offered
 moves and choices, and its own token counts are compared with the hub's seat view."""
-import json
 import random
 
 from companion.core.play import tap
 
-from .conftest import join_all, start_table, value_sel, wait_until
-
-
-def shows_rev(ph, rev):
-    ph.page.wait_for_function("(rev) => Number(document.getElementById('game-screen').dataset.rev) >= rev", arg=rev)
+from .conftest import join_all, shows_rev, start_table, value_sel, values, wait_until
 
 
 def assert_in_step(hub, ps):
@@ -20,7 +15,7 @@ def assert_in_step(hub, ps):
     views = {i: hub.seat_view(i) for i in range(len(ps))}
     rev = views[0]["rev"]
     for i, ph in enumerate(ps):
-        shows_rev(ph, rev)
+        shows_rev(ph.page, rev)
     for i, ph in enumerate(ps):
         v = views[i]
         p = ph.page
@@ -36,8 +31,7 @@ def assert_in_step(hub, ps):
             if form is not None:
                 move = next(m for m in legal if m["move"] == form.get_attribute("data-form"))
                 first = move["args"][0]
-                offered = p.eval_on_selector_all(
-                    f"[data-arg='{first['name']}']", "bs => bs.map(b => JSON.parse(b.dataset.value))")
+                offered = values(p, f"[data-arg='{first['name']}']")
                 assert offered == [o["value"] for o in first["options"]], ph.name
         else:
             assert not p.query_selector("[data-move], [data-form]"), ph.name
@@ -50,7 +44,8 @@ def assert_in_step(hub, ps):
                 assert not any(n in text for n in others), (ph.name, text)
         tokens = v["private"]["tokens"]
         stats = dict(p.eval_on_selector_all(
-            "#me [data-stat]", "ss => ss.map(s => [s.dataset.stat, s.querySelector('.v').textContent])"))
+            "#me [data-stat]",
+            "ss => ss.map(s => [s.dataset.stat, s.querySelector('.v').textContent])"))
         assert stats["VP"] == str(tokens["vp"])
         assert {k.lower(): int(n) for k, n in stats.items() if k != "VP"} == \
             {k: n for k, n in tokens.items() if k != "vp"}, ph.name
@@ -131,4 +126,3 @@ def test_phones_follow_undo_correction_resume_abandon_and_a_new_game(servers, ph
     for ph in ps:
         ph.page.wait_for_selector("[data-form=submit_bids]")
     assert_in_step(hub, ps)
-    json.dumps(hub.public_view())

@@ -3,7 +3,7 @@ trade whose "give" choices follow the "take" chosen (the spec's ``when``), a mov
 arguments as one tap; no raw form unless the page is opened with ``?dev=1``."""
 import random
 
-from .conftest import drive, join_all, start_table, value_sel, wait_until
+from .conftest import drive, join_all, start_table, value_sel, values, wait_until
 
 
 def active_seat(hub):
@@ -24,7 +24,8 @@ def test_market_trading_by_taps(servers, phones, tmp_path):
     forage = next(m for m in hub.seat_view(seat)["legal"] if m["move"] == "forage")
     tiles = forage["args"][0]["options"]
     # the tiles where they lie on the board, each named in full for a screen reader
-    shown = p.eval_on_selector_all("[data-arg=tile]", "ts => ts.map(t => t.getAttribute('aria-label'))")
+    shown = p.eval_on_selector_all("[data-arg=tile]",
+                                   "ts => ts.map(t => t.getAttribute('aria-label'))")
     assert shown == [t["label"] + ", " + t["detail"] for t in tiles]
     assert not p.query_selector("textarea") and "JSON" not in ph.visible_text("body")
     tile = max((t for t in tiles if not t.get("disabled")), key=lambda t: t["pile"])
@@ -61,8 +62,7 @@ def test_market_trading_by_taps(servers, phones, tmp_path):
     p.click(value_sel("take", want["value"]))
     fits = [o["value"] for o in give["options"]
             if want["value"] in o.get("when", {}).get("take", [want["value"]])]
-    offered = p.eval_on_selector_all("[data-arg=give]", "bs => bs.map(b => JSON.parse(b.dataset.value))")
-    assert offered == fits
+    assert values(p, "[data-arg=give]") == fits
     first = next(o for o in give["options"] if o["value"] == fits[0])
     p.click(value_sel("give", fits[0]))
     assert p.text_content("#send") == f"Trade: {want['label']} → {first['label']}"

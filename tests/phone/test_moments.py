@@ -1,7 +1,7 @@
 """The moments on the phones: a timer that runs out shows "Time!" with 0:00 for at least two
 seconds on every phone, even though the next phase's view arrives at once, and the reveal
 that follows says who made no choice; the final scores appear at once at the end."""
-from .conftest import join_all, start_table, wait_until
+from .conftest import join_all, outcome_rows, start_table, wait_until
 from .zoo import games
 
 
@@ -45,8 +45,6 @@ def test_time_up_and_the_final_scores(servers, phones, tmp_path):
     o = hub.session.state.outcome
     for ph in ps:
         ph.page.wait_for_selector("[data-panel=outcome]")
-        rows = ph.page.eval_on_selector_all(
-            "[data-panel=outcome] li", "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")
-        assert sorted(map(tuple, rows)) == sorted((str(s), str(v)) for s, v in o.scores.items())
+        assert outcome_rows(ph.page) == sorted((str(s), str(v)) for s, v in o.scores.items())
         assert not ph.unreadable(), ph.unreadable()
     ps[0].shot("3-final-scores")

@@ -5,8 +5,6 @@ a table restart. Every move is a tap on what the view's ``legal`` list offers; e
 checked on every phone against the commitments it saw at lock-in."""
 import random
 
-import pytest
-
 from companion.net.brokers import free_port
 
 from .conftest import join_all, reveal_checks, start_table, value_sel, wait_until

@@ -1,8 +1,6 @@
 """The phone page draws every move from the view's ``legal`` list (protocol section 4.7): a
 picker per argument kind, tapped in headless Chromium against a real table running the spec
 zoo (tests/phone/zoo.py), and what the hub received compared with what was tapped."""
-import json
-
 from .conftest import join_all, start_table, value_sel, wait_until
 from .zoo import games
 
@@ -171,4 +169,3 @@ def test_every_spec_kind_is_a_tap(servers, phones, tmp_path):
         ph.page.wait_for_selector(".reveal[data-window='bid-1']")
     assert p.text_content(".reveal li[data-seat='0'] .choice-text") == "11"
     assert bo.page.text_content(".reveal li[data-seat='0'] .choice-text") == "11"
-    json.dumps(hub.seat_view(0))

@@ -4,12 +4,19 @@ player, an Export placed face down on a partner's open slot, and a dispute's bli
 stepper, with the Export flip and the dispute's result shown on every phone."""
 import random
 
-from .conftest import drive, join_all, prompted, reveal_checks, start_table, value_sel, wait_until
+from .conftest import (drive, join_all, prompted, reveal_checks, start_table, value_sel, values,
+                       wait_until)
 
 
 def prompted_seats(hub, move):
     return sorted(s for s, p in hub.session.state.prompts.items()
                   if s is not None and move in p["moves"])
+
+
+def offered(option, arg, answer):
+    """An option that can be picked once ``arg`` is ``answer``."""
+    when = option.get("when", {}).get(arg, [answer["value"]])
+    return not option.get("disabled") and answer["value"] in when
 
 
 def legal_move(hub, seat, move):
@@ -22,7 +29,8 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
     ps = join_all(phones, srv, ["Ann", "Bo", "Cy", "Di"])
     hub = srv.hub
     rng = random.Random(5)
-    names = {o["value"]: o["label"] for o in legal_move(hub, 0, "pick_leader")["args"][0]["options"]}
+    leaders = legal_move(hub, 0, "pick_leader")["args"][0]["options"]
+    names = {o["value"]: o["label"] for o in leaders}
     wishes = [["usa", "eu"], ["china"], ["russia"], ["eu", "usa"]]
     for i, ph in enumerate(ps):
         ph.page.wait_for_selector("[data-form=pick_leader]")
@@ -30,7 +38,8 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
             ph.page.click(value_sel("leader", lead))
         assert [ph.page.get_attribute(value_sel("leader", x), "data-rank") for x in wishes[i]] == \
             [str(k + 1) for k in range(len(wishes[i]))]
-        assert ph.page.text_content("#send") == "Lock in " + " → ".join(names[x] for x in wishes[i])
+        assert ph.page.text_content("#send") == \
+            "Lock in " + " → ".join(names[x] for x in wishes[i])
         if i == 0:
             assert not ph.unreadable(), ph.unreadable()
             ph.shot("3-leader")
@@ -71,8 +80,7 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
         ph = ps[seat]
         ph.page.wait_for_selector("[data-form=choose_policy]")
         [card] = [a for a in legal_move(hub, seat, "choose_policy")["args"] if a["name"] == "card"]
-        offered = ph.page.eval_on_selector_all("[data-arg=card]", "bs => bs.map(b => JSON.parse(b.dataset.value))")
-        assert offered == [o["value"] for o in card["options"]]
+        assert values(ph.page, "[data-arg=card]") == [o["value"] for o in card["options"]]
         ph.page.click(value_sel("card", None))
         chose[seat] = None
         if seat == 0:
@@ -92,14 +100,13 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
     specs = {a["name"]: a for a in legal_move(hub, seat, "place_export")["args"]}
     card = next(o for o in specs["card"]["options"] if not o.get("disabled"))
     ph.page.click(value_sel("card", card["value"]))
-    partner = next(o for o in specs["partner"]["options"]
-                   if not o.get("disabled") and card["value"] in o.get("when", {}).get("card", [card["value"]]))
+    partner = next(o for o in specs["partner"]["options"] if offered(o, "card", card))
     ph.page.click(value_sel("partner", partner["value"]))
-    slot = next(o for o in specs["slot"]["options"]
-                if not o.get("disabled") and partner["value"] in o.get("when", {}).get("partner", [partner["value"]]))
+    slot = next(o for o in specs["slot"]["options"] if offered(o, "partner", partner))
     ph.page.click(value_sel("slot", slot["value"]))
     label = ph.page.text_content("#send")
-    assert label.startswith("Lock in " + card["label"] + " → " + partner["label"] + " → " + slot["label"]), label
+    want = " → ".join(o["label"] for o in (card, partner, slot))
+    assert label.startswith("Lock in " + want), label
     assert not ph.unreadable(), ph.unreadable()
     ph.shot("7-place-export")
     ph.page.click("#send")
@@ -123,7 +130,8 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
         ph = ps[seat]
         ph.page.wait_for_selector("[data-form=bid]")
         [spec] = legal_move(hub, seat, "bid")["args"]
-        assert ph.page.get_attribute("[data-spec=amount] .stepper", "data-value") == str(spec["min"])
+        stepper = ph.page.get_attribute("[data-spec=amount] .stepper", "data-value")
+        assert stepper == str(spec["min"])
         assert "slot" in ph.page.text_content("[data-form=bid] [data-panel=context]")
         for _ in range(k + 1):
             ph.page.click("[data-spec=amount] [data-step='1']")

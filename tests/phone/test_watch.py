@@ -8,7 +8,7 @@ import random
 
 from companion.core.play import tap
 
-from .conftest import start_table, wait_until
+from .conftest import outcome_rows, shows_rev as page_rev, start_table, wait_until
 from .zoo import games
 
 
@@ -20,8 +20,7 @@ def watch(phones, srv):
 
 
 def shows_rev(tv, rev):
-    tv.page.wait_for_function("(rev) => Number(document.getElementById('watch').dataset.rev) >= rev",
-                              arg=rev)
+    page_rev(tv.page, rev, box="watch")
 
 
 def text(tv):
@@ -68,7 +67,8 @@ def test_watch_shows_the_table_and_nothing_private(servers, phones, tmp_path):
     tv.page.wait_for_selector(".reveal[data-window=leaders]")
     pick = hub.public_view()["game_view"]["leader_pick"]
     for r in pick["seats"]:
-        row = tv.page.text_content(f".reveal[data-window=leaders] li.pcard[data-seat='{r['seat']}']")
+        row = tv.page.text_content(
+            f".reveal[data-window=leaders] li.pcard[data-seat='{r['seat']}']")
         assert r["name"] in row and r["player"] in row
     tv.shot("3-leaders-revealed")
     # on to the Policy phase: the hands are private, the sealed Policies too until the reveal
@@ -104,9 +104,11 @@ def test_watch_time_up_alerts_and_the_final_scores(servers, phones, tmp_path):
     tv = watch(phones, srv)
     for seat in (0, 1):
         hub.submit(seat, "pass_turn", {})
-    tv.page.wait_for_function("() => /^0:0[1-5]$/.test(document.getElementById('bar-timer').textContent)")
+    tv.page.wait_for_function(
+        "() => /^0:0[1-5]$/.test(document.getElementById('bar-timer').textContent)")
     assert "Bid 1: Ann and Bo are choosing" in text(tv)
-    big = tv.page.evaluate("parseFloat(getComputedStyle(document.getElementById('bar-timer')).fontSize)")
+    big = tv.page.evaluate(
+        "parseFloat(getComputedStyle(document.getElementById('bar-timer')).fontSize)")
     assert big >= 60                                # a clock to read across the room
     hub.submit(0, "bid", {"n": 4})
     hub.alert("test", "Bo's phone is disconnected.", key="presence-1")
@@ -128,8 +130,6 @@ def test_watch_time_up_alerts_and_the_final_scores(servers, phones, tmp_path):
     assert wait_until(lambda: hub.session.state.outcome is not None)
     tv.page.wait_for_selector("[data-panel=outcome]")
     o = hub.session.state.outcome
-    rows = tv.page.eval_on_selector_all(
-        "[data-panel=outcome] li", "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")
-    assert sorted(map(tuple, rows)) == sorted((str(s), str(v)) for s, v in o.scores.items())
+    assert outcome_rows(tv.page) == sorted((str(s), str(v)) for s, v in o.scores.items())
     assert tv.fits_the_screen()
     tv.shot("2-final-scores")
