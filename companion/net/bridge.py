@@ -576,6 +576,7 @@ class Bridge:
         if len(room) > 16:
             raise JoinRefused(400, "bad_request", "That is not a room code.")
         hub = self.hub
+        self._need_broker()
         with self._join_lock:
             if room.strip().upper() != hub.room_code:
                 raise JoinRefused(403, "wrong_room", "That room code is not this table's. "
@@ -596,6 +597,12 @@ class Bridge:
                 raise JoinRefused(409, "table_full", str(e)) from None
             return self._seat_login(seat, token, host)
 
+    def _need_broker(self):
+        """No seat is taken or handed out while the broker is down (it is being restarted)."""
+        if not self.broker.alive():
+            raise JoinRefused(503, "unavailable", "The table is restarting its connection for "
+                                                  "phones; try again in a few seconds.")
+
     def _seat_login(self, seat, token, host) -> dict:
         self._issue_login(seat)
         self.call_soon(self._save_seat_ids)
@@ -606,6 +613,7 @@ class Bridge:
         """``POST /join`` with the token of an earlier join: the same seat, a new password."""
         if not isinstance(token, str) or not 1 <= len(token) <= 128:
             raise JoinRefused(400, "bad_request", "Send the token this phone was given.")
+        self._need_broker()
         with self._join_lock:
             try:
                 seat = self.hub.reclaim(token)
@@ -621,6 +629,7 @@ class Bridge:
         phone; the old phone's login stops working at once."""
         if not isinstance(code, str) or not 1 <= len(code) <= 32:
             raise JoinRefused(400, "bad_request", "Send the seat code from the table screen.")
+        self._need_broker()
         with self._join_lock:
             try:
                 seat, token = self.hub.claim_handover(code)

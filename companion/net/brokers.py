@@ -154,6 +154,22 @@ class Broker:
     def running(self) -> bool:
         return self._running
 
+    def alive(self) -> bool:
+        """Can clients reach it right now? (False while a supervised child is restarting.)"""
+        return self._running
+
+    def on_change(self, fn) -> None:
+        """``fn(up: bool, message: str)`` when a supervised broker dies and when it is back."""
+        self._watchers = getattr(self, "_watchers", [])
+        self._watchers.append(fn)
+
+    def _tell(self, up, message):
+        for fn in list(getattr(self, "_watchers", [])):
+            try:
+                fn(up, message)
+            except Exception:
+                log.exception("a broker watcher failed")
+
     # life
     def start(self) -> "Broker":
         raise NotImplementedError
@@ -558,6 +574,10 @@ class MosquittoBroker(Broker):
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
         self._want_tcp, self._want_ws = tcp_port, ws_port
+        self._supervisor: threading.Thread | None = None
+        self._down = False                  # the child died and is being restarted
+        self.restart_delay = 0.5            # s between noticing a death and restarting
+        self.restarts = 0
 
     # files
     @property
@@ -642,6 +662,10 @@ class MosquittoBroker(Broker):
             if err is None:
                 self._running = True
                 _LIVE_CHILDREN.add(self)
+                self._want_tcp, self._want_ws = self.tcp_port, self.ws_port   # keep them
+                self._supervisor = threading.Thread(target=self._supervise, daemon=True,
+                                                    name="tc-mosquitto-watch")
+                self._supervisor.start()
                 return self
             self._kill_child()
             if not (auto and "in use" in err.lower()):
@@ -666,6 +690,50 @@ class MosquittoBroker(Broker):
         return f"no answer on port {self.tcp_port} within {self.start_timeout:g} s: " \
                f"{self._log_tail()}"
 
+    def alive(self) -> bool:
+        return self._running and not self._down and self._proc is not None and \
+            self._proc.poll() is None
+
+    def _supervise(self, every: float = 0.5):
+        """Notice a dead mosquitto within a second, say so, and start it again on the same
+        ports with the same logins (phones and the hub reconnect by themselves)."""
+        while self._running:
+            time.sleep(every)
+            proc = self._proc
+            if not self._running or proc is None or proc.poll() is None:
+                continue
+            self._down = True
+            code = proc.returncode
+            log.warning("mosquitto (pid %s) exited with code %s; restarting it", proc.pid, code)
+            self._tell(False, "The message broker stopped; restarting it. Phones reconnect "
+                              "by themselves.")
+            delay = self.restart_delay
+            while self._running:
+                time.sleep(delay)
+                if self._respawn():
+                    self.restarts += 1
+                    self._down = False
+                    self._tell(True, "The message broker is back.")
+                    break
+                delay = min(delay * 2, 5.0)
+
+    def _respawn(self) -> bool:
+        binary = find_mosquitto(self.binary)
+        with self._lock:
+            if not self._running:
+                return False
+            self._write_files()
+            with open(self.log_path, "ab") as logf:
+                self._proc = subprocess.Popen([binary, "-c", str(self.config_path)],
+                                              stdin=subprocess.DEVNULL, stdout=logf,
+                                              stderr=subprocess.STDOUT, start_new_session=True)
+            err = self._wait_ready()
+            if err is not None:
+                log.warning("mosquitto did not come back yet: %s", err)
+                self._kill_child()
+                return False
+            return True
+
     def _kill_child(self):
         proc, self._proc = self._proc, None
         if proc is None or proc.poll() is not None:
@@ -688,7 +756,10 @@ class MosquittoBroker(Broker):
             return
         self._running = False
         _LIVE_CHILDREN.discard(self)
-        self._kill_child()
+        with self._lock:                    # not while the supervisor is starting a new one
+            self._kill_child()
+        if self._supervisor is not None and self._supervisor is not threading.current_thread():
+            self._supervisor.join(2)
         self._cleanup_dir()
 
     @property
@@ -719,7 +790,7 @@ class MosquittoBroker(Broker):
         hashed = cred.mosquitto_hash(cred.check_password(password))
         with self._lock:
             self._hashes[username] = hashed
-            if self._running:
+            if self.alive():                # else the restart writes it
                 self._reload()
 
     def remove_user(self, username: str) -> bool:
@@ -727,7 +798,7 @@ class MosquittoBroker(Broker):
         ones whose login is gone (their Last Will fires)."""
         with self._lock:
             removed = self._hashes.pop(username, None) is not None
-            if removed and self._running:
+            if removed and self.alive():
                 self._reload()
             return removed
 

@@ -79,6 +79,7 @@ class TableServer:
                 if self.start_mode == "now":
                     self.hub.start(seed=self.seed)
             self.broker = self._make_broker().start()
+            self.broker.on_change(self._on_broker)
             self.bridge = Bridge(self.hub, self.broker, hub_password=self.hub_password,
                                  seat_logins=self.seat_logins).start()
             self.web = WebServer(self.bridge, self.bind, self.http_port,
@@ -130,6 +131,14 @@ class TableServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+    def _on_broker(self, up, message):
+        """A supervised broker died or came back: the table screen and the console say so."""
+        if up:      # said once (the console prints it), then the screen's alert goes away
+            self.hub.alert("broker_back", message, key="broker")
+            self.hub.clear_alert("broker")
+        else:
+            self.hub.alert("broker", message, key="broker")
 
     # -- automatic start --------------------------------------------------------------------------
     def _on_hub_event(self, event):
