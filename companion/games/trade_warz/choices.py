@@ -100,26 +100,28 @@ class Choices:
         return specs
 
     def _first_effect(self, item, kinds, targets, whens=("immediate", "activated")):
-        for e in item.effects:
+        """``(index, effect)`` of the card's first such effect, or ``(None, None)``."""
+        for i, e in enumerate(item.effects):
             if e.kind in kinds and e.target in targets and e.when in whens:
-                return e
-        return None
+                return i, e
+        return None, None
 
     def _extras(self, state, seat, cid, legal, when_key):
-        """Optional choices a card can take with it (the engine asks later otherwise)."""
+        """Optional choices a card can take with it (the engine asks later otherwise), in the
+        order of the card's effects."""
         ix = self.ix(state)
         item = ix[cid]
         when = {when_key: [cid]}
         out = []
-        e = self._first_effect(item, ("draw",), ("self",))
+        i, e = self._first_effect(item, ("draw",), ("self",))
         if e is not None and (e.deck or "any") == "any":
             piles = self.piles_for(state, seat)
             if len(piles) > 1:
                 total = min(e.count, sum(piles.values()))
-                out.append(C.counts("draw", self._pile_opts(state, piles),
-                                    f"Draw {total} from which piles?", total=total,
-                                    when=when, optional=True))
-        e = self._first_effect(item, ("discard",), ("self",))
+                out.append((i, C.counts("draw", self._pile_opts(state, piles),
+                                        f"Draw {total} from which piles?", total=total,
+                                        when=when, optional=True)))
+        i, e = self._first_effect(item, ("discard",), ("self",))
         if e is not None and not e.random:
             distinct, hand = self._hand_distinct(state, seat, without=cid)
             k = min(e.count, len(distinct))
@@ -127,11 +129,11 @@ class Choices:
             if needs_hand:
                 k = max(1, k)
             if k:
-                out.append(C.subset("discard", [self._card_option(state, seat, c)
-                                                for c in distinct], k, k,
-                                    f"Discard {e.count} card{'s' if e.count > 1 else ''}",
-                                    when=when, optional=not needs_hand or None))
-        e = self._first_effect(item, ("destroy_route", "remove_route"), ("opponent", "any"))
+                out.append((i, C.subset("discard", [self._card_option(state, seat, c)
+                                                    for c in distinct], k, k,
+                                        f"Discard {e.count} card{'s' if e.count > 1 else ''}",
+                                        when=when, optional=not needs_hand or None)))
+        i, e = self._first_effect(item, ("destroy_route", "remove_route"), ("opponent", "any"))
         if e is not None and e.partner != "chosen":
             opts = []
             for x in legal.get(e.target if e.target == "any" else "opponent", ()):
@@ -140,10 +142,10 @@ class Choices:
                     opts += [self._route_option(state, r, when={"target": [x]})
                              for r in cands]
             if opts:
-                out.append(C.subset("routes", opts, e.count, e.count,
-                                    f"Which route{'s' if e.count > 1 else ''}?", when=when,
-                                    optional=True))
-        return out
+                out.append((i, C.subset("routes", opts, e.count, e.count,
+                                        f"Which route{'s' if e.count > 1 else ''}?",
+                                        when=when, optional=True)))
+        return [spec for _, spec in sorted(out, key=lambda x: x[0])]
 
     def _route_option(self, state, r, when=None):
         d = state.data
@@ -296,7 +298,11 @@ class Choices:
 
     def _ch_activate_ability(self, state, seat):
         lid = state.data.leaders[seat]
-        return [_drop_when(s) for s in self._needs_specs(state, seat, [lid], "leader")]
+        ability = self.ix(state)[lid].ability
+        specs = [_drop_when(s) for s in self._needs_specs(state, seat, [lid], "leader")]
+        for s in specs:
+            s["label"] = f"{ability}: {s['label'][0].lower()}{s['label'][1:]}"
+        return specs
 
     def _ch_offer_influence(self, state, seat):
         d = state.data
