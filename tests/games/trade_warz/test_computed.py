@@ -157,7 +157,7 @@ def test_exported_regulations_earns_per_opponent_route_where_you_trade_too():
     assert {"source": "Exported Regulations", "amount": 2} in inc["effects"]
 
 
-# -- Infrastructure Diplomacy (Upkeep, chooses a partner) -------------------------------------------
+# -- Infrastructure Diplomacy (Upkeep, chooses a partner) ---------------------------------------
 
 def test_infrastructure_diplomacy_asks_among_partners_with_routes():
     t = clean(Table(3, seed=3))
