@@ -169,3 +169,25 @@ def test_the_legal_moves_example_is_answerable_and_the_toy_sentence_is_true():
     section = TEXT.split("### 4.7", 1)[1].split("## 5.", 1)[0]
     quoted = re.search(r'`"legal": (\[.*?\])`', section, re.S).group(1)
     assert json.loads(quoted.replace("\n", " ")) == legal
+
+
+def test_the_moves_reference_is_what_the_code_generates():
+    """docs/moves.md is generated from the games; regenerate it when a game changes:
+    python -m companion.net.moves_doc > docs/moves.md"""
+    from companion.net.moves_doc import render
+    committed = (DOC.parent / "moves.md").read_text(encoding="utf-8")
+    assert committed == render(), "docs/moves.md is stale: run " \
+        "`python -m companion.net.moves_doc > docs/moves.md`"
+
+
+def test_every_example_command_in_the_doc_names_a_real_move_with_its_real_arguments():
+    import inspect
+
+    from companion.games import registry
+    moves = {n: m for g in registry().values() for n, m in g.moves.items()}
+    for c in examples(lambda j: "move" in j):
+        if c["move"] in ("bid",) and set(c.get("args", {})) == {"n"}:
+            continue                                  # the toy game of section 7
+        m = moves[c["move"]]
+        params = list(inspect.signature(m.fn).parameters)[2:]
+        assert set(c.get("args", {})) <= set(params), (c, params)
