@@ -1100,7 +1100,7 @@
       }
       case "order": {
         const picked = value || [];
-        box.append(argHead(spec, el("span", { class: "count", text: " " + picked.length + " of " + (spec.min === spec.max ? spec.max : spec.min + "–" + spec.max) })));
+        box.append(argHead(spec, el("span", { class: "count", text: " " + (spec.min === spec.max ? picked.length + " of " + spec.max : picked.length + " chosen (" + spec.min + "–" + spec.max + ")") })));
         box.append(el("p", { class: "hint", text: "Tap in order, first choice first. Tap again to take one back." }));
         if (!opts.length) { box.append(emptyHint()); break; }
         const g = grid();
