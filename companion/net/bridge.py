@@ -332,20 +332,8 @@ class Bridge:
                 for n in range(len(self.hub.seats))]
 
     def seat_view(self, seat: int, view=None) -> dict:
-        """The seat's view as its phone gets it: the hub's view, the table and seat ids, and
-        ``moves_help`` (each prompted move's argument notes and whether it is sealed)."""
-        view = self._decorate(self.hub.seat_view(seat) if view is None else view)
-        prompt = view.get("prompt")
-        s = self.hub.session
-        if prompt and s is not None:
-            helps = {}
-            for name in prompt.get("moves", ()):
-                m = s.game.moves.get(name)
-                if m is not None:
-                    helps[name] = {"doc": m.doc, "sealed": m.sealed is not None,
-                                   "any_time": m.any_time}
-            view["moves_help"] = helps
-        return view
+        """The seat's view as its phone gets it: the hub's view with the table and seat ids."""
+        return self._decorate(self.hub.seat_view(seat) if view is None else view)
 
     def public_state(self) -> dict:
         return self._decorate(self.hub.public_view())

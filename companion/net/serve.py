@@ -147,7 +147,7 @@ class TableServer:
 
     def _maybe_start(self):
         hub = self.hub
-        if (self.start_mode == "full" and hub.session is None and hub.seats
+        if (self.start_mode == "full" and hub.session is None and hub.game_name and hub.seats
                 and all(s.token_hash is not None for s in hub.seats)):
             hub.start(seed=self.seed)
 

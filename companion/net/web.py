@@ -282,6 +282,15 @@ class Guesses:
             return max(1, int(self.window - (now - recent[-self.limit])) + 1)
 
 
+def spectator_state(state: dict) -> dict:
+    """The public state without the room code: a spectator needs no seat, and anyone on the
+    Wi-Fi may open /watch (/info hides the code for the same reason)."""
+    hub = dict(state.get("hub") or {})
+    hub.pop("room", None)
+    hub.pop("join_url", None)
+    return dict(state, hub=hub)
+
+
 class Watchers:
     """The spectators' streams. One thread turns hub changes into the public state once per
     burst of changes and hands the same bytes to every spectator; a spectator that cannot keep
@@ -319,8 +328,8 @@ class Watchers:
             if self._stop:
                 return
             try:
-                doc = json.dumps(self.bridge.public_state(), ensure_ascii=False,
-                                 separators=(",", ":"))
+                doc = json.dumps(spectator_state(self.bridge.public_state()),
+                                 ensure_ascii=False, separators=(",", ":"))
             except Exception:                    # a view that fails must not stop the stream
                 log.exception("the spectators' state could not be built")
                 continue

@@ -80,8 +80,9 @@ def bids(view):
 def test_command_reaches_the_session_and_the_reply_echoes_tx(table):
     ann, bo, cy = seated(table)
     first = ann.latest["view"]
-    assert first["moves_help"]["submit_bids"]["sealed"] is True
-    assert "traits" in first["moves_help"]["submit_bids"]["doc"]
+    [move] = first["legal"]                     # what the phone draws its pickers from
+    assert move["move"] == "submit_bids" and move["sealed"] is True
+    assert move["args"][0]["name"] == "traits" and move["args"][0]["kind"] == "order"
     args = bids(first)
     ann.received.clear()
     tx = ann.publish_command("submit_bids", args, tx="first-bid")
@@ -98,7 +99,7 @@ def test_command_reaches_the_session_and_the_reply_echoes_tx(table):
     assert event["type"] == "ChoiceLocked" and event["seat"] == 0 and event["seq"] == 1
     view = ann.wait_view(lambda v: v["seq"] == 1)
     assert view["windows"][0]["locked"]["0"]["choice"] == args["traits"]
-    assert view["prompt"] is None and "moves_help" not in view
+    assert view["prompt"] is None and view["legal"] == []
     assert view["table"] == table.table and view["seat_ids"] == table.bridge.seat_ids()
     assert [s is not None for s in view["seat_ids"]] == [True, True, True]
 

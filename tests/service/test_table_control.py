@@ -216,3 +216,24 @@ def test_a_warning_given_before_a_restart_is_not_given_again_after_resuming(tmp_
     again.stop()
     assert not any(e["kind"] == "timer_warning" for e in seen)
     assert [r["type"] for r in again.session.records].count("TimerWarned") == 1
+
+
+@pytest.mark.parametrize("name,players", [("great-powers", 3), ("battle-builder", 2),
+                                          ("market-trading", 2)])
+def test_every_game_can_be_ended_early_with_the_scores_as_they_stand(name, players):
+    import random
+
+    from companion.core.play import tap
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure(name, players=players)
+    hub.start(seed=3)
+    rng = random.Random(3)
+    for _ in range(25):                          # some play first
+        st = hub.session.state
+        seat = min(st.prompts, key=lambda x: -1 if x is None else x)
+        hub.submit(seat, *tap(hub.session.game, st, seat, rng))
+    expected = hub.session.game.standings(hub.session.state)
+    hub.end_game()
+    o = hub.session.state.outcome
+    assert o.scores == expected and "ended the game early" in o.reason
+    assert o.winners == [s for s in expected if expected[s] == max(expected.values())]

@@ -92,9 +92,12 @@ def open_turn(game, state, battle):
     wid = f"{battle['id']}:{battle['round']}.{battle['turn']}"
     battle["window"] = wid
     seats = [s for s in battle["seats"] if d.hp[s] > 0]
-    what = "PvP" if battle["kind"] != "monster" else "Battle"
+    if battle["kind"] == "monster":
+        what = " & ".join(m["name"] for m in battle["monsters"])
+    else:
+        what = "PvP " + " vs ".join(state.players[s] for s in battle["seats"])
     state.open_window(wid, "turn", seats, "_turn_revealed", default=dict(NO_CHOICE),
-                      label=f"{what} {battle['id']} turn {battle['turn']}")
+                      label=f"{what}: turn {battle['turn']}")
     targets = [i for i, m in enumerate(battle["monsters"]) if m["hp"] > 0]
     for s in seats:
         d.win_of[s] = wid

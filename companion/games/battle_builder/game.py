@@ -1141,6 +1141,10 @@ class BattleBuilder(Game):
         self._end_game(state, winners, f"first to {self.rules.victory['threshold']} VP",
                        tiebreak)
 
+    def standings(self, state):
+        """VP as they stand (the table ends the game early)."""
+        return {s: state.data.vp[s] for s in state.seats()}
+
     def _end_game(self, state, winners, reason, tiebreak=None):
         d = state.data
         d.track["ended"] = state.now

@@ -548,6 +548,10 @@ class GreatPowers(Game):
         d.baton = state.left_of(d.baton)
         state.note("BatonPassed", seat=d.baton)
 
+    def standings(self, state):
+        """VP as they stand (the table ends the game early)."""
+        return {s: state.data.tokens[s]["vp"] for s in state.seats()}
+
     def _finish(self, state):
         d = state.data
         vp = [d.tokens[s]["vp"] for s in state.seats()]

@@ -236,6 +236,10 @@ class MarketTrading(Game):
             if state.config["end"] == "immediate":
                 self._finish(state, [seat], "emptied the point bowl first")
 
+    def standings(self, state):
+        """Points taken from the bowls so far (the table ends the game early)."""
+        return {s: self.rules.bowl - state.data.bowl[s] for s in state.seats()}
+
     def _finish(self, state, winners, reason, tiebreak=None):
         d = state.data
         if not d.vp_curve or d.vp_curve[-1] != d.earned:
