@@ -59,7 +59,7 @@ def public(game, state) -> dict:
         "round": state.round, "seq": state.seq, "now": state.now,
         "waiting": sorted(s for s in state.prompts if s is not None),
         "table_prompt": dict(table_prompt) if table_prompt else None,
-        "table_legal": legal(game, state, None) if table_prompt else [],
+        "table_legal": legal(game, state, None),
         "timers": _timers(state), "windows": _windows(state, None),
         "outcome": _outcome(state),
         "notices": [n for n in state.notices if "to" not in n],

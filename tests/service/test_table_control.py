@@ -219,7 +219,7 @@ def test_a_warning_given_before_a_restart_is_not_given_again_after_resuming(tmp_
 
 
 @pytest.mark.parametrize("name,players", [("great-powers", 3), ("battle-builder", 2),
-                                          ("market-trading", 2)])
+                                          ("market-trading", 2), ("trade-warz", 3)])
 def test_every_game_can_be_ended_early_with_the_scores_as_they_stand(name, players):
     import random
 

@@ -2117,6 +2117,10 @@ class TradeWarz(Choices, Computed, Engine, Game):
                 if s is not None:
                     p["max"] = d.gdp[s]
 
+    def standings(self, state):
+        """GDP as it stands (the table ends the game early)."""
+        return {s: state.data.gdp[s] for s in range(state.n)}
+
     # -- corrections ------------------------------------------------------------------------------
     def get_counter(self, state, seat, counter):
         if seat is None:
