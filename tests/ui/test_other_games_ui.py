@@ -34,13 +34,13 @@ def test_battle_screen_hp_stamina_locks_and_turn_order(hub, clock, start_app):
         f = battle["fighters"][str(s)]
         assert f"{f['hp']} / {f['max_hp']} HP" in bars
         assert f"ST {f['stamina']}" in d.texts()
-    assert f"turn 1 \u00b7 0 of {len(battle['seats'])} locked" in d.texts()
+    assert f"Turn 1 \u00b7 0 of {len(battle['seats'])} locked" in d.texts()
     seat = battle["seats"][0]
     s = hub.session
     move, args = s.game.bots["random"](s.game, s.state, seat, __import__("random").Random(1))
     phone(hub.submit, seat, move, args)
     d.pump()
-    assert f"turn 1 \u00b7 1 of {len(battle['seats'])} locked" in d.texts()
+    assert f"Turn 1 \u00b7 1 of {len(battle['seats'])} locked" in d.texts()
     assert "\u2713" in d.texts()
     play_until(hub, lambda v: v["phase"] != "battle" or any(
         b["last_turn"]["order"] for b in v["game_view"]["battles_now"]), clock=clock)

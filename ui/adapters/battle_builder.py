@@ -25,13 +25,19 @@ def target_name(view, battle, t) -> str:
     return str(t)
 
 
+def sums(e) -> str:
+    """``7 − 4 blocked = 3``, kept on one line (no-break spaces) when the log wraps."""
+    nb = "\u00a0"
+    return f"{e.get('damage', 0)}{nb}\u2212{nb}{e.get('block', 0)}{nb}blocked{nb}={nb}" \
+           f"{e.get('dealt', 0)}"
+
+
 def log_line(view, battle, e) -> str:
     """One line of a battle turn's log, in words."""
     who = model.names(view, [e["seat"]]) if isinstance(e.get("seat"), int) else ""
     if "attacker" in e:
         m = target_name(view, battle, e["attacker"])
-        return f"{m} hits {who}: {e.get('damage', 0)} - block {e.get('block', 0)} = " \
-               f"{e.get('dealt', 0)}"
+        return f"{m} hits {who}: {sums(e)}"
     if e.get("passed"):
         return f"{who} passes"
     if e.get("fumble"):
@@ -42,7 +48,7 @@ def log_line(view, battle, e) -> str:
         return f"{who} finds no room to attack"
     if "target" in e and "dealt" in e:
         return f"{who}: {pretty_id(e.get('card'))} on {target_name(view, battle, e['target'])}" \
-               f": {e.get('damage', 0)} - block {e.get('block', 0)} = {e.get('dealt', 0)}"
+               f": {sums(e)}"
     if "card" in e:
         return f"{who} plays {pretty_id(e['card'])} with {e.get('stamina', 0)} stamina"
     return ", ".join(f"{k} {v}" for k, v in e.items())

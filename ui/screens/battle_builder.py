@@ -7,7 +7,7 @@ from ui import model, theme
 from ui.adapters.battle_builder import actor_name, log_line
 from ui.screens.base import ViewScreen
 from ui.widgets.bar import Bar  # noqa: F401  (used by bb_battle.kv)
-from ui.widgets.common import TMuted, fill
+from ui.widgets.common import TText, fill
 
 DIFF = {"easy": theme.OK, "medium": theme.WARN, "hard": theme.DANGER}
 
@@ -31,8 +31,8 @@ class FighterRow(BoxLayout):
     mark_colour = ColorProperty(theme.MUTED)
 
 
-class LogLine(TMuted):
-    """A line of the last turn (layout in bb_battle.kv)."""
+class LogLine(TText):
+    """A line of the last turn, wrapped (layout in bb_battle.kv)."""
 
 
 class BattlePanel(BoxLayout):
@@ -62,8 +62,8 @@ class BattleScreen(ViewScreen):
                 status = f"{model.names(view, [b['winner']])} wins"
         else:
             done = sum(1 for x in locks.values() if x.state == "locked")
-            status = f"turn {b.get('turn')} \u00b7 {done} of {len(locks)} locked" \
-                if locks else f"turn {b.get('turn')}"
+            status = f"Turn {b.get('turn')} \u00b7 {done} of {len(locks)} locked" \
+                if locks else f"Turn {b.get('turn')}"
         p.title = ("PvP " if b.get("kind") == "pvp" else "") + \
             model.names(view, b.get("seats") or [])
         p.status, p.lit = status, not b.get("over")
@@ -98,4 +98,4 @@ class BattleScreen(ViewScreen):
 
         def put(lab, e):
             lab.text = log_line(view, b, e)
-        fill(p.ids.log, (last.get("log") or [])[-3:], LogLine, put)
+        fill(p.ids.log, last.get("log") or [], LogLine, put)

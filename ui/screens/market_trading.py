@@ -12,6 +12,7 @@ TIER_COLOURS = {1: theme.rgba("#2f6f4f"), 2: theme.rgba("#3a4f86"), 3: theme.rgb
 
 
 class MarketTile(BoxLayout):
+    tid = StringProperty("")
     name = StringProperty("")
     count = NumericProperty(0)
     cap = NumericProperty(4)
@@ -47,6 +48,7 @@ class MarketScreen(ViewScreen):
             n = market.get(rid, 0)
             t.name, t.count, t.cap, t.flooded = name, n, cap, n >= cap
             t.value = f"{value} pt" if value != "" else ""
+            t.tid = f"mt:market:{rid}"
             t.colour = TIER_COLOURS.get(tier, theme.PANEL_HI)
         fill(self.ids.markets, res, MarketTile, tile)
         bowl = gv.get("bowl") or []
@@ -55,18 +57,13 @@ class MarketScreen(ViewScreen):
         players = view.get("players") or []
 
         def row(r, s):
-            r.opacity = 0 if s is None else 1
-            if s is None:
-                r.name = r.detail = ""
-                return
             left = bowl[s] if s < len(bowl) else 0
             got = earned[s] if s < len(earned) else 0
             built = len((gv.get("built") or [[]] * (s + 1))[s])
             r.name, r.left, r.start = players[s], left, max(1, left + got)
             r.colour, r.active = theme.seat_colour(s), s == active
             r.detail = f"{got} earned \u00b7 {built} built"
-        fill(self.ids.bowls, list(range(len(players))) + [None] * (6 - len(players)),
-             BowlRow, row)
+        fill(self.ids.bowls, list(range(len(players))), BowlRow, row)
         who = model.names(view, [active]) if isinstance(active, int) else ""
         self.headline = f"{who}'s turn \u00b7 {view.get('phase_label', '')}" if who else \
             (view.get("phase_label") or "")

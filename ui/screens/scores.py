@@ -10,6 +10,7 @@ from ui.widgets.common import fill
 
 
 class StandingRow(BoxLayout):
+    number = StringProperty("")         # the seat number, as on the score track
     name = StringProperty("")
     value = StringProperty("")
     why = StringProperty("")
@@ -43,4 +44,5 @@ class ScoresScreen(ViewScreen):
             r.name, r.value = s.name, f"{value} {data.unit}".strip()
             r.why = ", ".join(data.explain.get(s.seat) or [])
             r.colour = theme.seat_colour(s.seat)
+            r.number = str(s.seat + 1)
         fill(box, rows, StandingRow, put)

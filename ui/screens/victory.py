@@ -41,6 +41,7 @@ class VictoryScreen(ViewScreen):
             r.name, r.value = players[s], str(scores.get(str(s), ""))
             r.why = "winner" if s in winners else ""
             r.colour = theme.seat_colour(s)
+            r.number = str(s + 1)
         fill(self.ids.final, order, StandingRow, row)
 
     def _saved(self, view):

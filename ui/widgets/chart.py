@@ -11,9 +11,10 @@ from kivy.uix.widget import Widget
 from ui import theme
 
 
-def nice_step(span: float) -> int:
+def nice_step(span: float, ticks: int = 6) -> int:
+    """A round step that puts at most ``ticks`` steps over ``span``."""
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000):
-        if span / step <= 6:
+        if span / step <= ticks:
             return step
     return 2000
 
@@ -38,6 +39,7 @@ class _Drawn(Widget):
     def __init__(self, **kw):
         super().__init__(**kw)
         self.text_px = []
+        self.text_rects = []
         self._later = Clock.create_trigger(self.redraw, 0)    # once, after the layout
         self.bind(pos=self._later, size=self._later, data=self._later)
 
@@ -45,11 +47,20 @@ class _Drawn(Widget):
         self.text_px.append(size)
         return _text(text, size, colour, bold)
 
+    def put(self, tex, pos):
+        """Draw a text texture at ``pos`` and remember where (``text_rects``, window
+        coordinates, for the legibility check: canvas texts must not overlap either)."""
+        Color(1, 1, 1, 1)
+        Rectangle(texture=tex, size=tex.size, pos=pos)
+        x, y = self.to_window(*pos)
+        self.text_rects.append((x, y, x + tex.width, y + tex.height))
+
 
 class ScoreChart(_Drawn):
     def redraw(self, *_):
         self.canvas.clear()
         self.text_px = []
+        self.text_rects = []
         d = self.data
         if d is None or not d.series:
             return
@@ -59,15 +70,18 @@ class ScoreChart(_Drawn):
         top = max(values + [1])
         if d.target:
             top = max(top, d.target[0] * 1.08)
-        step = nice_step(top)
-        ymax = ((int(top) // step) + 1) * step
         rounds = max([len(s.points) + (1 if s.now is not None else 0) for s in d.series] +
                      [d.rounds or 0, 1])
-        left, bottom, right, topm = u * 44, u * 30, u * 112, u * 12
+        left, bottom, right, topm = u * 44, u * 36, u * 112, u * 12
         x0, y0 = self.x + left, self.y + bottom
         w, h = self.width - left - right, self.height - bottom - topm
         if w <= 10 or h <= 10:
             return
+        step = nice_step(top, max(1, int(h // (u * 28))))     # numbers 28 units apart
+        ymax = ((int(top) // step) + 1) * step
+        every = 1                                             # round numbers that fit
+        while w / rounds * every < u * 26:
+            every += 1
 
         def X(i):                       # i: 1-based round
             return x0 + (i - 0.5) / rounds * w
@@ -81,23 +95,17 @@ class ScoreChart(_Drawn):
                 Color(*theme.with_alpha(theme.LINE, 0.6))
                 Line(points=[x0, Y(v), x0 + w, Y(v)], width=1)
                 tex = self.text(str(v), small, theme.MUTED)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size,
-                          pos=(x0 - tex.width - u * 6, Y(v) - tex.height / 2))
-            for i in range(1, rounds + 1):
+                self.put(tex, (x0 - tex.width - u * 6, Y(v) - tex.height / 2))
+            for i in range(1, rounds + 1, every):
                 tex = self.text(str(i), small, theme.MUTED)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size,
-                          pos=(X(i) - tex.width / 2, self.y + u * 4))
+                self.put(tex, (X(i) - tex.width / 2, self.y + u * 4))
             if d.target:
                 value, label = d.target
                 Color(*theme.WARN)
                 Line(points=[x0, Y(value), x0 + w, Y(value)], width=u * 1.6,
                      dash_length=u * 8, dash_offset=u * 5)
                 tex = self.text(label, u * 18, theme.WARN, bold=True)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size,
-                          pos=(x0 + u * 6, Y(value) + u * 3))
+                self.put(tex, (x0 + u * 6, Y(value) + u * 3))
             ends = []
             for s in d.series:
                 colour = theme.seat_colour(s.seat)
@@ -130,19 +138,19 @@ class ScoreChart(_Drawn):
                 value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
                 tex = self.text(f"{short(s.short or s.name)} {value}", u * 18, colour,
                                 bold=True)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size,
-                          pos=(x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))
+                self.put(tex, (x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))
 
 
 class ScoreTrack(_Drawn):
     """The score track as on the board: a line from 0 past the target (e.g. 50 GDP), the
-    target marked, and every player's marker with their name (alternating above and below so
-    close scores stay readable)."""
+    target marked, and every player's marker: their seat number on their colour (the same
+    number as on the standings beside it; colour is never the only cue). Markers too close to
+    share the line stack upwards."""
 
     def redraw(self, *_):
         self.canvas.clear()
         self.text_px = []
+        self.text_rects = []
         d = self.data
         if d is None or not d.target or not d.series:
             return
@@ -151,8 +159,9 @@ class ScoreTrack(_Drawn):
         vals = [(s, s.now if s.now is not None else (s.points[-1] if s.points else 0))
                 for s in d.series]
         top = max([v for _, v in vals] + [target]) * 1.06
-        x0, x1 = self.x + u * 14, self.right - u * 14
-        y = self.y + u * 28                      # the track; numbers below, names above
+        x0, x1 = self.x + u * 16, self.right - u * 16
+        y = self.y + u * 34                      # the track; numbers below, markers on it
+        r = u * 13
 
         def X(v):
             return x0 + (x1 - x0) * max(0, v) / top
@@ -161,27 +170,21 @@ class ScoreTrack(_Drawn):
             Color(*theme.LINE)
             Rectangle(pos=(x0, y - u * 3), size=(x1 - x0, u * 6))
             Color(*theme.WARN)
-            Rectangle(pos=(X(target) - u * 1.5, y - u * 8), size=(u * 3, u * 16))
-            step = nice_step(top)
+            Rectangle(pos=(X(target) - u * 1.5, y - u * 10), size=(u * 3, u * 20))
+            step = nice_step(top, max(1, int((x1 - x0) // (u * 40))))
             for v in range(0, int(top) + 1, step):
                 tex = self.text(str(v), u * 18, theme.DIM)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size,
-                          pos=(X(v) - tex.width / 2, y - u * 5 - tex.height))
-            # names in lanes above the track: each label takes the first lane where it does
-            # not run into the one before it (or the lane that ends soonest)
-            lanes = [None] * max(1, int((self.top - y - u * 8) // (u * 23)))
+                self.put(tex, (X(v) - tex.width / 2, y - r - u * 2 - tex.height))
+            lanes = [None] * max(1, int((self.top - y - r) // (2 * r + u * 2)) + 1)
             for s, v in sorted(vals, key=lambda sv: sv[1]):
                 colour = theme.seat_colour(s.seat)
-                r = u * 7
-                Color(*colour)
-                Ellipse(pos=(X(v) - r, y - r), size=(2 * r, 2 * r))
-                tex = self.text(f"{short(s.short or s.name)} {v}", u * 18, colour, bold=True)
-                tx = min(max(X(v) - tex.width / 2, self.x), self.right - tex.width)
+                cx = X(v)
                 free = [k for k in range(len(lanes))
-                        if lanes[k] is None or lanes[k] < tx - u * 4]
+                        if lanes[k] is None or lanes[k] < cx - 2 * r - u * 2]
                 lane = free[0] if free else min(range(len(lanes)), key=lambda k: lanes[k])
-                lanes[lane] = tx + tex.width
-                ty = y + u * 8 + lane * (tex.height + u * 1)
-                Color(1, 1, 1, 1)
-                Rectangle(texture=tex, size=tex.size, pos=(tx, ty))
+                lanes[lane] = cx
+                cy = y + lane * (2 * r + u * 2)
+                Color(*colour)
+                Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+                tex = self.text(str(s.seat + 1), u * 18, theme.text_on(colour), bold=True)
+                self.put(tex, (cx - tex.width / 2, cy - tex.height / 2))
