@@ -1,13 +1,14 @@
-"""Trade Warz / Tariff Warz through the real screens: the blind Leader pick in the lobby, the
-CMYK Upkeep with a confirm per step and a hand-resolved effect, the Trade timer started by the
-first Export, the disputes (poorest first, locks, reveal checked), the GDP track."""
+"""Trade Warz / Tariff Warz through the real screens, by touch: the blind Leader pick in the
+lobby and its result per seat; the CMYK Upkeep with a confirm per step; a by-hand effect
+answered with the drawn picker (no "Adjust GDP" form); the Trade timer; the Policy reveal as
+a card per player; every scan acknowledged, a mismatch under its own heading settled by a tap
+and gone when the phase ends; the Export flip listing every Export on its partner and slot;
+the disputes (poorest first, locks, reveal checked), listed from the flip on; the GDP track."""
 import threading
 
 import pytest
-from kivy.core.window import Window
 
 from ui import theme
-from ui.widgets.common import TButton
 
 from .harness import play_until
 
@@ -26,6 +27,12 @@ def phone(fn, *args):
     t.join()
 
 
+def past_leaders(d):
+    """Tap Continue on the Leader pick result if the screen is showing it."""
+    if d.app.screen_name == "tw_leaders":
+        d.tap(d.tid("tw:leaders:continue"))
+
+
 def test_the_blind_leader_pick_fills_in_on_the_lobby(hub, start_app):
     tw(hub)
     d = start_app(hub)
@@ -39,12 +46,33 @@ def test_the_blind_leader_pick_fills_in_on_the_lobby(hub, start_app):
     d.check("tw-leader-pick")
 
 
+def test_the_leader_pick_result_shows_each_seat_until_continue(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    for s, (lead, rank) in enumerate([("usa", ["china"]), ("usa", ["russia", "china"]),
+                                      ("china", ["usa"]), ("eu", ["india"])]):
+        phone(hub.submit, s, "pick_leader", {"leader": lead, "ranking": rank})
+    d.pump()
+    assert d.app.screen_name == "tw_leaders"
+    lp = hub.public_view()["game_view"]["leader_pick"]
+    texts = d.texts()
+    wish_words = {1: "1st wish", 2: "2nd wish", 3: "3rd wish"}
+    for r in lp["seats"]:
+        assert r["player"] in texts and r["name"] in texts
+        assert (wish_words[r["wish"]] if r["wish"] else "by lot") in texts
+    assert sum(t in ("1st wish", "2nd wish", "3rd wish", "by lot") for t in texts) == 4
+    d.check("tw-leaders")
+    d.tap(d.tid("tw:leaders:continue"))
+    assert d.app.screen_name != "tw_leaders"
+
+
 @pytest.mark.parametrize("edition", ["trade", "tariff"])
-def test_upkeep_steps_confirm_and_a_manual_effect(hub, clock, start_app, edition):
+def test_upkeep_steps_confirmed_by_touch(hub, clock, start_app, edition):
     tw(hub, edition=edition, upkeep_confirm="every")
     d = start_app(hub)
     play_until(hub, lambda v: v["phase"] == "upkeep" and v["table_prompt"], clock=clock)
     d.pump()
+    past_leaders(d)
     assert d.app.screen_name == "tw_upkeep"
     texts = d.texts()
     for letter, look in theme.UPKEEP.items():           # colour always with letter and name
@@ -57,32 +85,46 @@ def test_upkeep_steps_confirm_and_a_manual_effect(hub, clock, start_app, edition
         if v["phase"] != "upkeep":
             break
         tp = v["table_prompt"]
-        if tp is None:
-            play_until(hub, lambda v: v["phase"] != "upkeep" or v["table_prompt"],
-                       clock=clock)
+        if tp is None or tp.get("step") != "step":
+            play_until(hub, lambda v: v["phase"] != "upkeep" or
+                       (v["table_prompt"] or {}).get("step") == "step", clock=clock)
             d.pump()
             continue
-        if tp["step"] == "step":
-            steps_seen.append(v["game_view"]["upkeep"]["current"])
-            d.check(f"tw-upkeep-{edition}")
-            d.tap(d.one(f"Confirm {steps_seen[-1]} \u00b7 "
-                        f"{theme.UPKEEP[steps_seen[-1]]['name']}", TButton))
-        else:
-            assert tp["step"] == "manual"
-            targets = tp.get("targets") or [0]
-            gdp = list(v["game_view"]["gdp"])
-            d.tap(d.one("Adjust GDP\u2026", TButton))
-            d.check(f"tw-manual-{edition}")
-            dialog = [w for w in Window.children if type(w).__name__ == "ManualDialog"][0]
-            row = dialog.ids.rows.children[-1]              # the first target's row
-            plus = [b for b in row.children if getattr(b, "text", "") == "+1"][0]
-            d.tap(plus)
-            d.tap(dialog.ids.ok)
-            rec = hub.session.records[-1]
-            assert rec["move"] == "confirm_manual"
-            assert rec["args"] == {"gdp": {str(targets[0]): 1}}
-            assert hub.public_view()["game_view"]["gdp"][targets[0]] >= gdp[targets[0]]
+        steps_seen.append(v["game_view"]["upkeep"]["current"])
+        d.check(f"tw-upkeep-{edition}")
+        button = d.tid("table:confirm_step")
+        assert button.text == f"Confirm {steps_seen[-1]} \u00b7 " \
+                              f"{theme.UPKEEP[steps_seen[-1]]['name']}"
+        d.tap(button)
+        assert hub.session.records[-1]["move"] == "confirm_step"
     assert steps_seen and steps_seen == sorted(steps_seen, key="CMYK".index)
+
+
+def test_a_by_hand_effect_is_answered_with_the_drawn_picker(hub, clock, start_app):
+    tw(hub, upkeep_confirm="every")
+    d = start_app(hub)
+    play_until(hub, lambda v: (v["table_prompt"] or {}).get("step") == "manual", clock=clock)
+    d.pump()
+    v = hub.public_view()
+    # the Now screen (whatever it is) shows the table's question with its buttons
+    assert d.find(v["table_prompt"]["text"]) or \
+        any(v["table_prompt"]["text"] in t for t in d.texts())
+    assert "Adjust GDP\u2026" not in d.texts()
+    done = d.tid("table:confirm_manual")
+    d.tap(d.tid("table:adjust"))
+    d.tap(d.tid("pick:what=gdp"))
+    d.tap(d.tid("pick:player=2"))
+    d.tap(d.tid("pick:by:plus"))
+    d.tap(d.tid("pick:by:plus"))
+    d.check("tw-adjust-picker")
+    before = hub.public_view()["game_view"]["gdp"][2]
+    d.tap(d.tid("pick:send"))
+    rec = hub.session.records[-1]
+    assert rec["move"] == "adjust" and rec["args"] == {"what": "gdp", "player": 2, "by": 2}
+    assert hub.public_view()["game_view"]["gdp"][2] == before + 2
+    assert done.text
+    d.tap(d.tid("table:confirm_manual"))
+    assert hub.session.records[-1]["move"] == "confirm_manual"
 
 
 def test_the_trade_timer_starts_with_the_first_export(hub, clock, start_app):
@@ -96,15 +138,16 @@ def test_the_trade_timer_starts_with_the_first_export(hub, clock, start_app):
     play_until(hub, lambda v: v["timers"], clock=clock, bot="greedy")
     d.pump()
     digits = d.app.screen("timer").ids.digits
-    assert digits.text == "3:00"
+    trade = hub.public_view()["timers"]["trade"]
+    assert digits.text == f"{int(trade['duration']) // 60}:00"
     assert sum("placed" in t for t in d.texts()) == 4      # a status for every player
-    clock.advance(150.5)
+    clock.advance(trade["duration"] - 29.5)
     d.app._tick()
     d.pump()
     assert digits.text == "0:30" and d.app.screen("timer").mode == "warning"
     assert len(d.app.sounds_played) == 1
     d.check("tw-trade-timer-warning")
-    d.tap(d.one("Pause", TButton))
+    d.tap(d.tid("timer:pause"))
     assert hub.public_view()["timers"]["trade"]["paused"]
     assert "Paused" in d.texts()
 
@@ -115,11 +158,93 @@ def test_a_tap_starts_the_trade_timer(hub, clock, start_app):
     play_until(hub, lambda v: v["phase"] == "trade", clock=clock)
     d.pump()
     assert hub.public_view()["timers"] == {}
-    d.tap(d.one("Start the 3:00 timer", TButton))
+    d.tap(d.tid("timer:start"))
     d.pump()
-    assert hub.public_view()["timers"]["trade"]["duration"] == 180
-    assert d.app.screen("timer").ids.digits.text == "3:00"
+    t = hub.public_view()["timers"]["trade"]
+    assert t["duration"] in (120, 180)                  # 2:00 under Port Strike
+    assert d.app.screen("timer").ids.digits.text == f"{int(t['duration']) // 60}:00"
     d.check("tw-trade-timer-tapped")
+
+
+def policy_check(hub, clock, d):
+    play_until(hub, lambda v: (v["table_prompt"] or {}).get("step") == "policy_check",
+               clock=clock, bot="greedy")
+    d.pump()
+
+
+def test_the_policy_reveal_is_a_card_per_player(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    policy_check(hub, clock, d)
+    assert d.app.screen_name == "tw_policies"
+    reveal = hub.public_view()["game_view"]["policy_reveal"]
+    texts = d.texts(clip=len(reveal) <= 4)            # four cards fit without scrolling
+    for r in reveal.values():
+        assert (r["name"] or "No Policy") in texts or "Fast-Pass" in texts
+        if r["text"]:
+            assert r["text"] in texts                   # the card's text, whole
+    d.check("tw-policies")
+    d.tap(d.tid("table:resolve_policies"))
+    assert hub.session.records[-1]["move"] == "resolve_policies"
+
+
+def test_every_scan_is_acknowledged_and_a_mismatch_is_settled_by_a_tap(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    policy_check(hub, clock, d)
+    st = hub.session.state
+    reveal = {int(k): r for k, r in hub.public_view()["game_view"]["policy_reveal"].items()}
+    chosen = [s for s, r in reveal.items() if r["card"]]
+    # a matching scan: acknowledged with the card's name
+    s0 = chosen[0]
+    phone(hub.scan, reveal[s0]["card"])
+    d.pump()
+    assert "Card scanned \u2713" in d.texts()
+    assert any(reveal[s0]["name"] in t and "Matches" in t for t in d.texts())
+    d.check("tw-scan-matched")
+    # a Policy someone holds but did not choose: a mismatch, under its own heading
+    ix = hub.session.game.ix(st)
+    other = next((s, c) for s in chosen[1:] for c in st.data.hands[s]
+                 if c in ix.policies and c != reveal[s]["card"])
+    phone(hub.scan, other[1])
+    d.pump()
+    assert "Scanned card does not match" in d.texts()
+    assert "Card not recognised" not in d.texts()
+    v = hub.public_view()
+    assert v["table_prompt"]["step"] == "mismatch"
+    keep = d.tid("table:settle_mismatch:keep=chosen")
+    assert keep.text.startswith("Keep the phone's choice")
+    d.check("tw-scan-mismatch")
+    d.tap(keep)
+    rec = hub.session.records[-1]
+    assert rec["move"] == "settle_mismatch" and rec["args"]["keep"] == "chosen"
+    assert "Scanned card does not match" in d.texts()   # still this phase: still shown
+    d.tap(d.tid("table:resolve_policies"))
+    play_until(hub, lambda v: v["phase"] != "policy", clock=clock, bot="greedy")
+    d.pump()
+    assert "Scanned card does not match" not in d.texts()   # its phase ended: gone
+
+
+def test_the_flip_lists_every_export_and_the_disputes_show_at_once(hub, clock, start_app):
+    tw(hub)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "exports", clock=clock, bot="greedy")
+    d.pump()
+    assert d.app.screen_name == "tw_flip"
+    gv = hub.public_view()["game_view"]
+    texts = d.texts(clip=False)                        # a long list scrolls
+    assert gv["flip"]
+    for x in gv["flip"]:
+        assert x["partner_name"] in texts and f"Slot {x['slot']}" in texts
+        assert x["player"] in texts and (x["name"] or "no card") in texts
+    d.check("tw-flip")
+    contests = gv["disputes"]["contests"]
+    d.tap(d.tid("tab:tw_disputes"))
+    if contests:
+        assert "No contested slots this round." not in d.texts()
+        for c in contests:
+            assert c["label"] in d.texts(clip=False)
+    d.check("tw-disputes-at-flip")
 
 
 def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
@@ -142,12 +267,17 @@ def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
     phone(hub.submit, waiting[0], "bid", {"amount": 0})
     d.pump()
     assert "\u2713 bid locked" in d.texts()
-    play_until(hub, lambda v: any(c["state"] == "done"
+    d.check("tw-disputes-bidding")
+    play_until(hub, lambda v: any(c["state"] in ("revealed", "done")
                                   for c in v["game_view"]["disputes"]["contests"]),
                clock=clock, bot="greedy")
     d.pump()
     if hub.public_view()["phase"] == "disputes":
-        assert any("\u2713 bids match their commitments" in t for t in d.texts())
+        texts = d.texts()
+        settled = [c for c in hub.public_view()["game_view"]["disputes"]["contests"]
+                   if c["state"] in ("revealed", "done")]
+        assert any("\u2713 bids match their commitments" in t for t in texts)
+        assert sum(" = " in t for t in texts) >= sum(len(c["seats"]) for c in settled)
         d.check("tw-disputes-settled")
 
 
@@ -157,7 +287,7 @@ def test_gdp_track_with_the_boom_line_and_income_explained(hub, clock, start_app
     play_until(hub, lambda v: v["round"] == 3 and v["phase"] == "draw", clock=clock,
                bot="greedy")
     d.pump()
-    d.tap(d.one("Scores", TButton))
+    d.tap(d.tid("tab:scores"))
     data = d.app.screen("scores").ids.chart.data
     assert data.target[0] == 50 and "50 GDP" in data.target[1]
     assert all(len(s.points) == 2 for s in data.series)
@@ -168,16 +298,15 @@ def test_gdp_track_with_the_boom_line_and_income_explained(hub, clock, start_app
 def test_the_round_screen_names_the_reveal_and_next_goes_on(hub, clock, start_app):
     tw(hub)
     d = start_app(hub)
-    play_until(hub, lambda v: (v["table_prompt"] or {}).get("step") == "policy_check",
-               clock=clock, bot="greedy")
-    d.pump()
+    policy_check(hub, clock, d)
+    d.tap(d.tid("tab:round"))
     assert d.app.screen_name == "round"
-    texts = d.texts()
+    texts = d.texts(clip=False)
     assert any(t.startswith("Policies revealed: scan them") for t in texts)
     assert "Policies revealed" in texts                 # who revealed which Policy
     ring = d.app.screen("round").ids.ring
     assert ring.phases[ring.current] == "Policy" and "Leader pick" not in ring.phases
     d.check("tw-round-policy")
-    d.tap(d.one("Next", TButton))
+    d.tap(d.tid("table:resolve_policies"))
     assert (hub.public_view()["table_prompt"] or {}).get("step") != "policy_check"
     assert hub.session.records[-1]["move"] == "resolve_policies"

@@ -1,13 +1,18 @@
 """Trade Warz / Tariff Warz on the table screen.
 
-Phase -> screen: the Leader pick -> the lobby with who has picked; Upkeep -> the CMYK steps;
-Trade -> the timer (with who is done); Disputes -> the disputes; anything else -> the round.
+Phase -> screen: the Leader pick -> the lobby with who has picked, then the pick's result (who
+got which Leader, by which wish) until the table taps Continue; Upkeep -> the CMYK steps;
+Policy, once revealed -> a large card per player; Trade -> the timer (with who is done); the
+Flip -> every flipped Export on its partner and slot; Disputes -> the disputes; anything else
+-> the round. Every table question is drawn from ``table_legal`` (ui.widgets.picker).
 """
 from ui import model
 from ui.adapters import GameUI, ScoreData, Series
 
 PHASE_SCREENS = {"leaders": "lobby", "upkeep": "tw_upkeep", "trade": "timer",
-                 "disputes": "tw_disputes"}
+                 "exports": "tw_flip", "disputes": "tw_disputes"}
+BEFORE_POLICY = ("event", "upkeep", "draw")       # round 1 phases the Leader result may hold
+PLUS = "\u00a0+\u00a0"                            # a sum that wraps as a whole
 
 
 def card_names(gv) -> dict:
@@ -37,11 +42,17 @@ def card_name(names, cid) -> str:
 class TradeWarzUI(GameUI):
     game = "trade-warz"
     tabs = (("timer", "Trade"), ("tw_upkeep", "Upkeep"), ("tw_disputes", "Disputes"))
-    screens = ("tw_upkeep", "tw_disputes")
+    screens = ("tw_upkeep", "tw_disputes", "tw_leaders", "tw_policies", "tw_flip")
 
     # -- navigation ---------------------------------------------------------------------------
     def route(self, view, acks, journal):
-        return PHASE_SCREENS.get(view.get("phase"))
+        phase, gv = view.get("phase"), view.get("game_view") or {}
+        if gv.get("leader_pick") and view.get("round") == 1 and phase in BEFORE_POLICY and \
+                ("leaders", view.get("session")) not in acks:
+            return "tw_leaders"
+        if phase == "policy" and gv.get("policy_reveal"):
+            return "tw_policies"
+        return PHASE_SCREENS.get(phase)
 
     def ring(self, game):
         return [(n, ph.label or n) for n, ph in game.phases.items() if n != "leaders"]
@@ -77,7 +88,7 @@ class TradeWarzUI(GameUI):
         if reveal and view.get("phase") == "policy":
             parts = []
             for s, r in sorted(reveal.items(), key=lambda kv: int(kv[0])):
-                who = self.seat_label(view, int(s))
+                who = r.get("player") or self.seat_label(view, int(s))
                 if r.get("fast_pass"):
                     parts.append(f"{who}: Fast-Pass")
                 else:
@@ -85,26 +96,13 @@ class TradeWarzUI(GameUI):
             out.append(("Policies revealed", "; ".join(parts)))
         mm = (gv.get("check") or {}).get("mismatch")
         if mm:
-            out.append(("Card check", "The scanned card and the phone disagree."))
+            out.append(("Scanned card does not match", (view.get("table_prompt") or {}).get(
+                "text") or "The scanned card and the phone disagree."))
         ask = gv.get("ask")
         if ask and ask.get("seat") is not None:
             what = ask.get("source_name") or ask.get("kind", "")
             out.append(("Waiting", f"{ask.get('who')}: a choice for {what}, on the phone."))
         return out
-
-    def table_actions(self, view):
-        tp = view.get("table_prompt") or {}
-        step = tp.get("step")
-        if step == "mismatch":
-            return [("Keep the scanned card", "move:settle_mismatch", {"keep": "scanned"}),
-                    ("Keep the phone's choice", "move:settle_mismatch", {"keep": "chosen"})]
-        if step == "manual":
-            return [("Adjust GDP\u2026", "open_manual", {})]
-        return []
-
-    def open_manual(self, app, _args):
-        from ui.screens.trade_warz import ManualDialog
-        ManualDialog(app=app).open()
 
     # -- trade --------------------------------------------------------------------------------
     def timer_rows(self, view):
@@ -121,7 +119,7 @@ class TradeWarzUI(GameUI):
         rows = []
         for s, name in enumerate(view.get("players") or []):
             n = down.get(s, 0)
-            placed = f"{n} placed" if n else "none placed"
+            placed = f"{n} placed"
             if s < len(done) and done[s]:
                 rows.append((name, f"\u2713 done \u00b7 {placed}", "ok"))
             elif trade.get("turn") == s:
@@ -168,7 +166,7 @@ class TradeWarzUI(GameUI):
                 continue
             text = f"Income {inc.get('total', 0):+d}: "
             text += (f"{len(routes)} route{'s' if len(routes) != 1 else ''} "
-                     f"({' + '.join(str(r['total']) for r in routes)})") if routes \
+                     f"({PLUS.join(str(r['total']) for r in routes)})") if routes \
                 else "no routes"
             if effects:
                 text += "; " + ", ".join(f"{e.get('source') or 'effect'} "

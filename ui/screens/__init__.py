@@ -18,6 +18,9 @@ SCREENS = {
     "gp_war": ("ui.screens.great_powers", "WarScreen"),
     "tw_upkeep": ("ui.screens.trade_warz", "UpkeepScreen"),
     "tw_disputes": ("ui.screens.trade_warz", "DisputesScreen"),
+    "tw_leaders": ("ui.screens.trade_warz", "LeadersScreen"),
+    "tw_policies": ("ui.screens.trade_warz", "PoliciesScreen"),
+    "tw_flip": ("ui.screens.trade_warz", "FlipScreen"),
     "bb_battle": ("ui.screens.battle_builder", "BattleScreen"),
     "mt_market": ("ui.screens.market_trading", "MarketScreen"),
 }
