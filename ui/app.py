@@ -50,8 +50,10 @@ class TableApp(App):
     note = StringProperty("")                # simulated-hardware note
     adapter = ObjectProperty(GameUI(), rebind=True)
 
+    moment = DictProperty({})                # a moment held on screen ("Time!"), or {}
+
     def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
-                 sound=True, reveal_step=0.9, **kwargs):
+                 sound=True, reveal_step=0.9, time_hold=2.5, **kwargs):
         super().__init__(**kwargs)
         self.title = "Table Companion"
         self.hub = hub
@@ -60,6 +62,11 @@ class TableApp(App):
         self.note = simulated_hardware_note or ""
         self.sound_on = sound
         self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
+        self.time_hold = time_hold           # seconds "Time!" stays on screen (>= 2); 0: off
+        self._moment_ev = None
+        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
+        self._scans = {}                     # scan "at" -> where the game was when seen
+        self._faded = set()
         self.nav = model.Nav()
         self.journal = model.Journal()
         self.dismissed = set()
@@ -89,6 +96,7 @@ class TableApp(App):
         import ui.widgets.banner  # noqa: F401  (registers the widget classes the .kv uses)
         import ui.widgets.common  # noqa: F401
         import ui.widgets.dialogs  # noqa: F401
+        import ui.widgets.picker  # noqa: F401
         for name in ("theme.kv", "app.kv", "dialogs.kv"):
             load_kv(KV / name)
         Window.clearcolor = theme.BG
@@ -116,6 +124,12 @@ class TableApp(App):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+        if self._moment_ev is not None:
+            self._moment_ev.cancel()
+            self._moment_ev = None
+        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
+        self._scans = {}                     # scan "at" -> where the game was when seen
+        self._faded = set()
         if self.bridge is not None:
             self.bridge.close()
 
@@ -140,20 +154,28 @@ class TableApp(App):
         for ev in events:
             if ev.get("kind") == "changed" and sid is not None:
                 self.journal.add(ev.get("version", 0), ev.get("notices"))
+                self._moments(view, ev.get("notices") or ())
         game = view.get("game") or (view.get("hub") or {}).get("game")
         if self.adapter.game != game:
             self.adapter = adapter_for(game)
         self.view = view
-        name = model.route(view, self.nav, self.adapter, self.journal)
+        name = "timer" if self.moment.get("kind") == "time" and view.get("session") == \
+            self.moment.get("session") and not self.nav.home else \
+            model.route(view, self.nav, self.adapter, self.journal)
         self.following = self.nav.tab is None
         self._top(view)
         self._show(name)
         from ui.widgets.root import banner_rows
         live = {(a.get("kind"), a.get("message")) for a in
                 (view.get("hub") or {}).get("alerts") or []} | {("note", self.note)}
+        scan = (view.get("hub") or {}).get("scan")
+        if scan:
+            live.add(("scan", scan.get("at")))
         self.dismissed &= live          # an alert that went away may come back: show it again
         self.root.ids.banners.rows = banner_rows(self, view, self.note)
         self.root.ids.rail.mark()
+        screen = self._screens.get(name)
+        self.root.ids.table_bar.show(view, not getattr(screen, "table_moves", False))
         self._schedule_ticker(view)
         self.frames += 1
         self.last_update = time.perf_counter()
@@ -188,7 +210,9 @@ class TableApp(App):
         s = self._screens.get(name)
         if s is None:
             module, cls = SCREENS[name]
-            load_kv(KV / f"{name}.kv")
+            for other, (mod, _cls) in SCREENS.items():    # a module's screens share rules
+                if mod == module:                         # (a dialog of one on another)
+                    load_kv(KV / f"{other}.kv")
             s = getattr(importlib.import_module(module), cls)(name=name)
             self._screens[name] = s
             self.root.ids.sm.add_widget(s)
@@ -204,7 +228,10 @@ class TableApp(App):
 
     # -- navigation ---------------------------------------------------------------------------
     def go(self, name):
-        """A player tapped a tab: show that screen until the phase changes."""
+        """A player tapped a tab: show that screen until the phase changes (a held moment
+        ends)."""
+        if self.moment:
+            self.moment = {}
         if name == "now":
             self.nav.tab = self.nav.tab_at = None
         else:
@@ -247,6 +274,33 @@ class TableApp(App):
         self.dismissed.add(tuple(key))
         self.refresh()
 
+    # -- the table in charge ---------------------------------------------------------------------
+    def open_menu(self):
+        from ui.widgets.menu import TableMenu
+        TableMenu().open()
+
+    def playing(self) -> bool:
+        v = self.view
+        return v.get("session") is not None and v.get("outcome") is None
+
+    def table_home(self):
+        """Home from the menu: a running game is left open to resume (``hub.suspend``)."""
+        if self.playing() and not self.nav.home:
+            self.command(self.hub.suspend, done=lambda _r: self.go_home())
+        else:
+            self.go_home()
+
+    def end_game(self):
+        """End the game now with the scores as they stand; the Victory screen follows."""
+        def done(_r):
+            self.nav.tab = self.nav.tab_at = None
+            self.refresh()
+        self.command(self.hub.end_game, done=done)
+
+    def abandon_game(self):
+        """Give the game up (recorded, left out of stats) and go Home."""
+        self.command(self.hub.abandon, done=lambda _r: self.go_home())
+
     def open_undo(self):
         from ui.widgets.dialogs import UndoDialog
         UndoDialog(app=self).open()
@@ -256,6 +310,56 @@ class TableApp(App):
         if self.hub.session is None:
             return
         CorrectionDialog(app=self).open()
+
+    # -- moments --------------------------------------------------------------------------------
+    def scan_shown(self, view):
+        """The banner of the last scan while it is news: a match or a plain read for
+        ``scan_hold`` seconds; a mismatch or a refusal until the phase (or round) ends."""
+        scan = (view.get("hub") or {}).get("scan")
+        row = model.scan_row(scan)
+        if row is None:
+            return None
+        at = scan.get("at")
+        if at not in self._scans:
+            self._scans = {at: model.where(view)}
+            if scan.get("result") not in model.SCAN_STICKY:
+                Clock.schedule_once(lambda dt: self._fade(at), self.scan_hold)
+        if at in self._faded:
+            return None
+        if scan.get("result") in model.SCAN_STICKY and self._scans[at] != model.where(view):
+            return None
+        return row
+
+    def _fade(self, at):
+        self._faded.add(at)
+        if self.root is not None:
+            self.refresh()
+
+    def _moments(self, view, notices):
+        """A timer ran out: the Timer screen holds 0:00 and "Time!" for ``time_hold`` seconds
+        (at least two), whatever the game does next, so the buzzer moment is seen."""
+        for n in notices:
+            if n.get("kind") == "TimerExpired" and "to" not in n and self.time_hold:
+                self.moment = {"kind": "time", "timer": n.get("timer") or "",
+                               "session": view.get("session"),
+                               "until": Clock.get_boottime() + max(2.0, self.time_hold)}
+                if self._moment_ev is not None:
+                    self._moment_ev.cancel()
+                self._moment_ev = Clock.schedule_once(self.end_moment,
+                                                      max(2.0, self.time_hold))
+
+    def end_moment(self, *_):
+        """The held moment is over: the screen follows the game again."""
+        if self._moment_ev is not None:
+            self._moment_ev.cancel()
+            self._moment_ev = None
+        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
+        self._scans = {}                     # scan "at" -> where the game was when seen
+        self._faded = set()
+        if self.moment:
+            self.moment = {}
+            if self.root is not None:
+                self.refresh()
 
     # -- timers and sound -----------------------------------------------------------------------
     def clock_now(self):
@@ -297,7 +401,11 @@ class TableApp(App):
             Clock.schedule_once(lambda dt: self._warn_from_hub(event.get("timer")))
 
     def _warn_from_hub(self, name):
-        if name in (self.view.get("timers") or {}):
+        """The hub's 0:30 warning, if that timer is still in its warning window when the
+        screen gets to it (the game may have moved on meanwhile: then it is no news)."""
+        t = (self.view.get("timers") or {}).get(name)
+        if t is not None and model.timer_mode(t, model.timer_left(t, self.clock_now())) \
+                == "warning":
             self.warn(name)
 
     def warn(self, name):

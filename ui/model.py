@@ -206,16 +206,43 @@ ALERT_TONES = {"reader": "danger", "reader_unplugged": "danger", "network": "dan
 
 
 def alert_rows(view: dict, dismissed=frozenset()) -> list:
-    """``[(title, message, tone)]`` for the banners, newest last, without dismissed ones."""
+    """``[(title, message, tone, key)]`` for the banners, newest last, without dismissed
+    ones. A refused scan's alert is left out when the hub reports the scan itself
+    (``hub.scan``): :func:`scan_row` shows it under the right heading."""
     out = []
-    for a in (view.get("hub") or {}).get("alerts") or []:
+    hub = view.get("hub") or {}
+    for a in hub.get("alerts") or []:
         key = (a.get("kind"), a.get("message"))
         if key in dismissed:
+            continue
+        if a.get("kind") == "scan" and hub.get("scan"):
             continue
         kind = a.get("kind") or "alert"
         title = ALERT_TITLES.get(kind, kind.replace("_", " ").capitalize())
         out.append((title, a.get("message") or "", ALERT_TONES.get(kind, "warn"), key))
     return out
+
+
+SCAN_TITLES = {"matched": "Card scanned \u2713", "recorded": "Card scanned",
+               "read": "Card scanned", "mismatch": "Scanned card does not match",
+               "refused": "Scan not accepted", "unknown": "Card not recognised"}
+SCAN_TONES = {"matched": "ok", "recorded": "info", "read": "info", "mismatch": "danger",
+              "refused": "warn", "unknown": "warn"}
+SCAN_STICKY = ("mismatch", "refused", "unknown")     # shown until their phase ends
+
+
+def scan_row(scan: dict | None):
+    """The banner acknowledging a card scan (``hub.scan``): what was read and whether it
+    matches, as ``(title, message, tone, key)``; None when there is none."""
+    if not scan:
+        return None
+    result = scan.get("result") or "read"
+    name = scan.get("name") or scan.get("card")
+    message = scan.get("message") or ""
+    if name and result != "unknown":
+        message = f"{name}: {message}" if message else str(name)
+    return (SCAN_TITLES.get(result, "Card scanned"), message,
+            SCAN_TONES.get(result, "info"), ("scan", scan.get("at")))
 
 
 # -- navigation -----------------------------------------------------------------------------------
@@ -263,8 +290,8 @@ def _key(v):
 
 
 def pick_defaults(specs) -> dict:
-    """The arguments a picker starts with: each active spec's ``default``, a number's lowest
-    value, a flag's default. Nothing is chosen for the player in a ``one``/``order``/``subset``
+    """The arguments a picker starts with: each active spec's ``default``, a number's zero (or
+    its lowest value when zero is out of range), a flag's default. Nothing is chosen for the player in a ``one``/``order``/``subset``
     unless the spec says so."""
     return pick_prune(specs, {}, fill=True)
 
@@ -299,7 +326,7 @@ def pick_prune(specs, args, fill=False) -> dict:
         elif "default" in s and s["default"] is not None:
             out[name] = s["default"]
         elif fill and kind == "number":
-            out[name] = s["min"]
+            out[name] = 0 if s["min"] <= 0 <= s["max"] else s["min"]
         elif fill and kind == "flag":
             out[name] = bool(s.get("default", False))
         elif fill and kind == "counts":

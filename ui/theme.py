@@ -108,7 +108,7 @@ def with_alpha(colour, alpha) -> tuple:
 
 
 BANNER = {"warn": (WARN, rgba("#3a2c0c")), "danger": (DANGER, rgba("#3d1416")),
-          "info": (ACCENT, rgba("#10273b"))}
+          "info": (ACCENT, rgba("#10273b")), "ok": (OK, rgba("#0f3324"))}
 
 
 def banner_strip(tone):

@@ -52,6 +52,7 @@ def start_app(window):
     def start(hub, **kw):
         kw.setdefault("sound", False)
         kw.setdefault("reveal_step", None)      # the reveal steps when the test says
+        kw.setdefault("time_hold", 0)           # "Time!" is held only where a test asks
         app = TableApp(hub, **kw)
         root = app.build()
         Window.add_widget(root)

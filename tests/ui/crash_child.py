@@ -30,7 +30,7 @@ def main(db):
     d.pump()
     d.tap(d.one("Great Powers", TButton))
     d.tap(d.one("3", TButton))
-    d.tap(d.one("Set up the table", TButton))
+    d.tap(d.one("Set up a new game", TButton))
     d.tap(d.one("Start the game", TButton))
     for seat, traits in enumerate((["navy", "army", "colony"], ["army", "navy", "industry"],
                                    ["colony", "population", "navy"])):

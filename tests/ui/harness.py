@@ -102,8 +102,9 @@ class Driver:
                     out.append(w)
         return out
 
-    def texts(self):
-        return [w.text for w in self.widgets(Label) if w.text]
+    def texts(self, clip=True):
+        """The texts on screen (``clip=False``: also those scrolled out of view)."""
+        return [w.text for w in self.widgets(Label, clip) if w.text]
 
     def find(self, text, cls=None, exact=True, clip=True):
         hits = [w for w in self.widgets(cls or Label, clip)
@@ -115,6 +116,27 @@ class Driver:
         hits = self.find(text, cls, exact) or self.find(text, cls, exact, clip=False)
         assert hits, f"no {text!r} on screen; texts: {sorted(set(self.texts()))}"
         return hits[-1]
+
+    def tid(self, name):
+        """The shown widget with that stable test id (``tid``, see docs/ui.md)."""
+        hits = [w for top in self.tops() for w in walk(top)
+                if getattr(w, "tid", None) == name and shown(w, clip=False)]
+        assert hits, f"no control {name!r}; shown: " \
+            f"{sorted({w.tid for top in self.tops() for w in walk(top) if getattr(w, 'tid', '') and shown(w, clip=False)})}"
+        return hits[-1]
+
+    def tids(self):
+        return sorted({w.tid for top in self.tops() for w in walk(top)
+                       if getattr(w, "tid", "") and shown(w, clip=False)})
+
+    def in_banner(self, title, text):
+        """The widget showing ``text`` in the banner titled ``title``."""
+        from ui.widgets.banner import Banner
+        w = self.one(title)
+        while w is not None and not isinstance(w, Banner):
+            w = w.parent
+        assert w is not None, f"{title!r} is not a banner"
+        return next(x for x in walk(w) if getattr(x, "text", None) == text)
 
     # -- input --------------------------------------------------------------------------------
     def tap(self, widget_or_text, pump=True):
@@ -198,6 +220,10 @@ class Driver:
                 px = getattr(w, "text_px", None)          # texts drawn on a canvas
                 if px and min(px) < least:
                     bad.append((type(w).__name__, f"{min(px):.1f}px canvas text"))
+                drawn = getattr(w, "text_rects", None) or []
+                for i, a in enumerate(drawn):
+                    if any(_overlap([a], [b]) for b in drawn[i + 1:]):
+                        bad.append((type(w).__name__, f"canvas texts overlap at {a}"))
                 keep = getattr(w, "keep_out", None)
                 if keep is None:
                     continue
@@ -215,6 +241,10 @@ class Driver:
             p = p.parent
         if p is screen:
             x0, y0, x1, y1 = window_rect(w)
+            clip = _clip(w)                     # a scroll view shows only part of it
+            if clip is not None:
+                x0, y0 = max(x0, clip[0]), max(y0, clip[1])
+                x1, y1 = min(x1, clip[2]), min(y1, clip[3])
             if y0 < area[1] - 2 or y1 > area[3] + 2 or x0 < area[0] - 2 or x1 > area[2] + 2:
                 return "outside the screen area"
         if getattr(w, "is_shortened", False):
@@ -250,8 +280,23 @@ class Driver:
         return None
 
 
+def _clip(w):
+    """The window rectangle the label is drawn inside: the intersection of the clipping views
+    (scroll views) around it, or None."""
+    box = None
+    p = w.parent
+    while p is not None and p is not p.parent:
+        if isinstance(p, StencilView):
+            r = window_rect(p)
+            box = r if box is None else (max(box[0], r[0]), max(box[1], r[1]),
+                                         min(box[2], r[2]), min(box[3], r[3]))
+        p = p.parent
+    return box
+
+
 def line_rects(w):
-    """The window rectangles ``(x0, y0, x1, y1)`` of each drawn line of a Label's text."""
+    """The window rectangles ``(x0, y0, x1, y1)`` of each drawn line of a Label's text, as far
+    as it can be seen (a scroll view clips it)."""
     lab = getattr(w, "_label", None)
     lines = getattr(lab, "_cached_lines", None) or []
     tw, th = w.texture_size
@@ -264,6 +309,11 @@ def line_rects(w):
             continue
         lx, ly = getattr(ln, "x", 0), getattr(ln, "y", 0)
         out.append((x + lx, y + th - ly - ln.h, x + lx + ln.w, y + th - ly))
+    clip = _clip(w)
+    if clip is not None:
+        out = [(max(r[0], clip[0]), max(r[1], clip[1]), min(r[2], clip[2]), min(r[3], clip[3]))
+               for r in out]
+        out = [r for r in out if r[2] > r[0] and r[3] > r[1]]
     return out
 
 

@@ -203,14 +203,12 @@ def test_banners_for_alerts_and_dismiss(hub, start_app):
     assert "+2 more" in texts
     assert d.clipped() == []
     d.check("banners")
-    banner = d.one("Phone disconnected").parent
-    d.tap(next(w for w in banner.children if getattr(w, "text", "") == "Dismiss"))
+    d.tap(d.in_banner("Phone disconnected", "Dismiss"))
     assert "Phone disconnected" not in d.texts()
     assert len(hub.public_view()["hub"]["alerts"]) == 3      # hidden here, not cleared
     assert "Card reader" in d.texts() and "Card not recognised" in d.texts()
     assert "+1 more" in d.texts()
-    d.tap(next(w for w in d.one("Card not recognised").parent.children
-                if getattr(w, "text", "") == "Dismiss"))
+    d.tap(d.in_banner("Card not recognised", "Dismiss"))
     assert "Simulated hardware" in d.texts()
     phone(hub.set_presence, 0, True)        # back online: the hub clears its alert ...
     d.pump()

@@ -30,7 +30,7 @@ def test_home_and_lobby(hub, start_app):
     check(d, "800x480-home")
     d.tap(d.one("Great Powers", TButton))
     d.tap(d.one("8", TButton))
-    d.tap(d.one("Set up the table", TButton))
+    d.tap(d.one("Set up a new game", TButton))
     for name in NAMES[:5]:
         hub.join(name, hub.room_code)
     hub.set_presence(0, True)

@@ -6,7 +6,7 @@ from kivy.properties import DictProperty, ListProperty, NumericProperty, StringP
 from kivy.uix.boxlayout import BoxLayout
 
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, TMuted
+from ui.widgets.common import TButton, TLabel, TMuted, fill
 
 FIRST = ("edition",)          # options shown first (the edition is the biggest choice)
 
@@ -75,7 +75,8 @@ class HomeScreen(ViewScreen):
         if [getattr(b, "game", None) for b in reversed(box.children)] != list(cat):
             box.clear_widgets()
             for name, g in cat.items():
-                b = TButton(text=g.title, fs=18, size_hint_y=None, height=u * 48)
+                b = TButton(text=g.title, fs=20, size_hint_y=None, height=u * 50,
+                            tid=f"home:game:{name}")
                 b.game = name
                 b.bind(on_release=lambda btn: self.pick_game(btn.game))
                 box.add_widget(b)
@@ -90,7 +91,8 @@ class HomeScreen(ViewScreen):
         if g is None:
             return
         for n in range(g.min_players, g.max_players + 1):
-            b = TButton(text=str(n), selected=(n == self.players), fs=20)
+            b = TButton(text=str(n), selected=(n == self.players), fs=20,
+                        tid=f"home:players:{n}")
             b.count = n
             b.bind(on_release=lambda btn: self.set_players(btn.count))
             box.add_widget(b)
@@ -114,15 +116,16 @@ class HomeScreen(ViewScreen):
             if choices:
                 ctl.cols = min(3, len(choices))
                 for c in choices:
-                    b = TButton(text=pretty(c), selected=(c == value), fs=15)
+                    b = TButton(text=pretty(c), selected=(c == value), fs=18,
+                                tid=f"home:option:{o.name}={c}")
                     b.bind(on_release=lambda _b, n=o.name, c=c: self.set_option(n, c))
                     ctl.add_widget(b)
             elif isinstance(o.default, int):
                 low = 0 if o.default == 0 else 1
-                minus = TButton(text="-", fs=22)
+                minus = TButton(text="\u2212", fs=24, tid=f"home:option:{o.name}:minus")
                 minus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(
                     n, max(low, v - 1)))
-                plus = TButton(text="+", fs=22)
+                plus = TButton(text="+", fs=24, tid=f"home:option:{o.name}:plus")
                 plus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(n, v + 1))
                 ctl.add_widget(minus)
                 ctl.add_widget(TLabel(text=str(value), halign="center", fs=22))
@@ -130,37 +133,53 @@ class HomeScreen(ViewScreen):
             else:
                 ctl.cols = 1
                 ctl.add_widget(TMuted(text=f"{pretty(value) or 'Not set'} (set from the "
-                                           f"command line)"))
+                                           f"command line)", fs=18))
             box.add_widget(row)
         if not opts:
-            box.add_widget(TMuted(text="No variants.", size_hint_y=None, height=u * 40))
+            box.add_widget(TMuted(text="No variants.", size_hint_y=None, height=u * 40, fs=18))
 
     def _resumables(self, view):
         app = self.app
         current = view.get("session")
         try:
-            items = [i for i in app.hub.resumable() if i.id != current]
+            items = [resume_item(i) for i in app.hub.resumable()]
         except Exception:
             items = []
-        items.sort(key=lambda i: i.created or 0, reverse=True)
+        items = [i for i in items if i["id"] != current]
+        items.sort(key=lambda i: i.get("updated") or i.get("started") or 0, reverse=True)
         box = self.ids.resume
-        for w in list(box.children):
-            if isinstance(w, ResumeCard):
-                box.remove_widget(w)
-        u = app.u
-        for info in items[:6]:
-            g = app.catalog.get(info.game)
-            card = ResumeCard(height=u * 132)
-            card.session_id = info.id
-            card.ids.title.text = g.title if g else info.game
-            card.ids.when.text = (time.strftime("%a %d %b, %H:%M", time.localtime(info.created))
-                                  if info.created else "") + \
-                f"  ·  {max(0, info.length - 1)} moves"
-            card.ids.detail.text = ", ".join((info.meta or {}).get("players") or [])
-            card.ids.go.bind(on_release=lambda _b, sid=info.id: self.resume(sid))
-            box.add_widget(card)
+
+        def put(card, info):
+            g = app.catalog.get(info.get("game"))
+            card.session_id = info["id"]
+            card.ids.go.tid = f"home:resume:{info['id']}"
+            card.ids.title.text = info.get("title") or (g.title if g else info.get("game", ""))
+            card.ids.detail.text = ", ".join(info.get("players") or []) or "No players named"
+            where = " \u00b7 ".join(x for x in (
+                f"Round {info['round']}" if info.get("round") else "",
+                info.get("phase_label") or "") if x)
+            card.ids.where.text = where or "Not started"
+            card.ids.when.text = last_played(info.get("updated") or info.get("started"))
+        fill(box, items[:12], ResumeCard, put)
         self.ids.resume_empty.opacity = 0 if items else 1
-        self.ids.resume_empty.height = 0 if items else u * 30
+        self.ids.resume_empty.height = 0 if items else app.u * 60
+
+
+def resume_item(info) -> dict:
+    """A resumable session as a dict (``hub.resumable()`` gives dicts; an older hub gave the
+    log's session records)."""
+    if isinstance(info, dict):
+        return info
+    meta = getattr(info, "meta", None) or {}
+    return {"id": info.id, "game": info.game, "title": "", "players": meta.get("players") or [],
+            "round": None, "phase_label": "", "updated": getattr(info, "created", None)}
+
+
+def last_played(when) -> str:
+    """``Mon 23 Nov, 21:40`` from a wall-clock time (seconds since the epoch)."""
+    if not when:
+        return ""
+    return time.strftime("%a %d %b, %H:%M", time.localtime(when))
 
 
 class OptionRow(BoxLayout):
@@ -168,5 +187,12 @@ class OptionRow(BoxLayout):
 
 
 class ResumeCard(BoxLayout):
-    """An interrupted session that can be resumed (layout in home.kv)."""
+    """An open session that can be resumed: game, players, round, last played (home.kv)."""
     session_id = StringProperty("")
+
+    def resume(self):
+        screen = self.parent
+        while screen is not None and not isinstance(screen, HomeScreen):
+            screen = screen.parent
+        if screen is not None:
+            screen.resume(self.session_id)

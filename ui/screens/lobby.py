@@ -1,5 +1,6 @@
 """Lobby: the join QR code, link and room code; seats filling in with their presence; Start."""
-from kivy.properties import ColorProperty, StringProperty
+from kivy.properties import ColorProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
 from ui import model, theme
@@ -11,18 +12,25 @@ from ui.widgets.qr import QRCode  # noqa: F401  (used by lobby.kv)
 def presence(seat: dict) -> tuple:
     """(word, colour) for a seat: no phone yet, phone online, phone offline."""
     if not seat.get("phone"):
-        return "waiting for a phone", theme.DIM
+        return "no phone yet", theme.DIM
     if seat.get("online"):
         return "online", theme.OK
     return "phone offline", theme.WARN
 
 
-class SeatRow(BoxLayout):
+class SeatRow(ButtonBehavior, BoxLayout):
+    """A seat in the lobby; tap it to move it to a new phone or rename it."""
+    seat = NumericProperty(0)
+    tid = StringProperty("")
     number = StringProperty("")
     name = StringProperty("")
     status = StringProperty("")
     colour = ColorProperty(theme.MUTED)
     status_colour = ColorProperty(theme.MUTED)
+
+    def on_release(self):
+        from ui.widgets.menu import SeatDialog
+        SeatDialog(seat=self.seat).open()
 
 
 class LobbyScreen(ViewScreen):
@@ -67,6 +75,7 @@ class LobbyScreen(ViewScreen):
                 word, colour = "\u2713 picked", theme.OK
             elif lock is not None and s.get("phone") and s.get("online"):
                 word = "choosing"
+            row.seat, row.tid = s["seat"], f"seat:{s['seat']}"
             row.number = str(s["seat"] + 1)
             row.name = s["name"]
             row.status = word

@@ -1,11 +1,13 @@
 """Round: the phase ring with the current phase lit, round x of N, what the table is waiting
-for (with any sealed choices' lock status), and the table's Next."""
-from kivy.properties import BooleanProperty, StringProperty
+for (with any sealed choices' lock status), the table's moves (Next and any question drawn
+from ``table_legal``), and the players (tap one to move the seat to a new phone or rename it)."""
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
 from ui import model, theme
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, fill
+from ui.widgets.common import TLabel, fill
 from ui.widgets.phase_ring import PhaseRing  # noqa: F401  (used by round.kv)
 
 
@@ -31,7 +33,30 @@ class InfoItem(BoxLayout):
     text = StringProperty("")
 
 
+class RoundSeat(ButtonBehavior, BoxLayout):
+    """A player on the round screen: highlighted while the game waits for them; the mark is
+    their phone (filled: online, hollow: offline, none: no phone). Tap: the seat dialog."""
+    seat = NumericProperty(0)
+    name = StringProperty("")
+    mark = StringProperty("")
+    mark_colour = ColorProperty(theme.MUTED)
+    colour = ColorProperty(theme.MUTED)
+    waiting = BooleanProperty(False)
+    tid = StringProperty("")
+
+    def on_release(self):
+        from ui.widgets.menu import SeatDialog
+        SeatDialog(seat=self.seat).open()
+
+
+def seat_mark(seat: dict) -> tuple:
+    if not seat.get("phone"):
+        return "", theme.DIM
+    return ("\u25cf", theme.OK) if seat.get("online") else ("\u25cb", theme.WARN)
+
+
 class RoundScreen(ViewScreen):
+    table_moves = True                  # Next and the table's questions are drawn here
     round_text = StringProperty("")
     phase_text = StringProperty("")
     waiting_text = StringProperty("")
@@ -56,7 +81,21 @@ class RoundScreen(ViewScreen):
         self.waiting_text = tp.get("text") or model.waiting_text(view) or \
             "Nothing to wait for."
         self._info(view)
-        self._actions(view)
+        self.ids.moves.show(view)
+        self._seats(view)
+
+    def _seats(self, view):
+        seats = (view.get("hub") or {}).get("seats") or []
+        waiting = set(view.get("waiting") or [])
+
+        def put(w, s):
+            w.seat, w.tid = s["seat"], f"seat:{s['seat']}"
+            players = view.get("players") or []
+            w.name = players[s["seat"]] if s["seat"] < len(players) else s.get("name", "")
+            w.mark, w.mark_colour = seat_mark(s)
+            w.colour = theme.seat_colour(s["seat"])
+            w.waiting = s["seat"] in waiting
+        fill(self.ids.seats, seats, RoundSeat, put)
 
     def _legend(self, ring, current):
         items = list(enumerate(ring)) if self.ids.ring.compact else []
@@ -65,11 +104,10 @@ class RoundScreen(ViewScreen):
             i, (_name, label) = item
             lit = i == current
             lab.text = f"{i + 1}  {label}"
-            lab.fs = 15 if lit else 13.5
+            lab.fs = 19 if lit else 18
             lab.color = theme.TEXT if lit else theme.MUTED
             lab.font_name = theme.FONT_BOLD if lit else theme.FONT
-        fill(self.ids.legend, items, lambda: TLabel(shorten=True, shorten_ok=True,
-                                                    shorten_from="right"), line)
+        fill(self.ids.legend, items, TLabel, line)
 
     def _info(self, view):
         items = list(self.app.adapter.round_info(view))
@@ -79,32 +117,6 @@ class RoundScreen(ViewScreen):
             w.title, w.text = item
         fill(self.ids.info, items[:4], InfoItem, put)
 
-    def _actions(self, view):
-        box = self.ids.actions
-        u = self.app.u
-        acts = self.app.adapter.table_actions(view)
-
-        def put(b, act):
-            b.text, b.what, b.args = act
-        fill(box, acts, self._action_button, put)
-        box.height = u * 52 if acts else 0
-        box.opacity = 1 if acts else 0
-
-    def _action_button(self):
-        b = TButton(fs=16)
-        b.bind(on_release=lambda btn: self.act(btn.what, btn.args))
-        return b
-
-    def act(self, what, args):
-        app = self.app
-        if what.startswith("move:"):
-            app.command(app.hub.table_move, what[5:], args)
-        else:
-            getattr(app.adapter, what)(app, args)
-
     def next(self):
         app = self.app
         app.command(app.hub.next)
-
-
-

@@ -20,7 +20,7 @@ class SeatStatus(BoxLayout):
     colour = ColorProperty(theme.MUTED)
 
 MODE_WORDS = {"running": "", "warning": "Last seconds!", "paused": "Paused",
-              "done": "Time is up"}
+              "done": "Time!"}
 
 
 class TimerScreen(ViewScreen):
@@ -36,13 +36,15 @@ class TimerScreen(ViewScreen):
 
     def update(self, view):
         self._view = view
+        moment = self.app.moment
+        if moment.get("kind") == "time":
+            self._time_up(view, moment)
+            return
         name, t = model.main_timer(view)
         self.has_timer = t is not None
-        self.can_next = bool(view.get("table_prompt"))
-        self.next_text = model.next_label(view) if self.can_next else ""
-        self._start_move = None
+        self.can_next, self.next_text, self._start_move = False, "", None
         start = self.app.adapter.timer_start(view) if t is None else None
-        if start is not None and not self.can_next:
+        if start is not None and not view.get("table_prompt"):
             self.can_next, self.next_text, self._start_move = True, start[0], start[1]
         self._rows(view)
         if t is None:
@@ -57,6 +59,15 @@ class TimerScreen(ViewScreen):
             "Tap Pause to stop the clock for everyone."
         self.tick(self.app.clock_now())
 
+    def _time_up(self, view, moment):
+        """The buzzer moment: 0:00 and "Time!", held by the app for a few seconds."""
+        self.has_timer = True
+        self.title = self.app.adapter.timer_title(moment.get("timer") or "")
+        self.clock, self.mode, self.state_text, self.fraction = "0:00", "done", "Time!", 0.0
+        self.hint = f"Time is up. {view.get('phase_label') or 'The game'} follows."
+        self.can_next, self.next_text, self._start_move = False, "", None
+        self._rows({})
+
     def _rows(self, view):
         box = self.ids.rows
         rows = self.app.adapter.timer_rows(view)
@@ -66,11 +77,11 @@ class TimerScreen(ViewScreen):
             w.colour = COLOURS.get(row[2], theme.MUTED)
         fill(box, rows, SeatStatus, put)
         box.opacity = 1 if rows else 0
-        box.height = self.app.u * 46 if rows else 0
+        box.cols = 1 if len(rows) <= 1 else (2 if len(rows) <= 4 else 3)
 
     def tick(self, now):
         view = getattr(self, "_view", None)
-        if not view:
+        if not view or self.app.moment.get("kind") == "time":
             return
         _name, t = model.main_timer(view)
         if t is None:
@@ -87,9 +98,9 @@ class TimerScreen(ViewScreen):
         app.command(app.hub.toggle_pause)
 
     def next(self):
+        """The timer's own button: start the timer by a tap (the table's other questions are
+        on the table bar below)."""
         app = self.app
         move = getattr(self, "_start_move", None)
         if move:
             app.command(app.hub.table_move, move)
-        else:
-            app.command(app.hub.next)

@@ -7,9 +7,10 @@ text (a ``text`` spec, always optional at the table, is left out), no ids, no JS
   earlier answer (``when``) appears once that answer is given. Send is enabled only when the
   answers pass :func:`companion.core.choices.check`, so what is sent is legal at that ``rev``.
 * :class:`PickerDialog`: a MovePicker in a dialog, with the prompt's own sentence.
-* :class:`TableMoves`: the table's moves now (``table_legal``), one button each; a move whose
-  only question is a short ``one`` shows its options as buttons right there (e.g. "Keep the
-  scanned card" / "Keep the phone's choice"); any other question opens a PickerDialog.
+* :class:`TableMoves`: the table's moves now (``table_legal``), one button each; the move the
+  prompt goes on with (``next``), when its only question is a short ``one``, shows its options
+  as buttons right there (e.g. "Keep the scanned card" / "Keep the phone's choice"); any other
+  question opens a PickerDialog.
 
 Every control has a stable ``tid`` for test drivers: ``table:<move>``,
 ``table:<move>:<arg>=<value>``, ``pick:<arg>=<value>``, ``pick:<arg>:minus|plus``,
@@ -76,16 +77,19 @@ class MovePicker(BoxLayout):
         if self.on_change is not None:
             self.on_change(self)
 
-    def _grid(self, n, cols=None):
+    def _grid(self, n, cols=None, tall=False):
         u = _u()
         g = GridLayout(cols=cols or (1 if n > 6 else min(3, max(1, n))), spacing=u * 6,
                        size_hint_y=None, row_force_default=True,
-                       row_default_height=u * 52)
+                       row_default_height=u * (70 if tall else 52))
         g.bind(minimum_height=g.setter("height"))
         return g
 
     def _option_button(self, spec, o, selected, text=None):
-        b = TButton(text=text or o["label"], selected=selected, fs=19,
+        text = text or o["label"]
+        if o.get("detail"):
+            text += "\n" + o["detail"]
+        b = TButton(text=text, selected=selected, fs=19,
                     tid=f"pick:{spec['name']}={value_tid(o['value'])}")
         if o.get("disabled"):
             b.disabled = True
@@ -93,7 +97,7 @@ class MovePicker(BoxLayout):
         return b
 
     def _one(self, spec, options):
-        g = self._grid(len(options))
+        g = self._grid(len(options), tall=any(o.get("detail") for o in options))
         cur = self.args.get(spec["name"], object())
         for o in options:
             b = self._option_button(spec, o, model._key(o["value"]) == model._key(cur)
@@ -103,7 +107,7 @@ class MovePicker(BoxLayout):
         return g
 
     def _order(self, spec, options):
-        g = self._grid(len(options))
+        g = self._grid(len(options), tall=any(o.get("detail") for o in options))
         cur = self.args.get(spec["name"]) or []
         keys = [model._key(x) for x in cur]
         for o in options:
@@ -117,7 +121,7 @@ class MovePicker(BoxLayout):
         return g
 
     def _subset(self, spec, options):
-        g = self._grid(len(options))
+        g = self._grid(len(options), tall=any(o.get("detail") for o in options))
         keys = {model._key(x) for x in self.args.get(spec["name"]) or []}
         for o in options:
             b = self._option_button(spec, o, model._key(o["value"]) in keys,
@@ -244,13 +248,13 @@ class TableMoves(GridLayout):
     fs = NumericProperty(20)
     max_cols = NumericProperty(3)
     row_height = NumericProperty(58)
+    labels = DictProperty({})            # {move: label}: a screen's own words for a move
 
     def __init__(self, **kw):
         kw.setdefault("size_hint_y", None)
         super().__init__(**kw)
         self._sig = None
         self.cols = 1
-        self.row_force_default = True
         self.height = 0
         self.bind(minimum_height=self.setter("height"))
 
@@ -258,20 +262,32 @@ class TableMoves(GridLayout):
         app = app or App.get_running_app()
         buttons = table_buttons(view, app.adapter.table_actions(view) if view.get(
             "table_prompt") else ())
+        for b in buttons:
+            if b.get("move") in self.labels and "ask" not in b and b["tid"] == \
+                    f"table:{b['move']}":
+                b["text"] = self.labels[b["move"]]
         sig = [(b["tid"], b["text"], b["tone"], b.get("disabled")) for b in buttons]
         if sig != self._sig:
             self._sig = sig
             self.clear_widgets()
             for b in buttons:
-                w = TButton(text=b["text"], tone=b["tone"], fs=self.fs, tid=b["tid"])
+                w = TButton(text=b["text"], tone=b["tone"], fs=self.fs, tid=b["tid"],
+                            size_hint_y=None)
+                w.bind(texture_size=self._fit)
                 w.disabled = bool(b.get("disabled"))
                 w.action = b
                 w.bind(on_release=lambda btn: self.act(btn.action))
                 self.add_widget(w)
         self.cols = max(1, min(len(buttons), int(self.max_cols)))
-        self.row_default_height = App.get_running_app().u * self.row_height
+        for w in self.children:
+            self._fit(w)
         self._view = view
         return len(buttons)
+
+    def _fit(self, w, *_):
+        """A button as tall as its (wrapped) words need, at least ``row_height``."""
+        u = App.get_running_app().u
+        w.height = max(u * self.row_height, w.texture_size[1] + u * 14)
 
     def act(self, action):
         act(App.get_running_app(), action, getattr(self, "_view", {}))
@@ -303,7 +319,7 @@ def table_buttons(view, extra=()) -> list:
         if m["move"] == "scan_card" and not m.get("args"):
             continue                     # the card reader's move: scanned, never tapped
         specs = m.get("args") or []
-        inline = inline_options(m)
+        inline = inline_options(m) if m["move"] == nxt else None   # the prompt's own question
         if not specs:
             args = dict(tp.get("next_args") or {}) if m["move"] == nxt else {}
             text = model.next_label(view) if m["move"] == nxt and m["label"] == \

@@ -1,6 +1,6 @@
 """The frame around every screen: top bar, alert banners, the nav rail, the toast."""
 from kivy.app import App
-from kivy.properties import ListProperty
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
 
@@ -28,7 +28,7 @@ class NavRail(BoxLayout):
         app = App.get_running_app()
         entries = [("now", "Now")] + list(self.tabs)
         for name, label in entries:
-            b = TButton(text=label, tone="ghost")
+            b = TButton(text=label, tone="ghost", tid=f"tab:{name}")
             b.screen = name
             b.bind(on_release=lambda btn: app.go(btn.screen))
             box.add_widget(b)
@@ -41,6 +41,25 @@ class NavRail(BoxLayout):
                 b.selected = app.following
             else:
                 b.selected = (not app.following) and b.screen == app.screen_name
+
+
+class TableBar(BoxLayout):
+    """The table's question on any screen that does not ask it itself: the prompt's sentence
+    and the table's moves (``table_legal``) as buttons and pickers. So the table is never told
+    to "tap Next" without a Next button right there."""
+    shown = BooleanProperty(False)
+    text = StringProperty("")
+
+    def on_touch_down(self, touch):
+        if not self.shown:              # hidden: its (zero-height) children take no touches
+            return False
+        return super().on_touch_down(touch)
+
+    def show(self, view, wanted):
+        tp = view.get("table_prompt") or {}
+        n = self.ids.moves.show(view) if wanted and tp else 0
+        self.shown = bool(wanted and tp and n)
+        self.text = (tp.get("text") or model.waiting_text(view)) if self.shown else ""
 
 
 class BannerStack(BoxLayout):
@@ -60,8 +79,11 @@ class BannerStack(BoxLayout):
 
 def banner_rows(app, view, note):
     """Alerts, newest last; the simulated-hardware note comes first (so it yields its place
-    to real alerts)."""
+    to real alerts); the last card scan, while it is fresh, comes last."""
     rows = model.alert_rows(view, app.dismissed)
     if note and ("note", note) not in app.dismissed:
         rows.insert(0, ("Simulated hardware", note, "info", ("note", note)))
+    scan = app.scan_shown(view)
+    if scan is not None and scan[3] not in app.dismissed:
+        rows.append(scan)
     return rows

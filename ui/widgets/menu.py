@@ -1,0 +1,246 @@
+"""The table is in charge: the menu (always on the top bar), the seat dialog (move a seat to a
+new phone, rename it), the handover QR and the on-screen keyboard for names.
+
+Every hub call goes through the app's command worker (``app.command``), so a refusal comes back
+as a readable toast and the screen never freezes. The handover code is a secret: it is shown
+here as a QR (and its link) from ``hub.handover(seat)``'s return value and never kept.
+"""
+from kivy.app import App
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+
+from ui import theme
+from ui.widgets.common import TButton
+from ui.widgets.dialogs import Dialog
+from ui.widgets.qr import QRCode  # noqa: F401  (used by menu.kv)
+
+NAME_MAX = 24
+
+
+def seat_state(seat: dict) -> tuple:
+    """(word, colour) for a seat's phone: none yet, online, offline."""
+    if not seat.get("phone"):
+        return "no phone yet", theme.DIM
+    if seat.get("online"):
+        return "phone online", theme.OK
+    return "phone offline", theme.WARN
+
+
+def _load_kv():
+    from ui.app import KV, load_kv
+    load_kv(KV / "menu.kv")
+
+
+class ConfirmDialog(Dialog):
+    """A drastic action, asked once more in words: Cancel, or the action's own button."""
+    title = StringProperty("")
+    text = StringProperty("")
+    go_text = StringProperty("")
+    go_tid = StringProperty("confirm:go")
+    tone = StringProperty("danger")
+    action = ObjectProperty(None)
+
+    def go(self):
+        self.dismiss()
+        if self.action is not None:
+            self.action()
+
+
+class SeatChip(ButtonBehavior, BoxLayout):
+    """A seat to tap: its number, name and phone state."""
+    seat = NumericProperty(0)
+    name = StringProperty("")
+    status = StringProperty("")
+    colour = ObjectProperty(theme.MUTED)
+    status_colour = ObjectProperty(theme.MUTED)
+    tid = StringProperty("")
+
+    def on_release(self):
+        SeatDialog(seat=self.seat).open()
+
+
+def seat_chip(seat: dict, **kw) -> SeatChip:
+    c = SeatChip(**kw)
+    set_chip(c, seat)
+    return c
+
+
+def set_chip(c, seat: dict):
+    c.seat = seat["seat"]
+    c.name = seat.get("name") or f"Seat {seat['seat'] + 1}"
+    c.status, c.status_colour = seat_state(seat)
+    c.colour = theme.seat_colour(seat["seat"])
+    c.tid = f"seat:{seat['seat']}"
+
+
+class TableMenu(Dialog):
+    """Home, End the game now, Abandon it, and the seats (tap one to move it to a new phone or
+    rename it)."""
+    playing = BooleanProperty(False)        # a game is running (not over)
+    over = BooleanProperty(False)
+    game_title = StringProperty("")
+
+    def on_open(self):
+        app = App.get_running_app()
+        v = app.view
+        self.playing = v.get("session") is not None and v.get("outcome") is None
+        self.over = v.get("outcome") is not None
+        self.game_title = v.get("title") or ""
+        seats = (v.get("hub") or {}).get("seats") or []
+        box = self.ids.seats
+        box.clear_widgets()
+        box.cols = 2 if len(seats) > 4 else 1
+        for s in seats:
+            chip = seat_chip(s)
+            chip.bind(on_release=lambda _c: self.dismiss())
+            box.add_widget(chip)
+        self.ids.no_seats.opacity = 0 if seats else 1
+
+    def home(self):
+        self.dismiss()
+        App.get_running_app().table_home()
+
+    def end_game(self):
+        self.dismiss()
+        app = App.get_running_app()
+        ConfirmDialog(title="End the game now?",
+                      text="The game ends here and the scores as they stand decide who "
+                           "wins. It cannot be undone.",
+                      go_text="End the game", go_tid="confirm:end", tone="warn",
+                      action=app.end_game).open()
+
+    def abandon(self):
+        self.dismiss()
+        app = App.get_running_app()
+        ConfirmDialog(title="Abandon this game?",
+                      text="Nobody wins; the game is kept in the log as abandoned and left "
+                           "out of the statistics. The table goes back to Home.",
+                      go_text="Abandon the game", go_tid="confirm:abandon", tone="danger",
+                      action=app.abandon_game).open()
+
+
+class SeatDialog(Dialog):
+    """One seat: move it to a new phone (a one-seat QR), or rename it."""
+    seat = NumericProperty(0)
+    name = StringProperty("")
+    status = StringProperty("")
+
+    def on_open(self):
+        app = App.get_running_app()
+        seats = (app.view.get("hub") or {}).get("seats") or []
+        s = next((x for x in seats if x["seat"] == self.seat), {"seat": self.seat})
+        self.name = s.get("name") or f"Seat {self.seat + 1}"
+        self.status = seat_state(s)[0]
+
+    def handover(self):
+        self.dismiss()
+        app = App.get_running_app()
+        seat, name = self.seat, self.name
+        app.command(app.hub.handover, seat,
+                    done=lambda r: HandoverDialog(seat=seat, name=name,
+                                                  url=r.get("url") or "",
+                                                  minutes=int(round((r.get("expires_in") or 600)
+                                                                    / 60))).open())
+
+    def rename(self):
+        self.dismiss()
+        RenameDialog(seat=self.seat, name=self.name).open()
+
+
+class HandoverDialog(Dialog):
+    """The one-seat join code as a QR big enough to scan across the table, the player's name,
+    and Cancel. The old phone is cut off when the new one opens the link."""
+    seat = NumericProperty(0)
+    name = StringProperty("")
+    url = StringProperty("")
+    minutes = NumericProperty(10)
+
+
+class NameKeyboard(BoxLayout):
+    """An on-screen keyboard for names (the only thing typed at the table): letters, space,
+    hyphen, apostrophe, Shift and backspace. ``text`` is what has been typed."""
+    text = StringProperty("")
+    shift = BooleanProperty(True)            # the first letter of a word is a capital
+    rows = ListProperty(["QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-"])
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._keys = []
+        self.build()
+
+    def build(self):
+        u = App.get_running_app().u
+        self.clear_widgets()
+        self._keys = []
+        for i, row in enumerate(self.rows):
+            line = BoxLayout(spacing=u * 5)
+            for ch in row:
+                b = TButton(text=ch, fs=22, tid=f"key:{ch}")
+                b.char = ch
+                b.bind(on_release=lambda btn: self.type(btn.char))
+                self._keys.append(b)
+                line.add_widget(b)
+            if i == 2:
+                back = TButton(text="\u232b", fs=22, font_name=theme.FONT_SYM,
+                               tid="key:back", size_hint_x=1.6)
+                back.bind(on_release=lambda _b: self.back())
+                line.add_widget(back)
+            self.add_widget(line)
+        last = BoxLayout(spacing=u * 5)
+        sh = TButton(text="Shift", fs=20, tid="key:shift", size_hint_x=0.25)
+        sh.bind(on_release=lambda _b: self.toggle_shift())
+        self._shift = sh
+        sp = TButton(text="Space", fs=20, tid="key:space")
+        sp.bind(on_release=lambda _b: self.type(" "))
+        last.add_widget(sh)
+        last.add_widget(sp)
+        self.add_widget(last)
+        self._case()
+
+    def _case(self):
+        for b in self._keys:
+            b.text = b.char.upper() if self.shift else b.char.lower()
+        self._shift.selected = self.shift
+
+    def toggle_shift(self):
+        self.shift = not self.shift
+        self._case()
+
+    def type(self, ch):
+        if len(self.text) >= NAME_MAX:
+            return
+        if ch == " " and (not self.text or self.text.endswith(" ")):
+            return
+        self.text += ch if ch == " " or not ch.isalpha() else \
+            (ch.upper() if self.shift else ch.lower())
+        self.shift = ch == " "
+        self._case()
+
+    def back(self):
+        self.text = self.text[:-1]
+        self.shift = not self.text or self.text.endswith(" ")
+        self._case()
+
+
+class RenameDialog(Dialog):
+    """Rename a seat with the on-screen keyboard (before the start or during the game)."""
+    seat = NumericProperty(0)
+    name = StringProperty("")
+
+    def on_open(self):
+        self.ids.keys.text = ""
+
+    def save(self):
+        new = " ".join(self.ids.keys.text.split())
+        if not new:
+            return
+        app = App.get_running_app()
+        seat = self.seat
+        self.dismiss()
+        app.command(app.hub.rename, seat, new,
+                    done=lambda _r: app.show_toast(f"Seat {seat + 1} is now {new}."))
+
+
+_load_kv()
