@@ -137,10 +137,11 @@ def play_one(game, players, gseed, seat_bots, options=None):
     return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
 
 
-def _play_chunk(game_name, players, seeds, bots, options):
-    """Worker: play the games of these seeds; small per-game records only."""
+def _play_chunk(game_name, players, seeds, bots, options, data=None):
+    """Worker: play the games of these seeds; small per-game records only. ``data``: the
+    edited copy of the game's data folder the game is built from (None: shipped)."""
     from companion.games import get
-    game = get(game_name)
+    game = get(game_name, data=data)
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for gseed in seeds:
@@ -164,11 +165,13 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
     options = game.resolve_options(options)
     master = random.Random(seed)
     seeds = [master.getrandbits(48) for _ in range(games)]
+    data = getattr(game, "data_dir", None)       # an edited copy: the workers build it too
     results = []
     if jobs == 1 or games < 50:
         step = max(1, min(200, games // 20 or 1))
         for i in range(0, games, step):
-            results.extend(_play_chunk(game.name, players, seeds[i:i + step], bots, options))
+            results.extend(_play_chunk(game.name, players, seeds[i:i + step], bots, options,
+                                       data))
             if progress is not None:
                 progress(len(results), games)
     else:
@@ -178,7 +181,7 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
         size = max(10, games // (workers * 8))
         chunks = [seeds[i:i + size] for i in range(0, games, size)]
         with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            futures = [ex.submit(_play_chunk, game.name, players, c, bots, options)
+            futures = [ex.submit(_play_chunk, game.name, players, c, bots, options, data)
                        for c in chunks]
             for f in futures:
                 results.extend(f.result())
