@@ -6,10 +6,15 @@ and the MQTT broker (docs/protocol.md, sections 4-7 and 9).
   against the seat registry, de-duplicated by ``tx`` and handed to :meth:`Hub.submit`. Commands
   flagged *retained* are never applied (the broker replays those on subscribe; the bridge
   clears them).
-* **Views out.** After every change of the hub (a command from any source, a timer, a join, a
-  presence change) the bridge publishes, in this order: one ``events`` message per *public*
-  notice, each seat's own ``view`` (retained, on that seat's private topic only), the public
-  ``state`` (retained); then, for a command that came over MQTT, its ``reply``.
+* **Acknowledge first, then draw.** After a command that came over MQTT the bridge publishes,
+  in this order: one ``events`` message per *public* notice, the commanding seat's own ``view``
+  (retained, on that seat's private topic only), its ``reply``; then, once the commands already
+  waiting have had theirs, every other ``view`` that changed and the public ``state`` (the
+  *fan-out*, one for all the commands it covers). Any other change (a timer, a touch on the
+  screen, a join) publishes its events and then the fan-out. A retained document is published
+  only when it changed apart from ``rev``, ``now`` and the timers' ``left``.
+  ``Bridge(order="legacy")`` keeps protocol v1's first order (events, every view, the state,
+  then the reply, per command) for the benchmark's before/after comparison.
 * **Seats.** Each seat number gets a seat id (= its MQTT username, ``s<n>-<random>``) when a
   phone first joins; the ids are kept in the session's log meta so a restarted hub gives the
   same seats the same ids. A join or a reclaim issues a fresh password (and drops any
@@ -55,6 +60,14 @@ MAX_JOIN_BYTES = 4096
 MAX_PRESENCE_BYTES = 64
 #: Table facts alone (presence, alerts, a scan) republish the public state at most this often.
 STATE_EVERY = 1.0
+#: How the bridge orders what it publishes after a command (module docstring).
+ORDERS = ("ack-first", "legacy")
+#: Seconds the worker waits for the broker to take a reply before it starts a fan-out.
+REPLY_WAIT = 0.05
+#: Fields of a retained document that change with every record without anything a player
+#: sees changing: a document that differs only in them (and in a running timer's ``left``) is
+#: not published again.
+VOLATILE = ("seq", "rev", "now")
 
 
 class JoinRefused(CompanionError):
@@ -87,7 +100,10 @@ class Bridge:
     """
 
     def __init__(self, hub, broker, *, hub_password: str | None = None, seat_logins=None,
-                 keepalive: int = 10):
+                 keepalive: int = 10, order: str = "ack-first"):
+        if order not in ORDERS:
+            raise ConfigError(f"order must be one of {', '.join(ORDERS)}, not {order!r}.")
+        self.order = order
         self.hub = hub
         self.broker = broker
         self.topics = TableTopics(hub.table)
@@ -113,7 +129,10 @@ class Bridge:
         self._worker: threading.Thread | None = None
         self._client: MqttClient | None = None
         self._unsubscribe = None
-        self._last: dict[str, bytes] = {}          # topic -> last retained payload we sent
+        self._last: dict[str, bytes] = {}          # topic -> last retained document we sent
+        self._revs: dict[str, int | None] = {}     # topic -> its rev (ack-first order)
+        self._fanout_queued = False                # a fan-out job waits in the queue
+        self._dirty = False                        # views changed since the last fan-out
         self._session_id = _UNSET
         self._join_lock = threading.Lock()
         self._presence_seen = threading.Condition()
@@ -242,17 +261,27 @@ class Bridge:
             self._jobs.put((self._flush_hub_events, (), None))
 
     def _flush_hub_events(self):
-        """Publish the notices of every hub event so far, in order, then the views once.
+        """Publish the notices of every hub event so far, in order, then the views.
 
         Views are computed when published, so they may already show a later change than the
         event being handled; publishing all pending events first keeps "a command's events
         come before any view that shows its effects" (a phone must see ChoiceLocked before a
-        view that reveals the window)."""
-        items = []
-        while self._pending:
-            items.append(self._pending.popleft())
+        view that reveals the window). In the ack-first order the views follow in the fan-out,
+        after the commands already waiting have had their replies."""
+        views, state = self._publish_events()
+        if views:
+            if self.order == "legacy":
+                self._publish_views()
+            else:
+                self._views_soon()
+        elif state:
+            self._state_soon()
+
+    def _publish_events(self):
+        """Every pending hub event's public notices; ``(views changed, state changed)``."""
         views = state = False
-        for event, seq in items:
+        while self._pending:
+            event, seq = self._pending.popleft()
             kind = event.get("kind")
             if kind == "changed":
                 self._check_session()
@@ -265,10 +294,20 @@ class Bridge:
                 views = True
             elif kind in ("alert", "scan", "presence"):
                 state = True                    # table facts: the public state only
-        if views:
+        return views, state
+
+    def _views_soon(self):
+        """The fan-out, after the jobs already queued (commands waiting get their replies
+        first; one fan-out then covers them all)."""
+        self._dirty = True
+        if not self._fanout_queued:
+            self._fanout_queued = True
+            self.call_soon(self._fanout)
+
+    def _fanout(self):
+        self._fanout_queued = False
+        if self._dirty:
             self._publish_views()
-        elif state:
-            self._state_soon()
 
     def _state_soon(self):
         """The public state after a change of table facts (presence, alerts, a scan), at most
@@ -288,11 +327,15 @@ class Bridge:
 
     def _publish_state(self):
         self._state_at = time.monotonic()
-        self._publish(self.topics.state, self.public_state(), retain=True, force=False)
+        self._publish_retained(self.topics.state, self.public_state())
 
     def _seq(self):
         s = self.hub.session
         return s.state.seq if s is not None else 0
+
+    def _rev(self):
+        s = self.hub.session
+        return (id(s), s.version) if s is not None else None
 
     def _check_session(self):
         """A new session (start, resume): persist the seat ids and announce it."""
@@ -319,7 +362,44 @@ class Bridge:
             return
         if retain:
             self._last[topic] = data
-        self._client.publish(topic, data, qos=1, retain=retain, wait=False)
+        info = self._client.publish(topic, data, qos=1, retain=retain, wait=False)
+        self.stats["published"] += 1
+        return info
+
+    def _publish_doc(self, topic, doc):
+        """A retained document (a view, the state), unless all that changed since we last
+        sent it on ``topic`` is :data:`VOLATILE` or a running timer's ``left``.
+
+        The document is encoded once: everything but those fields first (that is what is
+        compared), then the fields are appended to the same JSON object."""
+        tail = {k: doc[k] for k in VOLATILE if k in doc}
+        body = protocol.encode({k: v for k, v in doc.items() if k not in VOLATILE})
+        key = body
+        timers = doc.get("timers")
+        if timers and isinstance(timers, dict) and any(
+                isinstance(t, dict) and "left" in t for t in timers.values()):
+            # the timers go last, with the volatile fields; compared without their "left"
+            body = protocol.encode({k: v for k, v in doc.items()
+                                    if k not in VOLATILE and k != "timers"})
+            key = body + b"\n" + protocol.encode(
+                {n: {k: v for k, v in t.items() if k != "left"} if isinstance(t, dict) else t
+                 for n, t in timers.items()})
+            tail = {"timers": timers, **tail}
+        if self._last.get(topic) == key:
+            self.stats["unchanged"] += 1
+            return
+        if not tail:
+            data = body
+        elif body == b"{}":
+            data = protocol.encode(tail)
+        else:
+            data = body[:-1] + b"," + protocol.encode(tail)[1:]
+        if len(data) > protocol.MAX_PAYLOAD_BYTES:
+            self._publish(topic, data, retain=True)          # says it is too large
+            return
+        self._last[topic] = key
+        self._revs[topic] = doc.get("rev")
+        self._client.publish(topic, data, qos=1, retain=True, wait=False)
         self.stats["published"] += 1
 
     def _decorate(self, view):
@@ -338,14 +418,36 @@ class Bridge:
     def public_state(self) -> dict:
         return self._decorate(self.hub.public_view())
 
+    def _publish_retained(self, topic, doc):
+        if self.order == "legacy":
+            self._publish(topic, doc, retain=True, force=False)
+            self._revs[topic] = doc.get("rev")
+        else:
+            self._publish_doc(topic, doc)
+
     def _publish_views(self):
+        """Every seat's view and then the public state, each only if it changed."""
+        self._dirty = False
+        self._publish_events()          # events of changes these views may already show
         seats = [n for n in sorted(self.logins) if n < len(self.hub.seats)]
         pub, per_seat = self.hub.views(seats)        # one moment, one public projection
         for n in seats:
-            self._publish(self.topics.view(self.logins[n].seat_id),
-                          self.seat_view(n, per_seat[n]), retain=True, force=False)
-        self._publish(self.topics.state, self._decorate(pub), retain=True, force=False)
+            self._publish_retained(self.topics.view(self.logins[n].seat_id),
+                                   self.seat_view(n, per_seat[n]))
+        self._publish_retained(self.topics.state, self._decorate(pub))
         self._state_at = time.monotonic()
+
+    def _publish_own_view(self, seat):
+        """The commanding seat's view, before its reply: when the reply arrives the phone
+        already shows what its command did (its lock-in, its card played)."""
+        self._publish_events()
+        login = self.logins.get(seat)
+        if login is None or seat >= len(self.hub.seats):
+            return
+        _, per_seat = self.hub.views([seat])     # built as the fan-out builds it: the same
+        self._publish_retained(self.topics.view(login.seat_id),     # bytes are not sent twice
+                               self.seat_view(seat, per_seat[seat]))
+        self.stats["own_views"] += 1
 
     def _publish_everything(self):
         self._session_id = _UNSET
@@ -354,7 +456,16 @@ class Bridge:
 
     # -- commands ---------------------------------------------------------------------------------
     def _reply(self, seat_id, message):
-        self._publish(self.topics.reply(seat_id), message)
+        info = self._publish(self.topics.reply(seat_id), message)
+        if self.order != "legacy" and info is not None and self._fanout_queued:
+            # The fan-out that follows is Python work holding the GIL: paho's thread (and the
+            # embedded broker's) would wait for it before the reply leaves. Wait until the
+            # broker has the reply (its PUBACK; bounded, a slow broker must not stall us).
+            try:
+                info.wait_for_publish(REPLY_WAIT)
+            except (RuntimeError, ValueError):      # not connected: paho says so; carry on
+                pass
+            self.stats["reply_waits"] += 1
 
     def _handle_command(self, seat_id, payload, retained, received_at=None):
         """Every payload on a command topic gets an answer; none can stop the bridge."""
@@ -412,7 +523,10 @@ class Bridge:
             self._remember(seat_id, cmd.tx, first)
             self._publish(self.topics.reply(seat_id), first)
             return
+        rev = self._rev()
         reply = self._apply(seat, cmd)
+        if self.order != "legacy" and self._rev() != rev:
+            self._publish_own_view(seat)            # acknowledge first, then draw the rest
         data = protocol.encode(reply)
         if reply["ok"] or reply["error"]["code"] not in ("internal", "cannot_save"):
             self._remember(seat_id, cmd.tx, data)   # a retry of those must run again
@@ -422,7 +536,7 @@ class Bridge:
                     self.hub.log.put_reply(s.id, seat, cmd.tx, data.decode())
                 except Exception:                   # a refusal changes nothing: best effort
                     log.warning("could not keep the answer to %s", cmd.tx, exc_info=True)
-        self._publish(self.topics.reply(seat_id), data)
+        self._reply(seat_id, data)
 
     def _first_answer(self, seat, tx) -> bytes | None:
         """The answer a command with this ``tx`` got before (from the session's log, which
@@ -676,6 +790,16 @@ class Bridge:
     def wait_idle(self, timeout: float = 5.0) -> None:
         """Return once every job queued before this call has run."""
         self.call(lambda: None, timeout=timeout)
+
+    def retained_revs(self) -> dict:
+        """``{"state": rev, seat: rev, ...}``: the ``rev`` of the retained documents as last
+        published (ack-first order; a document that did not change keeps an older rev)."""
+        def get():
+            out = {"state": self._revs.get(self.topics.state)}
+            for n, login in self.logins.items():
+                out[n] = self._revs.get(self.topics.view(login.seat_id))
+            return out
+        return self.call(get)
 
     def presence_of(self, seat) -> bool:
         return bool(self.hub.seats[seat].online)

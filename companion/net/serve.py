@@ -39,7 +39,7 @@ class TableServer:
                  ws_port: int | None = 9001, public_host: str | None = None,
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
-                 games=None, fresh: bool = False):
+                 games=None, fresh: bool = False, publish_order: str = "ack-first"):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
@@ -55,6 +55,7 @@ class TableServer:
         self.broker_options = dict(broker_options or {})
         self.clock, self.games = clock, games
         self.fresh = fresh              # set up ``game`` even if a session could be resumed
+        self.publish_order = publish_order      # the bridge's (benchmarks compare "legacy")
         self.log = self.hub = self.broker = self.bridge = self.web = None
         self.resumed = None
         self._unsubscribe = None
@@ -81,7 +82,8 @@ class TableServer:
             self.broker = self._make_broker().start()
             self.broker.on_change(self._on_broker)
             self.bridge = Bridge(self.hub, self.broker, hub_password=self.hub_password,
-                                 seat_logins=self.seat_logins).start()
+                                 seat_logins=self.seat_logins,
+                                 order=self.publish_order).start()
             self.web = WebServer(self.bridge, self.bind, self.http_port,
                                  public_host=self.public_host or lan_ip()).start()
             self.hub.join_url = self.web.url_for()

@@ -90,13 +90,18 @@ def test_command_reaches_the_session_and_the_reply_echoes_tx(table):
     assert reply == {"v": 1, "tx": "first-bid", "ok": True, "result": {"seq": 1}}
     w = table.hub.session.state.windows["bids-t1"]
     assert w.has_locked(0) and not w.is_revealed()
-    # the protocol's order for one command: its events, the seat views, the state, the reply
+    # the protocol's order for one command: its events, the seat's own view, the reply; the
+    # public state (and the other seats' views) after it
+    seq = table.hub.session.state.seq
+    ann.wait_state(lambda s: s["seq"] == seq)
     got = [m for m in ann.received if not m.topic.endswith("/presence")]
     kinds = [m.topic.rsplit("/", 1)[-1] for m in got]
-    kinds = kinds[:kinds.index("reply") + 1]
-    assert kinds[-4:] == ["events", "view", "state", "reply"], kinds
-    event = json.loads(got[len(kinds) - 4].payload)
+    got = got[kinds.index("events"):]               # (the others' presence may come before)
+    kinds = kinds[kinds.index("events"):]
+    assert kinds[:3] == ["events", "view", "reply"] and "state" in kinds, kinds
+    event = json.loads(got[0].payload)
     assert event["type"] == "ChoiceLocked" and event["seat"] == 0 and event["seq"] == 1
+    assert json.loads(got[1].payload)["windows"][0]["locked"]["0"]["choice"] == args["traits"]
     view = ann.wait_view(lambda v: v["seq"] == 1)
     assert view["windows"][0]["locked"]["0"]["choice"] == args["traits"]
     assert view["prompt"] is None and view["legal"] == []

@@ -1,0 +1,239 @@
+"""What the hub publishes after a change, and in which order (protocol sections 6 and 12), on
+real brokers (embedded amqtt and a mosquitto child) with real seat clients: a command's reply
+leaves after its events and the seat's own view and before everyone else's views; every phone
+has every lock-in before a view that shows the reveal, even when all the bids come at once;
+commands already waiting get their replies before one fan-out covers them all; a document
+whose content did not change is not published again. An observer logged in as the hub
+(``tc/v1/<table>/#``) sees every message in the order the hub sent them."""
+import itertools
+import json
+import threading
+import time
+
+import pytest
+
+from companion.net.client import MqttClient
+from companion.net.seat_client import SeatClient
+from companion.net.serve import TableServer
+from tests.core.toy import Toy
+
+MODES = ["embedded", "mosquitto"]
+_tables = itertools.count(1)
+
+
+def wait_until(pred, timeout=10.0, step=0.01):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()
+
+
+def toy(name):
+    return Toy()
+
+
+class Observer:
+    """Every message under the table's base, in arrival order, as (kind, seat id, payload)."""
+
+    def __init__(self, srv):
+        self.base = srv.bridge.topics.base
+        self.got = []
+        self.cond = threading.Condition()
+        self.client = MqttClient(srv.broker.url, "hub", srv.bridge._hub_cred.password,
+                                 on_message=self._on).connect()
+        self.client.subscribe([(self.base + "/#", 1)])
+        seats = len(srv.hub.seats)                   # the retained documents come first
+        self.wait(lambda g: len({(k, w) for k, w, _ in g if k in ("view", "state")}) ==
+                  seats + 1)
+        with self.cond:
+            self.got.clear()
+
+    def _on(self, m):
+        rest = m.topic[len(self.base) + 1:].split("/")
+        kind, who = (rest[2], rest[1]) if rest[0] == "seat" else ("/".join(rest), None)
+        if kind in ("presence", "cmd", "hub/status"):
+            return
+        with self.cond:
+            self.got.append((kind, who, json.loads(m.payload) if m.payload else None))
+            self.cond.notify_all()
+
+    def mark(self):
+        with self.cond:
+            return len(self.got)
+
+    def wait(self, pred, timeout=10.0):
+        with self.cond:
+            assert self.cond.wait_for(lambda: pred(self.got), timeout), \
+                [(k, w) for k, w, _ in self.got]
+            return list(self.got)
+
+    def close(self):
+        self.client.close()
+
+
+BOTH_ORDERS = pytest.mark.parametrize(
+    "table", [(m, o) for m in MODES for o in ("ack-first", "legacy")], indirect=True,
+    ids=lambda p: f"{p[0]}-{p[1]}")
+ACK_FIRST = pytest.mark.parametrize("table", [(m, "ack-first") for m in MODES], indirect=True,
+                                    ids=lambda p: p[0])
+
+
+@pytest.fixture
+def table(request, tmp_path):
+    mode, order = request.param
+    opts = {"binary": "/usr/sbin/mosquitto"} if mode == "mosquitto" else {}
+    srv = TableServer(f"pub-{next(_tables)}", db=tmp_path / "s.db", game="toy", players=3,
+                      broker=mode, bind="127.0.0.1", http_port=0, mqtt_port=0, ws_port=0,
+                      broker_options=opts, seed=3, games=toy, publish_order=order).start()
+    base = f"http://127.0.0.1:{srv.web.port}"
+    srv.phones = [SeatClient.join(base, n, srv.hub.room_code).connect()
+                  for n in ("Ann", "Bo", "Cy")]
+    assert wait_until(lambda: srv.hub.session is not None)
+    for p in srv.phones:
+        p.wait_view(lambda v: v.get("prompt") is not None)
+    # the phones' presence is in, and its deferred public state is out: from here on only
+    # what a test does publishes anything
+    assert wait_until(lambda: all(s.online for s in srv.hub.seats))
+    assert wait_until(lambda: not srv.bridge._state_timer)
+    srv.bridge.wait_idle()
+    srv.observer = Observer(srv)
+    yield srv
+    srv.observer.close()
+    for p in srv.phones:
+        p.close()
+    srv.stop()
+
+
+def after(got, start):
+    return [(k, w, doc) for k, w, doc in got[start:]]
+
+
+def ids(srv):
+    return [p.creds["seat_id"] for p in srv.phones]
+
+
+@BOTH_ORDERS
+def test_the_reply_leaves_after_its_events_and_own_view_and_before_the_others(table):
+    ann, bo, cy = ids(table)
+    obs = table.observer
+    start = obs.mark()
+    tx = table.phones[0].publish_command("bid", {"n": 4})
+    assert table.phones[0].wait_reply(tx)["ok"]
+    got = after(obs.wait(lambda g: {"state", "reply"} <= {k for k, _, _ in g[start:]}), start)
+    order = [(k, w) for k, w, _ in got]
+    if table.bridge.order == "legacy":
+        assert order[0] == ("events", None)
+        assert order[-2:] == [("state", None), ("reply", ann)]
+        assert sorted(order[1:-2]) == sorted([("view", ann), ("view", bo), ("view", cy)])
+        return
+    assert order[:3] == [("events", None), ("view", ann), ("reply", ann)], order
+    assert sorted(order[3:-1]) == sorted([("view", bo), ("view", cy)]) and \
+        order[-1] == ("state", None), order
+    event, own = got[0][2], got[1][2]
+    assert event["type"] == "ChoiceLocked" and event["seat"] == 0
+    assert own["windows"][0]["locked"]["0"]["choice"] == 4          # the lock-in, before "ok"
+    assert own["prompt"] is None and own["legal"] == []
+    for k, w, doc in got[3:]:                    # the others: the commitment, not the choice
+        assert "choice" not in doc["windows"][0]["locked"]["0"]
+
+
+@BOTH_ORDERS
+def test_every_phone_has_every_lock_in_before_a_view_that_shows_the_reveal(table):
+    """All three bids at once (the worker takes them one after the other): on every phone,
+    each seat's ChoiceLocked and the ChoicesRevealed come before any view revealing them."""
+    go = threading.Barrier(3)
+    replies = {}
+
+    def bid(p, n):
+        go.wait()
+        replies[p.seat] = p.send("bid", {"n": n}, timeout=10)
+
+    threads = [threading.Thread(target=bid, args=(p, n)) for p, n in zip(table.phones, (3, 7, 5))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r["ok"] for r in replies.values()), replies
+    for p in table.phones:
+        p.wait_view(lambda v: any(w["id"] == "r1" and w["revealed"] for w in v["windows"]),
+                    timeout=10)
+        seen = set()
+        for m in list(p.received):
+            kind = m.topic.rsplit("/", 1)[-1]
+            if kind not in ("events", "view", "state"):
+                continue
+            doc = json.loads(m.payload)
+            if kind == "events":
+                if doc["type"] == "ChoiceLocked" and doc["window"] == "r1":
+                    seen.add(doc["seat"])
+                elif doc["type"] == "ChoicesRevealed" and doc["window"] == "r1":
+                    seen.add("revealed")
+                continue
+            shown = [w for w in doc.get("windows") or () if w["id"] == "r1"]
+            if shown and shown[0]["revealed"]:
+                assert seen == {0, 1, 2, "revealed"}, (p.creds["name"], kind, seen)
+            elif shown:                    # a lock-in shown only after its ChoiceLocked
+                assert set(map(int, shown[0]["locked"])) <= seen, (p.creds["name"], seen)
+
+
+@ACK_FIRST
+def test_commands_waiting_get_their_replies_before_one_fan_out(table):
+    """Three bids queue behind a busy worker: each gets its events, its own view and its reply;
+    then one fan-out publishes the views that changed and the public state."""
+    release = threading.Event()
+    table.bridge.call_soon(release.wait, 10)             # the worker is busy
+    obs = table.observer
+    start = obs.mark()
+    txs = [p.publish_command("bid", {"n": n}) for p, n in zip(table.phones, (1, 2, 3))]
+    assert wait_until(lambda: table.bridge._jobs.qsize() >= 3)
+    release.set()
+    for p, tx in zip(table.phones, txs):
+        assert p.wait_reply(tx, timeout=10)["ok"]
+    got = after(obs.wait(lambda g: any(k == "state" for k, _, _ in g[start:])), start)
+    order = [(k, w) for k, w, _ in got]
+    replies = [i for i, (k, _) in enumerate(order) if k == "reply"]
+    views = [i for i, (k, _) in enumerate(order) if k == "view"]
+    assert len(replies) == 3 and order[-1] == ("state", None), order
+    # before the last reply: only events, each commanding seat's own view and the replies
+    for i, (k, w) in enumerate(order[:replies[-1]]):
+        if k == "view":
+            assert order[i + 1] == ("reply", w), order
+    # the fan-out after the last reply: at most one view per seat, then the state
+    tail = [w for k, w in order[replies[-1] + 1:] if k == "view"]
+    assert len(tail) == len(set(tail)) and len(views) <= 3 + 3, order
+
+
+@ACK_FIRST
+def test_a_change_nobody_can_see_publishes_no_document(table):
+    """Ann whispers (the toy game keeps it out of every view) while the bid timer runs: the
+    log grows and the session clock moves, but no view and no state is published again; the
+    retained documents keep their content and the rev of their last change."""
+    obs = table.observer
+    ann = table.phones[0]
+    # the first whisper empties the documents' "notices" (the last command's public notices)
+    assert ann.send("whisper", {"words": "psst"})["ok"]
+    obs.wait(lambda g: ("state", None, ) in [(k, w) for k, w, _ in g])
+    rev = table.hub.session.version
+    assert ann.latest["view"]["timers"]["bid"]["deadline"] is not None     # a timer runs
+    start = obs.mark()
+    assert ann.send("whisper", {"words": "again"})["ok"]
+    assert table.hub.session.version == rev + 1
+    # a visible change as the sentinel: everything the whisper caused came before it
+    assert table.phones[1].send("bid", {"n": 2})["ok"]
+    got = obs.wait(lambda g: any(k == "state" for k, _, _ in g[start:]))
+    order = [(k, w) for k, w, _ in after(got, start)]
+    first_event = order.index(("events", None))
+    assert order[:first_event] == [("reply", ids(table)[0])], order
+    assert table.bridge.stats["unchanged"] >= 4        # Ann's own view, then 3 views + state
+    # a late subscriber still gets every document, whole
+    assert table.bridge.retained_revs()[0] == rev + 2 == table.hub.session.version
+    late = SeatClient(ann.base_url, ann.creds).connect()
+    try:
+        view = late.wait_view(lambda v: v.get("rev", 0) >= rev + 2)
+        assert view["windows"][0]["locked"]["1"]["commitment"]
+        assert set(view) >= {"rev", "now", "timers", "legal", "private", "seat", "hub"}
+        assert "left" in view["timers"]["bid"]
+    finally:
+        late.client.close()
