@@ -1,10 +1,15 @@
-"""The MQTT broker the phones and the hub meet on: one interface, three modes.
+"""The MQTT broker the phones and the hub meet on: one interface, three modes, and ``auto``.
 
-* :class:`EmbeddedBroker` (default, nothing to install): amqtt 0.12.1 on its own asyncio loop in
-  a thread, TCP + WebSockets listeners, logins checked in memory by our auth plugin, the topic
-  wall by our topic plugin (both call :func:`companion.net.topics.may`).
+* ``auto`` (the default of ``companion serve`` and ``companion run``): mosquitto when it is
+  installed, else the embedded broker (:func:`auto_mode`; benches/bench_broker.py and
+  bench_hub.py measure why).
+* :class:`EmbeddedBroker` (nothing to install): amqtt 0.12.1 on its own asyncio loop in a
+  thread, TCP + WebSockets listeners, logins checked in memory by our auth plugin, the topic
+  wall by our topic plugin (both call :func:`companion.net.topics.may`); amqtt's private parts
+  it patches live in :mod:`companion.net.amqtt_glue`, behind a version check.
 * :class:`MosquittoBroker`: a ``mosquitto -c`` child process with a generated config, password
-  file (``$7$`` hashes) and ACL file (``pattern`` rules rendered from the same wall).
+  file (``$7$`` hashes) and ACL file (``pattern`` rules rendered from the same wall),
+  supervised (restarted on the same ports if it dies).
 * :class:`ExternalBroker`: a broker somebody else runs (``mqtt://host:port``). No child, and its
   logins and ACL are the operator's job: :meth:`add_user` raises :class:`BrokerError`.
 
@@ -16,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import dataclasses
 import logging
 import os
 import re
@@ -33,10 +37,11 @@ from pathlib import Path
 
 from companion.core.errors import CompanionError
 
+from . import amqtt_glue
 from . import credentials as cred
 from .client import ConnectError, parse_url
 from .protocol import MAX_PAYLOAD_BYTES
-from .topics import may, mosquitto_acl
+from .topics import mosquitto_acl
 
 log = logging.getLogger(__name__)
 
@@ -203,135 +208,6 @@ class Broker:
 
 # -- embedded: amqtt -----------------------------------------------------------------------------
 
-def _amqtt():
-    """Import amqtt only when the embedded broker is used (it pulls in websockets etc.)."""
-    from amqtt import broker as amqtt_broker
-    from amqtt.contexts import Action
-    from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
-    return amqtt_broker, Action, BaseAuthPlugin, BaseTopicPlugin
-
-
-def _make_amqtt_classes():
-    amqtt_broker, Action, BaseAuthPlugin, BaseTopicPlugin = _amqtt()
-    from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
-
-    def handle_read_timeout(self):
-        """amqtt 0.12.1 leaves this empty, so a client that vanishes without a TCP close (a phone
-        that lost Wi-Fi) stays "connected" and its Last Will never fires. Here a client silent
-        for its keepalive plus :data:`KEEPALIVE_GRACE` seconds is dropped (the Will fires)."""
-        EmbeddedBroker._abort(self)
-
-    BrokerProtocolHandler.handle_read_timeout = handle_read_timeout
-
-    class SeatAuthPlugin(BaseAuthPlugin):
-        """Logins from a :class:`PasswordTable` in memory; a Last Will only on a topic the user
-        may write (amqtt would otherwise publish a will anywhere, unchecked)."""
-
-        @dataclasses.dataclass
-        class Config:
-            pass
-
-        table: cred.PasswordTable | None = None
-
-        async def authenticate(self, *, session) -> bool:
-            table = self.table
-            if table is None or not session or not session.username:
-                return False
-            if not table.check(session.username, session.password):
-                return False
-            if session.will_flag and not may(session.username, "write", session.will_topic):
-                return False
-            return True
-
-    class WallPlugin(BaseTopicPlugin):
-        """The topic wall: :func:`companion.net.topics.may` for every subscribe, publish and
-        delivery."""
-
-        @dataclasses.dataclass
-        class Config:
-            pass
-
-        async def topic_filtering(self, *, session=None, topic=None, action=None) -> bool:
-            user = session.username if session is not None else None
-            if action == Action.PUBLISH:
-                return may(user, "write", topic)
-            return may(user, "read", topic)     # SUBSCRIBE (a filter) and RECEIVE (a topic)
-
-    class WalledBroker(amqtt_broker.Broker):
-        """amqtt's broker with a leak closed and a payload limit (the other hole, Wills published
-        unchecked, is closed at login by SeatAuthPlugin).
-
-        amqtt 0.12.1 sends retained messages on connect for *every* filter any client has
-        subscribed to, to *every* connecting client, without a topic check: a seat would get
-        other seats' retained views. Here retained messages go only for the session's own
-        subscriptions, and only on topics it may read.
-        """
-
-        max_payload = MAX_PAYLOAD_BYTES
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            # amqtt iterates this dict across awaits (each delivery awaits the topic check):
-            # a client subscribing meanwhile raised "dictionary changed size during iteration"
-            # and the message was lost for the remaining subscribers.
-            self._subscriptions = _SnapshotDict(self._subscriptions)
-
-        async def _handle_message_delivery(self, client_session, handler, wait_deliver):
-            msg = wait_deliver.result()
-            if msg is not None and msg.data is not None and len(msg.data) > self.max_payload:
-                log.info("dropped a %d-byte publish from %s on %s (limit %d bytes)",
-                         len(msg.data), client_session.username, msg.topic, self.max_payload)
-                return True          # keep the connection; nothing is delivered or retained
-            return await super()._handle_message_delivery(client_session, handler, wait_deliver)
-
-        async def _publish_retained_messages_for_subscription(self, subscription, session):
-            topic_filter = subscription[0]
-            mine = [q for s, q in self._subscriptions.get(topic_filter, [])
-                    if s.client_id == session.client_id]
-            handler = self._get_handler(session)
-            if not mine or handler is None:
-                return
-            tasks = []
-            for topic, retained in list(self._retained_messages.items()):
-                if self._matches(topic, topic_filter) and may(session.username, "read", topic):
-                    qos = min(mine[0], retained.qos if retained.qos is not None else mine[0])
-                    tasks.append(asyncio.ensure_future(
-                        handler.mqtt_publish(retained.topic, retained.data, qos, retain=True)))
-            if tasks:
-                await asyncio.wait(tasks)
-
-    return SeatAuthPlugin, WallPlugin, WalledBroker
-
-
-class _SnapshotDict(dict):
-    """A dict whose iteration walks a copy, so it may change while a coroutine iterates it."""
-
-    def __iter__(self):
-        return iter(list(dict.keys(self)))
-
-    def items(self):
-        return list(dict.items(self))
-
-
-_AMQTT_CLASSES = None
-
-
-def _amqtt_classes():
-    global _AMQTT_CLASSES, SeatAuthPlugin, WallPlugin
-    if _AMQTT_CLASSES is None:
-        _AMQTT_CLASSES = _make_amqtt_classes()
-        # module attributes, so amqtt can load the plugins by dotted path
-        SeatAuthPlugin, WallPlugin = _AMQTT_CLASSES[0], _AMQTT_CLASSES[1]
-    return _AMQTT_CLASSES
-
-
-def __getattr__(name):          # lazy module attributes for amqtt's plugin loader
-    if name in ("SeatAuthPlugin", "WallPlugin"):
-        _amqtt_classes()
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _CONNECTION_LOSS = re.compile(r"no close frame|connection (?:reset|closed|lost)|broken pipe|"
                               r"ConnectionClosed|IncompleteRead|Cannot write to closing|"
                               r"messages not broadcasted",
@@ -400,12 +276,13 @@ class EmbeddedBroker(Broker):
         return f"{_url_host(self.host)}:{port}"
 
     async def _astart(self):
-        auth_cls, wall_cls, broker_cls = _amqtt_classes()
+        auth_cls, wall_cls, broker_cls = amqtt_glue.classes()
         listeners = {"default": {"type": "tcp", "bind": self._bind(self.tcp_port)}}
         if self.ws_port is not None:
             listeners["ws"] = {"type": "ws", "bind": self._bind(self.ws_port)}
+        glue = amqtt_glue.__name__
         config = {"listeners": listeners, "timeout_disconnect_delay": KEEPALIVE_GRACE,
-                  "plugins": {f"{__name__}.SeatAuthPlugin": {}, f"{__name__}.WallPlugin": {}}}
+                  "plugins": {f"{glue}.SeatAuthPlugin": {}, f"{glue}.WallPlugin": {}}}
         broker = broker_cls(config, loop=asyncio.get_running_loop())
         broker.max_payload = self.max_payload
         plugins = broker.plugins_manager.plugins
@@ -415,14 +292,17 @@ class EmbeddedBroker(Broker):
         auths[0].table = self._table
         await broker.start()
         self._broker = broker
-        servers = broker._servers            # amqtt keeps no public handle on bound sockets
-        self.tcp_port = servers["default"].instance.sockets[0].getsockname()[1]
+        self.tcp_port = amqtt_glue.bound_port(broker, "default")
         if self.ws_port is not None:
-            self.ws_port = list(servers["ws"].instance.sockets)[0].getsockname()[1]
+            self.ws_port = amqtt_glue.bound_port(broker, "ws")
 
     def start(self) -> "EmbeddedBroker":
         if self._running:
             return self
+        try:
+            self.amqtt_version = amqtt_glue.check()
+        except amqtt_glue.AmqttMismatch as e:
+            raise BrokerError(str(e)) from None
         _quiet_amqtt()
         self._loop = asyncio.new_event_loop()
         self._loop.set_exception_handler(_loop_exception)
@@ -445,19 +325,12 @@ class EmbeddedBroker(Broker):
 
     @staticmethod
     def _abort(handler) -> None:
-        """Drop a client's connection at the socket. Its reader then sees EOF and amqtt ends
-        the session the normal way (Last Will included). Cancelling amqtt's reader task instead
-        can hang: on Python 3.11 ``asyncio.wait_for`` may swallow the cancel."""
-        writer = getattr(handler, "writer", None)
-        inner = getattr(writer, "_writer", None) or getattr(writer, "_protocol", None)
-        transport = getattr(inner, "transport", None)
-        if transport is not None:
-            transport.abort()
+        amqtt_glue.abort(handler)
 
     async def _ashutdown(self):
         broker = self._broker
         if broker is not None:
-            for _session, handler in list(broker.sessions.values()):
+            for _session, handler in amqtt_glue.sessions(broker):
                 if handler is not None:
                     self._abort(handler)
             await asyncio.sleep(0)
@@ -501,7 +374,7 @@ class EmbeddedBroker(Broker):
         return removed
 
     async def _kick(self, username: str):
-        for session, handler in list(self._broker.sessions.values()):
+        for session, handler in amqtt_glue.sessions(self._broker):
             if session.username == username and handler is not None:
                 self._abort(handler)
 
@@ -868,13 +741,34 @@ class ExternalBroker(Broker):
         return []
 
 
-def make_broker(spec: str = "embedded", **options) -> Broker:
-    """``"embedded"``, ``"mosquitto"``, or an ``mqtt://host:port`` URL (options: ``ws_url``)."""
+def mosquitto_available(binary: str | None = None) -> bool:
+    """Is a mosquitto binary installed (or is ``binary`` an executable one)?"""
+    try:
+        find_mosquitto(binary)
+        return True
+    except BrokerError:
+        return False
+
+
+def auto_mode(binary: str | None = None) -> str:
+    """The broker ``auto`` means here: ``"mosquitto"`` when it is installed (2-3x faster
+    round trips and fan-out than the embedded broker, and out of the hub's process, so the
+    hub's Python work never delays a delivery), else ``"embedded"`` (nothing to install)."""
+    return "mosquitto" if mosquitto_available(binary) else "embedded"
+
+
+def make_broker(spec: str = "auto", **options) -> Broker:
+    """``"auto"`` (mosquitto if installed, else embedded: :func:`auto_mode`), ``"embedded"``,
+    ``"mosquitto"``, or an ``mqtt://host:port`` URL (options: ``ws_url``)."""
+    if spec == "auto":
+        spec = auto_mode(options.get("binary"))
+        if spec == "embedded":
+            options.pop("binary", None)
     if spec == "embedded":
         return EmbeddedBroker(**options)
     if spec == "mosquitto":
         return MosquittoBroker(**options)
     if isinstance(spec, str) and spec.startswith(("mqtt://", "ws://")):
         return ExternalBroker(spec, **options)
-    raise BrokerError(f"Unknown broker {spec!r}: use 'embedded', 'mosquitto' or "
+    raise BrokerError(f"Unknown broker {spec!r}: use 'auto', 'embedded', 'mosquitto' or "
                       f"mqtt://host:port.")
