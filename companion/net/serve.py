@@ -1,6 +1,7 @@
 """One table, headless: the session store, the hub, a broker, the bridge and the phone page,
 composed and started in order and stopped in reverse (``companion serve``; ``companion run``
-adds the Kivy screen on top of the same :class:`TableServer`).
+adds the Kivy screen on top of the same :class:`TableServer`). The broker is ``auto`` unless
+told otherwise: a mosquitto child when mosquitto is installed, else the embedded broker.
 
 >>> # s = TableServer("kitchen", db="/tmp/s.db", game="great-powers", players=4).start()
 >>> # print(s.hub.join_url); ...; s.stop()
@@ -16,7 +17,7 @@ import threading
 from companion.core.errors import ConfigError
 from companion.core.log import SQLiteLog
 
-from .brokers import make_broker
+from .brokers import auto_mode, make_broker
 from .bridge import Bridge
 from .topics import check_table_id
 from .web import WebServer, lan_ip
@@ -24,6 +25,7 @@ from .web import WebServer, lan_ip
 log = logging.getLogger(__name__)
 
 START_MODES = ("full", "now", "manual")
+MOSQUITTO_ONLY = ("binary", "run_dir", "persistence", "max_queued_messages")
 
 
 class TableServer:
@@ -34,7 +36,7 @@ class TableServer:
 
     def __init__(self, table: str, *, db=None, log_store=None, game: str | None = None,
                  players: int | None = None, options: dict | None = None, names=None,
-                 start: str = "full", seed: int | None = None, broker: str = "embedded",
+                 start: str = "full", seed: int | None = None, broker: str = "auto",
                  bind: str = "0.0.0.0", http_port: int = 8000, mqtt_port: int = 1883,
                  ws_port: int | None = 9001, public_host: str | None = None,
                  ws_url: str | None = None, hub_password: str | None = None,
@@ -102,9 +104,14 @@ class TableServer:
 
     def _make_broker(self):
         spec = self.broker_spec
+        if spec == "auto":                  # mosquitto if installed, else the embedded one
+            spec = auto_mode(self.broker_options.get("binary"))
         if spec in ("embedded", "mosquitto"):
             opts = {"host": self.bind, "tcp_port": self.mqtt_port, "ws_port": self.ws_port}
             opts.update(self.broker_options)
+            if spec == "embedded":          # options only a mosquitto child takes
+                for k in MOSQUITTO_ONLY:
+                    opts.pop(k, None)
             return make_broker(spec, **opts)
         return make_broker(spec, ws_url=self.ws_url, **self.broker_options)
 

@@ -1,9 +1,10 @@
 """`companion run`: the whole table in one command.
 
 Starts, in order: the session store and the hub (resuming this table's interrupted session if
-there is one), the MQTT broker (embedded by default), the bridge and the phone web server, the
-devices (real GPIO and card reader on a Raspberry Pi; elsewhere gpiozero's mock pins and the
-reader simulator, said so on screen), and the Kivy table screen, full screen. Closing the
+there is one), the MQTT broker (mosquitto if installed, else the embedded one), the bridge and
+the phone web server, the devices (real GPIO and card reader on a Raspberry Pi; elsewhere
+gpiozero's mock pins and the reader simulator, said so on screen), and the Kivy table screen,
+full screen. Closing the
 window (or Ctrl-C, or SIGTERM) stops everything in reverse order; running it again resumes.
 
 This module is the composition root: the only place that imports the network, the hardware and
@@ -33,8 +34,9 @@ def register(sub):
                    "both Ethernet and Wi-Fi)")
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
-    p.add_argument("--broker", default="embedded", help="embedded (default), mosquitto, or "
-                   "mqtt://host:port")
+    p.add_argument("--broker", default="auto", help="auto (default: mosquitto if installed, "
+                   "else embedded), embedded (in this process, nothing to install), "
+                   "mosquitto, or mqtt://host:port")
     p.add_argument("--http-port", type=int, default=8000, help="the phone page (default 8000)")
     p.add_argument("--mqtt-port", type=int, default=1883)
     p.add_argument("--ws-port", type=int, default=9001)

@@ -27,7 +27,8 @@ def register(sub):
                                      "phone page (join by QR code)")
     p.add_argument("--table", required=True, help="table id: a-z, 0-9 and '-' (the MQTT topic "
                    "base tc/v1/<table>); the same id resumes its session")
-    p.add_argument("--broker", default="embedded", help="embedded (default, in this process), "
+    p.add_argument("--broker", default="auto", help="auto (default: mosquitto if installed, "
+                   "else embedded), embedded (in this process), "
                    "mosquitto (a child process) or mqtt://host:port (someone else's)")
     p.add_argument("--http-port", type=int, default=8000, help="the phone page (default 8000)")
     p.add_argument("--mqtt-port", type=int, default=1883, help="MQTT over TCP (default 1883)")
@@ -162,7 +163,7 @@ def run_serve(args):
     signal.signal(signal.SIGTERM, on_term)
     hub_password = (_read_secret(args.hub_password_file, "the hub's password")
                     if args.hub_password_file else os.environ.get("TC_HUB_PASSWORD"))
-    external = args.broker not in ("embedded", "mosquitto")
+    external = args.broker not in ("auto", "embedded", "mosquitto")
     if external and not args.ws_url:
         raise ConfigError("An external broker needs --ws-url ws://host:port/mqtt for the "
                           "phones.")
