@@ -13,8 +13,9 @@ Parent side (the ``companion run`` process; it never imports gpiozero)::
     link.show_phase("trade"); link.show_upkeep("M"); link.play("reveal")
     link.close()                                   # idempotent; also a context manager
 
-Commands are small tuples over a :func:`multiprocessing.Pipe`; ``play``, ``countdown``,
-``show_*`` are fire-and-forget (they never block the caller on the child), ``status``,
+Commands are small tuples over a socket pair (:class:`multiprocessing.connection.Connection`);
+``play``, ``countdown``, ``show_*`` are fire-and-forget (they never block the caller on the
+child), ``status``,
 ``reader_command``, ``pin_edges`` wait for the answer. Events from the child
 (:mod:`hardware.events`: ``ButtonPressed``, ``CardScanned``, ``ReaderConnected``,
 ``ReaderLost``, ``ReaderFault``, ``CommandAnswered``) and the link's own :class:`WorkerStarted`
@@ -22,28 +23,29 @@ Commands are small tuples over a :func:`multiprocessing.Pipe`; ``play``, ``count
 parent thread, ``device-events``, in order. The child's log records are re-logged in the parent
 under their own logger names.
 
-Child side: a ``spawn`` process (a fresh interpreter: nothing of the UI is inherited) running
+Child side: a fresh interpreter (``python -c``, :class:`_ChildProcess`: nothing of the UI is
+inherited, and no multiprocessing resource tracker beside it) running
 :class:`hardware.devices.TableDevices` on gpiozero's default pin factory, or on
 ``MockFactory(pin_class=MockPWMPin)`` with ``mock=True`` (simulated hardware on a machine that
 is not a Raspberry Pi), and optionally :class:`hardware.reader.CardReader`. If the parent dies
 the child sees its pipe close and exits; if the child dies the parent emits
 :class:`WorkerLost` and, with ``auto_restart``, starts a new one (then :class:`WorkerStarted`).
 
-Spawn note: like every ``spawn`` child, the child imports the parent's main *script* (not a
-``-m`` module) before it runs. The ``companion`` console script imports only the CLI parser, so
-no Kivy; a main script that imports Kivy at its top would drag it into the child
-(``status()["kivy"]`` says so, and a warning is logged).
+The child imports only this module and what the devices need (not the parent's main script:
+``status()["kivy"]`` checks that no Kivy came along, and a warning is logged if it did).
 """
 import dataclasses
 import itertools
 import logging
-import multiprocessing
 import os
 import queue
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
+from multiprocessing.connection import Connection
 
 from companion.core.errors import CompanionError
 from hardware.config import HardwareConfig
@@ -305,6 +307,69 @@ def _terminated(signum, frame):
     raise SystemExit(128 + signum)
 
 
+class _ChildProcess:
+    """The device process: a fresh interpreter (``python -c``) that talks to us over a socket
+    pair with :class:`multiprocessing.connection.Connection` (pickled tuples, as a ``spawn``
+    Process's pipe). Not a ``multiprocessing`` spawn Process, because that also starts the
+    resource tracker, a third Python process of about 13 MB that tracks shared memory and
+    semaphores this child never makes, and re-imports the parent's main module. Offers what
+    :class:`DeviceLink` uses of a Process: ``pid``, ``is_alive``, ``join``, ``exitcode``
+    (negative: the signal that killed it), ``terminate``, ``kill``."""
+
+    def __init__(self):
+        self._popen = None
+
+    def start(self, args):
+        """Start the child and hand it ``args`` for :func:`_child_main`; returns our end."""
+        ours, theirs = socket.socketpair()
+        fd = theirs.fileno()
+        code = (f"import sys; sys.path[:0] = {list(sys.path)!r}; "
+                f"from hardware.worker import _subprocess_main; _subprocess_main({fd})")
+        try:
+            self._popen = subprocess.Popen([sys.executable, "-c", code], pass_fds=(fd,),
+                                           stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        conn = Connection(ours.detach())
+        conn.send(args)
+        return conn
+
+    @property
+    def pid(self):
+        return self._popen.pid
+
+    @property
+    def exitcode(self):
+        return self._popen.poll()
+
+    def is_alive(self):
+        return self._popen.poll() is None
+
+    def join(self, timeout=None):
+        try:
+            self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def terminate(self):
+        if self.is_alive():
+            self._popen.send_signal(signal.SIGTERM)
+
+    def kill(self):
+        if self.is_alive():
+            self._popen.kill()
+
+
+def _subprocess_main(fd):
+    """The child's entry point (see :class:`_ChildProcess`)."""
+    conn = Connection(fd)
+    try:
+        args = conn.recv()
+    except (EOFError, OSError):
+        return
+    _child_main(conn, *args)
+
+
 def _child_main(conn, config, mock, reader, reader_url):
     """Entry point of the device process.
 
@@ -405,7 +470,6 @@ class DeviceLink:
         self.info = {}
         self._listeners = [on_event] if on_event is not None else []
         self._close_hooks = []
-        self._ctx = multiprocessing.get_context("spawn")
         self._life = threading.RLock()
         self._send_lock = threading.Lock()
         self._proc = None
@@ -444,12 +508,8 @@ class DeviceLink:
         return self
 
     def _spawn(self):
-        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(target=_child_main, name="table-devices", daemon=True,
-                                 args=(child_conn, self.config, self.mock, self.reader_enabled,
-                                       self.reader_url))
-        proc.start()
-        child_conn.close()
+        proc = _ChildProcess()
+        parent_conn = proc.start((self.config, self.mock, self.reader_enabled, self.reader_url))
         end = time.monotonic() + self.start_timeout
         try:
             while True:
