@@ -35,7 +35,7 @@ def register(sub):
                          "a file replaces the shipped file of the same name")
     lp.set_defaults(func=run_list)
 
-    from companion.printing import LABEL_SHEETS, PAPERS
+    from companion.printing.layouts import LABEL_SHEETS, PAPERS     # no reportlab yet
     pp = actions.add_parser(
         "print", help="a print-ready PDF of every card, each copy with its own QR code",
         description="Write a PDF of every physical card of a game: poker size (63 x 88 mm), "
