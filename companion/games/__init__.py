@@ -7,13 +7,16 @@
 * optionally ``card_catalog(game=None)``: ``{"version": str, "cards": {card_id: name}}`` for the
   card reader (card codes name the game, the card id, the copy and this version).
 
-Discovery is by package, so adding a game never edits a shared list.
+Discovery is by package, so adding a game never edits a shared list. Games are imported when
+asked for: :func:`get` imports only the package of the game named (``great-powers`` from
+``great_powers``), :func:`registry` all of them (the Home screen lists every game).
 
 ``get(name, data=DIR)`` is the edited game (built once per folder and content); ``use_data(name,
 DIR)`` makes a whole process play that copy (``companion run --data DIR``, ``serve --data``): the
 hub, the card reader's catalog and every screen then see the same game.
 """
 import importlib
+import importlib.util
 import os
 import pkgutil
 
@@ -45,8 +48,30 @@ def registry() -> dict:
     return _cache
 
 
+def _load_one(name: str):
+    """The game ``name`` from its own package only (``great-powers`` lives in
+    ``great_powers``), without importing the others: a table that resumes one game loads one.
+    None if no package of that name holds that game (the full scan then decides)."""
+    if name in _packages:
+        return _packages[name].GAME
+    package = name.replace("-", "_") if isinstance(name, str) else ""
+    if not package.isidentifier() or not package.islower() or \
+            importlib.util.find_spec(f"{__name__}.{package}") is None:
+        return None
+    mod = importlib.import_module(f"{__name__}.{package}")
+    game = getattr(mod, "GAME", None)
+    if game is None or game.name != name:
+        return None
+    _packages[name] = mod
+    return game
+
+
 def shipped(name: str):
     """The game built from its shipped data, whatever this process plays."""
+    if _cache is None:
+        game = _load_one(name)
+        if game is not None:
+            return game
     registry()
     try:
         return _cache[name]
