@@ -11,6 +11,7 @@ This module is the composition root: the only place that imports the network, th
 the screen together.
 """
 import logging
+import os
 import re
 import signal
 import sys
@@ -80,9 +81,17 @@ def _terminate(signum, frame):
 
 
 QUIET_LOGGERS = ("amqtt", "transitions", "websockets", "asyncio", "paho")
+#: Mesa's software rasteriser (llvmpipe, used where there is no GPU driver) starts a drawing
+#: thread per core, each with its own buffers and malloc arena: about 50 MB more for the
+#: table (benches/bench_run.py) for no visible gain on an 800x480 screen that redraws on
+#: change. 0 draws on the calling thread. A real GPU (a Pi's V3D) ignores it; set the variable
+#: yourself to override.
+SOFTWARE_GL_ENV = {"LP_NUM_THREADS": "0"}
 
 
 def run(args):
+    for key, value in SOFTWARE_GL_ENV.items():      # before SDL and GL are loaded
+        os.environ.setdefault(key, value)
     size = _size(args.size)
     for name in QUIET_LOGGERS:              # their debug chatter is not for the table
         logging.getLogger(name).setLevel(logging.WARNING)
