@@ -2,13 +2,17 @@
 interrupted session from the log."""
 import time
 
-from kivy.properties import DictProperty, ListProperty, NumericProperty, StringProperty
+from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
+                             StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 
 from ui.screens.base import ViewScreen
 from ui.widgets.common import TButton, TLabel, TMuted, fill
 
 FIRST = ("edition",)          # options shown first (the edition is the biggest choice)
+#: Variants drawn before a "More variants" button (Battle Builder has 31: every row is a dozen
+#: widgets, and 31 rows cost the table about 20 MB; most tables never scroll that far).
+SHOWN = 6
 
 
 def pretty(value) -> str:
@@ -22,6 +26,7 @@ class HomeScreen(ViewScreen):
     players = NumericProperty(4)
     options = DictProperty({})
     resumable = ListProperty([])
+    all_options = BooleanProperty(False)     # "More variants" was tapped for this game
 
     def update(self, view):
         app = self.app
@@ -42,6 +47,7 @@ class HomeScreen(ViewScreen):
         self.update(self.app.view)
 
     def _reset_for_game(self):
+        self.all_options = False
         g = self.app.catalog.get(self.game)
         if g is None:
             return
@@ -106,6 +112,9 @@ class HomeScreen(ViewScreen):
             return
         opts = sorted(g.options, key=lambda o: o.name not in FIRST)
         u = self.app.u
+        hidden = []
+        if not self.all_options and len(opts) > SHOWN + 1:
+            opts, hidden = opts[:SHOWN], opts[SHOWN:]
         for o in opts:
             row = OptionRow()
             row.ids.name.text = pretty(o.name)
@@ -135,8 +144,17 @@ class HomeScreen(ViewScreen):
                 ctl.add_widget(TMuted(text=f"{pretty(value) or 'Not set'} (set from the "
                                            f"command line)", fs=18))
             box.add_widget(row)
+        if hidden:
+            more = TButton(text=f"More variants ({len(hidden)})", fs=18, size_hint_y=None,
+                           height=u * 46, tid="home:more-variants")
+            more.bind(on_release=lambda _b: self.show_all_options())
+            box.add_widget(more)
         if not opts:
             box.add_widget(TMuted(text="No variants.", size_hint_y=None, height=u * 40, fs=18))
+
+    def show_all_options(self):
+        self.all_options = True
+        self._options()
 
     def _resumables(self, view):
         app = self.app
