@@ -1,10 +1,29 @@
-"""`companion run` as a whole (issue 7): cold start to the first frame, and the memory of the
-whole table (the main process with hub, broker, phone server and screen, plus the device
-process), with simulated hardware and the offscreen SDL driver. Goal: <= 200 MB in all.
+"""`companion run` as a whole (issues 7 and 15): cold start to the first frame, and the memory of
+the whole table (the main process with hub, bridge, phone server and screen, plus its children:
+the device process and, with the default `--broker auto`, mosquitto), with simulated hardware
+and the offscreen SDL driver. Goal: <= 200 MB in all.
 
-Each round starts a fresh `companion run` process, waits for its first frame, lets it settle
-for a few seconds, reads VmRSS of the process tree from /proc, then stops it with SIGINT.
+Each round starts a fresh `companion run` of THIS tree (`python -m companion.cli.main`, run from
+the repository root), waits for its first frame, lets it settle, reads every process's
+/proc/PID/smaps and sums the resident size (Rss) of its mappings by kind:
+
+- software GL: Mesa's llvmpipe (dri/swrast_dri.so) and what it brings (libLLVM, libGL, EGL,
+  glapi, z3, ...). A Pi's GPU driver (V3D) replaces all of it; on a Pi this line is what to
+  compare.
+- SDL + Kivy + Pillow native code (the wheels' .so files).
+- Python and other libraries (libpython, lib-dynload, libc, libcrypto, sqlite, ...).
+- malloc heap ([heap]): Python objects over 512 bytes, Kivy's and SDL's C allocations, Mesa's.
+- anonymous maps: Python's small-object arenas, thread stacks, GL buffers, big mallocs.
+
+One more round (unless --no-trace) runs under tracemalloc and prints what the Python heap holds
+by package (Kivy widgets, our ui, games, net, import machinery = code objects and modules). It
+is a separate round because tracing costs memory of its own.
+
+`--broker embedded` (or mosquitto) measures that broker instead of the default auto.
+Flags: --quick (1 round), --rounds N, --settle S, --no-trace, --broker B.
 """
+import argparse
+import collections
 import json
 import os
 import pathlib
@@ -16,6 +35,47 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+KINDS = ("software GL (llvmpipe, LLVM, GL/EGL)", "SDL + Kivy + Pillow native code",
+         "Python and other libraries", "malloc heap ([heap])",
+         "anonymous maps (Python arenas, stacks, GL buffers)")
+_GL = ("libLLVM", "/dri/", "gallium", "libGL", "libEGL", "glapi", "libz3", "libdrm", "libgbm",
+       "libwayland", "libX", "libxcb", "libxml2", "libicu", "libstdc++", "libedit", "libsensors",
+       "libelf", "libxshmfence", "libexpat", "libffi", "libtinfo", "libbsd", "libmd")
+_KIVY = ("Kivy.libs/", "/kivy/", "pillow.libs/", "/PIL/")
+
+#: The traced round: tracemalloc from the first import, a snapshot after the settle time written
+#: as JSON {package: bytes}, then the ordinary `companion run` main.
+TRACE_BOOT = r"""
+import collections, json, os, sys, threading, time, tracemalloc
+tracemalloc.start(1)
+sys.path.insert(0, os.getcwd())
+def key(f):
+    if "site-packages/" in f:
+        return f.split("site-packages/")[1].split("/")[0].removesuffix(".py")
+    if f.startswith("<frozen importlib"):
+        return "import machinery (modules, code objects)"
+    root = os.getcwd() + "/"
+    if f.startswith(root):
+        parts = f[len(root):].split("/")
+        return ".".join(p.removesuffix(".py") for p in parts[:2 if parts[0] in ("companion", "ui") else 1])
+    return "standard library"
+def dump(path, after):
+    frame = os.environ["COMPANION_FIRST_FRAME_FILE"]
+    while not os.path.exists(frame):
+        time.sleep(0.05)
+    time.sleep(after)
+    by = collections.Counter()
+    for st in tracemalloc.take_snapshot().statistics("filename"):
+        by[key(st.traceback[0].filename)] += st.size
+    with open(path + ".tmp", "w") as f:
+        json.dump(dict(by), f)
+    os.replace(path + ".tmp", path)
+threading.Thread(target=dump, args=(os.environ["BENCH_TRACE_FILE"],
+                 float(os.environ["BENCH_SETTLE"])), daemon=True).start()
+from companion.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
 def _children(pid):
@@ -31,67 +91,152 @@ def _children(pid):
     return out
 
 
-def _rss_mb(pid):
+def _kind(path):
+    if path == "[heap]":
+        return KINDS[3]
+    if not path.startswith("/"):
+        return KINDS[4]
+    if any(s in path for s in _GL):
+        return KINDS[0]
+    if any(s in path for s in _KIVY):
+        return KINDS[1]
+    return KINDS[2]
+
+
+def smaps_split(pid):
+    """{kind: MB} of the process's resident memory (Rss), and its total."""
+    split = collections.Counter()
+    path = None
     try:
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+        lines = pathlib.Path(f"/proc/{pid}/smaps").read_text().splitlines()
     except OSError:
-        pass
-    return 0.0
+        return split, 0.0
+    for line in lines:
+        head = line.split(None, 5)
+        if not head:
+            continue
+        if "-" in head[0] and not head[0].endswith(":"):
+            path = head[5].strip() if len(head) > 5 else ""
+        elif head[0] == "Rss:":
+            split[_kind(path)] += int(head[1]) / 1024
+    return split, sum(split.values())
 
 
-def one_run(settle=4.0):
+def _name(pid):
+    try:
+        cmd = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "gone"
+    if "mosquitto" in cmd:
+        return "mosquitto"
+    if "_subprocess_main" in cmd:
+        return "device process"
+    return cmd[:60]
+
+
+def one_run(settle=4.0, broker="auto", trace=False):
     from companion.net.brokers import free_port
     with tempfile.TemporaryDirectory() as d:
         frame = os.path.join(d, "frame.json")
+        traced = os.path.join(d, "trace.json")
         env = dict(os.environ, COMPANION_DB=os.path.join(d, "s.db"),
                    KIVY_HOME=os.path.join(d, "kivy"), SDL_VIDEODRIVER="offscreen",
                    SDL_AUDIODRIVER="dummy", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
-                   COMPANION_FIRST_FRAME_FILE=frame)
-        exe = str(pathlib.Path(sys.executable).with_name("companion"))
+                   COMPANION_FIRST_FRAME_FILE=frame, BENCH_TRACE_FILE=traced,
+                   BENCH_SETTLE=str(settle))
+        args = ["run", "--windowed", "--size", "800x480", "--hardware", "simulated",
+                "--broker", broker, "--http-port", str(free_port()),
+                "--mqtt-port", str(free_port()), "--ws-port", str(free_port())]
+        head = [sys.executable, "-c", TRACE_BOOT] if trace else \
+            [sys.executable, "-m", "companion.cli.main"]
         t0 = time.monotonic()
-        p = subprocess.Popen([exe, "run", "--windowed", "--size", "800x480",
-                              "--hardware", "simulated",
-                              "--http-port", str(free_port()), "--mqtt-port", str(free_port()),
-                              "--ws-port", str(free_port())],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(head + args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 120
             while not os.path.exists(frame):
                 if p.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("companion run did not show a frame")
+                    raise RuntimeError(f"companion run did not show a frame: "
+                                       f"{p.stderr.read() if p.poll() is not None else ''}")
                 time.sleep(0.01)
             time.sleep(0.05)
             first = json.load(open(frame))["monotonic"] - t0
-            time.sleep(settle)
-            main = _rss_mb(p.pid)
-            kids = {k: _rss_mb(k) for k in _children(p.pid)}
+            if trace:
+                while not os.path.exists(traced) and time.monotonic() < deadline + 120:
+                    time.sleep(0.1)
+                result = {k: v / 2 ** 20 for k, v in json.load(open(traced)).items()}
+            else:
+                time.sleep(settle)
+                main_split, main_total = smaps_split(p.pid)
+                kids = {}
+                for k in _children(p.pid):
+                    kids[f"{_name(k)} ({k})"] = smaps_split(k)[1]
+                result = first, main_split, main_total, kids
         finally:
             p.send_signal(signal.SIGINT)
             try:
-                p.wait(timeout=20)
+                p.communicate(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
-        return first, main, sum(kids.values()), len(kids)
+                p.communicate()
+        return result
+
+
+def measure(rounds=3, settle=4.0, broker="auto"):
+    """The medians of ``rounds`` cold starts: a dict for the report (and for bench_hub)."""
+    firsts, totals, mains, splits, kids = [], [], [], [], collections.defaultdict(list)
+    for _ in range(rounds):
+        first, split, main_mb, children = one_run(settle, broker)
+        firsts.append(first)
+        mains.append(main_mb)
+        splits.append(split)
+        for name, mb in children.items():
+            kids[name.split(" (")[0]].append(mb)
+        totals.append(main_mb + sum(children.values()))
+    med = statistics.median
+    return {"broker": broker, "rounds": rounds, "first_frame_s": med(firsts),
+            "first_frame_max_s": max(firsts), "total_mb": med(totals), "totals": totals,
+            "main_mb": med(mains), "main_split": {k: med([s[k] for s in splits]) for k in KINDS},
+            "children_mb": {k: med(v) for k, v in kids.items()}}
+
+
+def report(m):
+    ok = "met" if m["total_mb"] <= 200 else "NOT met"
+    print(f"companion run --broker {m['broker']}, {m['rounds']} cold start(s), simulated "
+          f"hardware, offscreen SDL, Home screen settled:")
+    print(f"  start to first frame: median {m['first_frame_s']:.2f} s, "
+          f"max {m['first_frame_max_s']:.2f} s")
+    print(f"  whole table (Rss, main + children): median {m['total_mb']:.0f} MB "
+          f"(rounds: {', '.join(f'{t:.0f}' for t in m['totals'])}; goal <= 200 MB: {ok})")
+    print(f"    main process {m['main_mb']:6.1f} MB")
+    for k in KINDS:
+        print(f"      {m['main_split'][k]:6.1f} MB  {k}")
+    for name, mb in sorted(m["children_mb"].items()):
+        print(f"    {name:12} {mb:6.1f} MB")
+
+
+def report_trace(by):
+    total = sum(by.values())
+    print(f"  Python heap of the main process (tracemalloc, one traced round): {total:.1f} MB")
+    groups = collections.Counter()
+    for k, v in by.items():
+        groups[k if v >= 0.25 else "(others under 0.25 MB each)"] += v
+    for k, v in groups.most_common():
+        print(f"      {v:6.2f} MB  {k}")
 
 
 def main(argv):
-    rounds = 2 if "--quick" in argv else 5
-    firsts, totals, mains, kidss = [], [], [], []
-    for _ in range(rounds):
-        first, main_mb, kids_mb, nkids = one_run()
-        firsts.append(first)
-        mains.append(main_mb)
-        kidss.append(kids_mb)
-        totals.append(main_mb + kids_mb)
-    print(f"companion run, {rounds} cold starts (simulated hardware, offscreen SDL):")
-    print(f"  start to first frame: median {statistics.median(firsts):.2f} s, "
-          f"max {max(firsts):.2f} s")
-    print(f"  memory: main process median {statistics.median(mains):.0f} MB, device process "
-          f"(and reader simulator) {statistics.median(kidss):.0f} MB, whole table "
-          f"{statistics.median(totals):.0f} MB (goal <= 200 MB: "
-          f"{'met' if statistics.median(totals) <= 200 else 'NOT met'})")
+    ap = argparse.ArgumentParser(prog="bench_run")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--settle", type=float, default=4.0)
+    ap.add_argument("--broker", default="auto")
+    ap.add_argument("--no-trace", action="store_true")
+    a, _ = ap.parse_known_args(argv)
+    rounds = a.rounds or (1 if a.quick else 3)
+    report(measure(rounds, a.settle, a.broker))
+    if not a.no_trace:
+        report_trace(one_run(a.settle, a.broker, trace=True))
 
 
 if __name__ == "__main__":
