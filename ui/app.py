@@ -452,6 +452,12 @@ def configure_window(fullscreen=True, size=None):
     Config.set("graphics", "resizable", "1")
     Config.set("input", "mouse", "mouse,disable_multitouch")
     Config.set("kivy", "exit_on_escape", "0" if fullscreen else "1")
+    # No multisampling (Kivy asks for it by default): its colour and depth buffers cost the
+    # table 10 MB on Mesa's software GL (benches/bench_run.py, 204 -> 196 MB) and GPU memory,
+    # carved from RAM, on a Pi; flat buttons on an 800x480 screen show no difference beyond a
+    # pixel on a rounded corner. KCFG_GRAPHICS_MULTISAMPLES=4 asks for it again.
+    if "KCFG_GRAPHICS_MULTISAMPLES" not in os.environ:
+        Config.set("graphics", "multisamples", "0")
 
 
 def _report_first_frame(path):
