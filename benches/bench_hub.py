@@ -388,9 +388,14 @@ def p50_99(values):
     return f"{statistics.median(values) * 1000:.2f} / {pct(values, 99) * 1000:.2f}"
 
 
+#: What each topic's documents are, for the size lines.
+KIND_NAMES = {"events": "events", "view": "seat view", "state": "public view (state)",
+              "reply": "reply"}
+
+
 def size_line(sizes):
-    return "; ".join(f"{k} {statistics.median(v) / 1024:.1f} / {max(v) / 1024:.1f} KiB "
-                     f"x{len(v)}" for k, v in sizes.items() if v)
+    return "; ".join(f"{KIND_NAMES[k]} {statistics.median(v) / 1024:.2f} / "
+                     f"{max(v) / 1024:.2f} KiB x{len(v)}" for k, v in sizes.items() if v)
 
 
 def main(argv=None):
