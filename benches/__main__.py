@@ -31,6 +31,8 @@ def main(argv):
             print(f"(bench_{name} takes no {' '.join(flags)}; running its default)")
             mod.main([])
         print(f"----- bench_{name}: {time.perf_counter() - t:.1f} s", flush=True)
+    from benches.figures import issue_table
+    issue_table()
     return 0
 
 

@@ -38,6 +38,7 @@ if __package__ in (None, ""):
 import paho.mqtt.client as paho                       # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion        # noqa: E402
 
+from benches.figures import record                    # noqa: E402
 from benches.stats import pct, summary_ms             # noqa: E402
 from companion.net import brokers, credentials as cred, protocol   # noqa: E402
 from companion.net.client import MqttClient, set_nodelay   # noqa: E402
@@ -170,6 +171,7 @@ def bench_mode(mode, n, phones_ws):
     finally:
         b.stop()
     phones = "WebSockets" if phones_ws else "TCP"
+    record(("broker", mode), round_trip)
     print(f"\n[{mode}] hub TCP, {SEATS} phones over {phones}, QoS 1, loopback")
     print(f"  start-up            {ms(started)}")
     print(f"  add_user (runtime)  {summary_ms(adds)}")
@@ -339,6 +341,7 @@ def bench_tournament(tables, seconds, mode="mosquitto"):
         swarm.close()
         b.stop()
     n_conn = tables * (SEATS + 1)
+    record(("tournament",), (tables, rtt))
     print(f"\n[tournament on one {mode}] {tables} tables x ({SEATS} phones + 1 hub) = "
           f"{n_conn} connections (TCP), {seconds:g} s, a command per phone every ~2 s")
     print(f"  connect + subscribe all  {connect_time:.2f} s")

@@ -46,6 +46,7 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benches.figures import record                    # noqa: E402
 from benches.stats import pct, summary_ms             # noqa: E402
 from companion.net.seat_client import SeatClient      # noqa: E402
 
@@ -125,9 +126,14 @@ def table_process(mode, order, log_dir, conn, switch):
                 msg = conn.recv()
                 if msg == "new":
                     seed += 1
-                    server.hub.configure("great-powers", 8)
-                    server.hub.start(seed=seed)
-                    conn.send(server.hub.session.id)
+
+                    def new_game(seed=seed):
+                        # on the bridge's worker: the table's own automatic start (queued there
+                        # by the lobby event) then finds this game running; from this thread
+                        # it could start a second game between our configure and our start
+                        server.hub.configure("great-powers", 8)
+                        return server.hub.start(seed=seed).id
+                    conn.send(bridge.call(new_game))
                 elif msg == "revs":
                     bridge.wait_idle(30)
                     conn.send(bridge.retained_revs())
@@ -361,7 +367,9 @@ def run(mode, order, log_dir, games, switch=None, tcp=False, processes=True):
                 deadline = time.monotonic() + 30
                 while any((p.view() or {}).get("session") != sid for p in phones):
                     if time.monotonic() > deadline:
-                        raise TimeoutError("the new game's views did not arrive")
+                        seen = [((p.view() or {}).get("session"), (p.view() or {}).get("rev"))
+                                for p in phones]
+                        raise TimeoutError(f"the new game's views did not arrive: {sid} {seen}")
                     time.sleep(0.005)
             play(parent, phones, acks, burst_acks, rev_ev, rev_view, sent)
         for p in phones:
@@ -458,6 +466,11 @@ def main(argv=None):
                 st = inside["stats"]
                 print(f"  published {st.get('published', 0)}, unchanged documents not "
                       f"published {st.get('unchanged', 0)}")
+                if where == "disk":
+                    for what, values in (("ack", acks), ("burst", burst_acks),
+                                         ("reveal", rev_ev), ("handle", inside["handle"]),
+                                         ("reply", inside["legs"]["reply -> phone"])):
+                        record(("hub", mode, order, what), values)
                 rows[(mode, where, order)] = {
                     "ack": acks, "burst": burst_acks, "reveal": rev_ev, "handle":
                     inside["handle"], "reply": inside["legs"]["reply -> phone"],

@@ -20,7 +20,9 @@ by package (Kivy widgets, our ui, games, net, import machinery = code objects an
 is a separate round because tracing costs memory of its own.
 
 `--broker embedded` (or mosquitto) measures that broker instead of the default auto.
-Flags: --quick (1 round), --rounds N, --settle S, --no-trace, --broker B.
+A "before" of 2 rounds (--no-before: none) runs with Mesa's and Kivy's GL defaults (drawing
+threads per core, multisampling), the switchable part of the memory work.
+Flags: --quick (1 round), --rounds N, --settle S, --no-trace, --no-before, --broker B.
 """
 import argparse
 import collections
@@ -35,6 +37,10 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benches.figures import record     # noqa: E402
 
 KINDS = ("software GL (llvmpipe, LLVM, GL/EGL)", "SDL + Kivy + Pillow native code",
          "Python and other libraries", "malloc heap ([heap])",
@@ -134,7 +140,12 @@ def _name(pid):
     return cmd[:60]
 
 
-def one_run(settle=4.0, broker="auto", trace=False):
+#: "Before" for the part of the memory work that is a switch: Mesa's default drawing threads
+#: (one per core) and Kivy's default multisampling, both of which `companion run` turns off.
+BEFORE_ENV = {"LP_NUM_THREADS": str(os.cpu_count() or 1), "KCFG_GRAPHICS_MULTISAMPLES": "2"}
+
+
+def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
     from companion.net.brokers import free_port
     with tempfile.TemporaryDirectory() as d:
         frame = os.path.join(d, "frame.json")
@@ -143,7 +154,7 @@ def one_run(settle=4.0, broker="auto", trace=False):
                    KIVY_HOME=os.path.join(d, "kivy"), SDL_VIDEODRIVER="offscreen",
                    SDL_AUDIODRIVER="dummy", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
                    COMPANION_FIRST_FRAME_FILE=frame, BENCH_TRACE_FILE=traced,
-                   BENCH_SETTLE=str(settle))
+                   BENCH_SETTLE=str(settle), **(extra_env or {}))
         args = ["run", "--windowed", "--size", "800x480", "--hardware", "simulated",
                 "--broker", broker, "--http-port", str(free_port()),
                 "--mqtt-port", str(free_port()), "--ws-port", str(free_port())]
@@ -182,11 +193,11 @@ def one_run(settle=4.0, broker="auto", trace=False):
         return result
 
 
-def measure(rounds=3, settle=4.0, broker="auto"):
-    """The medians of ``rounds`` cold starts: a dict for the report (and for bench_hub)."""
+def measure(rounds=3, settle=4.0, broker="auto", extra_env=None):
+    """The medians of ``rounds`` cold starts: a dict for the report."""
     firsts, totals, mains, splits, kids = [], [], [], [], collections.defaultdict(list)
     for _ in range(rounds):
-        first, split, main_mb, children = one_run(settle, broker)
+        first, split, main_mb, children = one_run(settle, broker, extra_env=extra_env)
         firsts.append(first)
         mains.append(main_mb)
         splits.append(split)
@@ -200,10 +211,10 @@ def measure(rounds=3, settle=4.0, broker="auto"):
             "children_mb": {k: med(v) for k, v in kids.items()}}
 
 
-def report(m):
+def report(m, title=""):
     ok = "met" if m["total_mb"] <= 200 else "NOT met"
-    print(f"companion run --broker {m['broker']}, {m['rounds']} cold start(s), simulated "
-          f"hardware, offscreen SDL, Home screen settled:")
+    print(f"companion run --broker {m['broker']}{title}, {m['rounds']} cold start(s), "
+          f"simulated hardware, offscreen SDL, Home screen settled:")
     print(f"  start to first frame: median {m['first_frame_s']:.2f} s, "
           f"max {m['first_frame_max_s']:.2f} s")
     print(f"  whole table (Rss, main + children): median {m['total_mb']:.0f} MB "
@@ -232,9 +243,19 @@ def main(argv):
     ap.add_argument("--settle", type=float, default=4.0)
     ap.add_argument("--broker", default="auto")
     ap.add_argument("--no-trace", action="store_true")
+    ap.add_argument("--no-before", action="store_true")
     a, _ = ap.parse_known_args(argv)
     rounds = a.rounds or (1 if a.quick else 3)
-    report(measure(rounds, a.settle, a.broker))
+    after = measure(rounds, a.settle, a.broker)
+    report(after)
+    record(("memory",), after)
+    if not a.no_before:
+        before = measure(1 if a.quick else 2, a.settle, a.broker, BEFORE_ENV)
+        switches = ", ".join(f"{k}={v}" for k, v in BEFORE_ENV.items())
+        report(before, f" with Mesa's and Kivy's GL defaults ({switches}: before)")
+        record(("memory", "before"), before)
+        print(f"  before / after: {before['total_mb'] / after['total_mb']:.2f}x "
+              f"({before['total_mb']:.0f} -> {after['total_mb']:.0f} MB)")
     if not a.no_trace:
         report_trace(one_run(a.settle, a.broker, trace=True))
 
