@@ -161,15 +161,20 @@ class Phone(SeatClient):
         self.reply_at = {}
         self.raw_view = None
         self.view_rev = -1
+        self.view_session = None
         self.watch = None                  # a window whose reveal we time
 
     def _on_message(self, m):
         t = self.topics
         if m.topic == t["view"]:
-            rev = json.loads(m.payload).get("rev", -1)      # as a real phone parses each view
+            doc = json.loads(m.payload)                     # as a real phone parses each view
+            rev, session = doc.get("rev", -1), doc.get("session")
             with self._cond:
-                self.raw_view = m.payload
-                self.view_rev = rev
+                # as the protocol tells clients: a lower rev of the same session is stale
+                if session != self.view_session or rev >= self.view_rev:
+                    self.raw_view = m.payload
+                    self.view_rev = rev
+                    self.view_session = session
                 self._cond.notify_all()
             w = self.watch
             if w is not None and ("view", w) not in self.reveal_at and \
