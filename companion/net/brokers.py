@@ -30,6 +30,7 @@ import signal
 import socket
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 import weakref
@@ -389,6 +390,71 @@ PROBE_USER = "_probe"     # internal: not a valid seat id, so it can never be a 
 _LIVE_CHILDREN: "weakref.WeakSet[MosquittoBroker]" = weakref.WeakSet()
 
 
+def _pid_dir() -> Path:
+    """Where each running mosquitto child of this user is noted, by TCP port (see
+    :func:`_reap_orphan`)."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(base) / f"tc-mosquitto-pids-{os.getuid()}"
+
+
+def _note_child(port: int, pid: int, run_dir: Path) -> None:
+    d = _pid_dir()
+    d.mkdir(mode=0o700, exist_ok=True)
+    cred.write_private_file(d / f"{port}.pid", f"{pid}\n{run_dir}\n")
+
+
+def _forget_child(port: int, pid: int) -> None:
+    f = _pid_dir() / f"{port}.pid"
+    try:
+        if f.read_text().split("\n")[0] == str(pid):
+            f.unlink()
+    except (OSError, IndexError):
+        pass
+
+
+def _reap_orphan(port: int, wait: float = 5.0) -> bool:
+    """Stop the mosquitto a killed hub left running on ``port``.
+
+    A hub killed outright (SIGKILL, the OOM killer, a crash) cannot stop its mosquitto child,
+    which runs in a session of its own: it keeps the ports and the old logins, and the next
+    start's probe login is refused by it. Each child is noted by port with its pid and run
+    directory; at the next start on that port, a process that is still that mosquitto (its
+    command line names the noted run directory) is sent SIGTERM (SIGKILL after ``wait``) and
+    its run directory removed. True if one was stopped."""
+    f = _pid_dir() / f"{port}.pid"
+    try:
+        pid_text, run_dir = f.read_text().split("\n")[:2]
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return False
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        cmd = ""
+    stopped = False
+    if run_dir and "mosquitto" in cmd and run_dir in cmd:
+        log.warning("stopping mosquitto pid %s left on port %s by a hub that did not stop it",
+                    pid, port)
+        for sig, until in ((signal.SIGTERM, wait), (signal.SIGKILL, wait)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + until
+            while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if not Path(f"/proc/{pid}").exists():
+                break
+        stopped = True
+        if Path(run_dir).name.startswith("tc-mosquitto-"):
+            shutil.rmtree(run_dir, ignore_errors=True)
+    try:
+        f.unlink()
+    except OSError:
+        pass
+    return stopped
+
+
 @atexit.register
 def _stop_children_at_exit():
     """A hub that exits without calling stop() must not leave mosquitto holding its ports."""
@@ -520,6 +586,8 @@ class MosquittoBroker(Broker):
         else:
             self.run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         auto = self._want_tcp == 0 or self._want_ws == 0
+        if self._want_tcp:
+            _reap_orphan(self._want_tcp)
         for attempt in range(5 if auto else 1):
             self.tcp_port = self._want_tcp or free_port()
             if self._want_ws is not None:
@@ -535,6 +603,7 @@ class MosquittoBroker(Broker):
             if err is None:
                 self._running = True
                 _LIVE_CHILDREN.add(self)
+                _note_child(self.tcp_port, self._proc.pid, self.run_dir)
                 self._want_tcp, self._want_ws = self.tcp_port, self.ws_port   # keep them
                 self._supervisor = threading.Thread(target=self._supervise, daemon=True,
                                                     name="tc-mosquitto-watch")
@@ -605,11 +674,15 @@ class MosquittoBroker(Broker):
                 log.warning("mosquitto did not come back yet: %s", err)
                 self._kill_child()
                 return False
+            _note_child(self.tcp_port, self._proc.pid, self.run_dir)
             return True
 
     def _kill_child(self):
         proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
+        if proc is None:
+            return
+        _forget_child(self.tcp_port, proc.pid)
+        if proc.poll() is not None:
             return
         proc.send_signal(signal.SIGTERM)
         try:
