@@ -4,6 +4,8 @@ invocation and printed together at its end (`python -m benches hub broker run`).
 A benchmark records with :func:`record`; :func:`issue_table` prints what was recorded (a row
 whose benchmark did not run is left out). Times are in seconds, sizes in MB.
 """
+import statistics
+
 from benches.stats import pct
 
 FIGURES: dict = {}
@@ -17,7 +19,7 @@ def _ms(values):
     if not values:
         return "-"
     xs = sorted(values)
-    return f"{xs[len(xs) // 2] * 1000:.2f} / {pct(xs, 99) * 1000:.2f}"
+    return f"{statistics.median(xs) * 1000:.2f} / {pct(xs, 99) * 1000:.2f}"
 
 
 def _before_after(mode, what):
