@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
                      UnknownMoveError)
+from .flow import run as run_steps
 from .state import State
 
 
@@ -51,12 +52,18 @@ class Option:
 
 @dataclasses.dataclass(frozen=True)
 class Phase:
+    """A phase as configuration. ``on_begin`` sets it up (it may queue steps); ``end_if`` is a
+    pure question, asked only when no step is pending (default: nobody is prompted); then
+    ``on_end`` and ``next`` (a name, or a function of the state). ``prompts(state) -> {seat:
+    prompt}``, if given, derives who is asked what from the data each time the flow settles
+    (an open question of a pending step takes the place of them all)."""
     name: str
     next: str | Callable[[State], str]
     on_begin: Callable[[State], None] | None = None
     end_if: Callable[[State], bool] = _nobody_to_prompt
     on_end: Callable[[State], None] | None = None
     label: str = ""
+    prompts: Callable[[State], dict] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +99,7 @@ class Game:
     moves: dict = {}
     counters: tuple = ()          # names a manual correction may change
     bots: dict = {}               # name -> callable(game, state, seat, rng) -> (move, args)
+    steps: dict = {}              # step kind -> fn(state, step) (core/flow.py)
 
     # -- set-up -----------------------------------------------------------------------------
     def resolve_options(self, given: dict | None) -> dict:
@@ -130,6 +138,11 @@ class Game:
         """Names of ``any_time`` moves ``seat`` may make now although no prompt asks for them
         (a Tactic "any time before Trade ends"). They join ``legal`` in the seat's view."""
         return ()
+
+    def after_command(self, state: State) -> None:
+        """React to what just happened (boardgame.io's ``onMove``): called after every command
+        once the steps it queued have run, and again after each phase begins, before the
+        phase's ``end_if`` is asked. Default: nothing."""
 
     def on_timer(self, state: State, name: str) -> None:
         """A timer reached zero. Default: nothing more than the notice."""
@@ -170,13 +183,26 @@ def enter(game: Game, state: State, name: str) -> None:
 
 
 def advance(game: Game, state: State) -> None:
+    """Settle the flow: run pending steps, let the game react (``after_command``), derive the
+    prompts, and while no step is pending and the phase's ``end_if`` says so, end it and enter
+    the next one."""
+    flow = state.flow
     for _ in range(10_000):
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
+        if flow.lanes:
+            run_steps(game, state)
+            if state.outcome is not None:
+                continue
+        game.after_command(state)
+        if state.outcome is not None:
+            continue
         ph = game.phases[state.phase]
-        if not ph.end_if(state):
+        if ph.prompts is not None:
+            state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
+        if flow.lanes or not ph.end_if(state):
             return
         if ph.on_end is not None:
             ph.on_end(state)
@@ -330,7 +356,7 @@ def _reveal(game, state, w):
     state.note("ChoicesRevealed", window=w.id, choices={
         str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
                  "defaulted": e.defaulted} for s, e in w.entries.items()})
-    getattr(game, w.on_reveal)(state, w)
+    w.on_reveal(state, w)
 
 
 def end_early(game, state):

@@ -75,7 +75,7 @@ class Window:
         self.seats = tuple(seats)
         self.entries = {}
         self.revealed_flag = False
-        self.on_reveal = on_reveal          # name of the Game method called at reveal
+        self.on_reveal = on_reveal          # fn(state, window), called at the reveal
         self.default = default              # used for seats left out when the table closes it
         self.label = label
         self.hold = hold                    # True: stays sealed when complete, until closed
@@ -139,7 +139,8 @@ class Window:
         return out
 
     def fingerprint(self):
-        return [self.id, self.kind, list(self.seats), self.revealed_flag, self.on_reveal,
+        return [self.id, self.kind, list(self.seats), self.revealed_flag,
+                getattr(self.on_reveal, "__name__", self.on_reveal),
                 self.hold,
                 sorted((s, e.choice, e.salt, e.commitment, e.defaulted)
                        for s, e in self.entries.items())]

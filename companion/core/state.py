@@ -8,6 +8,7 @@ import dataclasses
 import json
 import random
 
+from . import flow as _flow
 from .errors import IllegalMoveError
 from .sealed import Window
 
@@ -60,6 +61,7 @@ class State:
         self.last_reveal_seq = 0            # undo may not cross this
         self.phase_log = []                 # [phase, round, started_at, ended_at]
         self.notices = []                   # what the last command did, for views
+        self.flow = _flow.Flow()            # pending steps and the questions they wait on
 
     # -- questions --------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -94,11 +96,35 @@ class State:
     def clear_prompt(self, seat):
         self.prompts.pop(seat, None)
 
+    # -- pending steps (core/flow.py) ------------------------------------------------------
+    def push(self, steps, front=False, lane=_flow.MAIN):
+        """Queue steps for the flow to run: at the end, or (``front``) right after the running
+        one."""
+        self.flow.push(steps, front, lane)
+
+    def ask(self, seat, moves, lane=_flow.MAIN, **info):
+        """Pause the running step: ``seat`` (None: the table) is asked to make one of
+        ``moves``. A step function returns what this returns."""
+        return _flow.ask(self, seat, moves, lane, **info)
+
+    def question(self, lane=_flow.MAIN):
+        """The open question of a lane (``{"seat", "moves", ...}``), or None."""
+        return self.flow.asks.get(lane)
+
+    def waiting_step(self, seat, move, what="decision"):
+        """The step that waits for ``seat``'s ``move`` (a readable refusal if none does)."""
+        return self.flow.waiting_step(seat, move, what)
+
+    def resume(self, step):
+        """The answer is in ``step``: it runs again when the flow settles."""
+        _flow.resume(self, step)
+
     # -- sealed windows ---------------------------------------------------------------------
     def open_window(self, wid, kind, seats, on_reveal, default=None, label="",
                     hold=False) -> Window:
         """A sealed window. It reveals when every seat is in, or, with ``hold=True``, only
-        when the game or the table closes it (a face-down card that stays down until a flip)."""
+        when the game or the table closes it (a face-down card that stays down until a flip);
+        then ``on_reveal(state, window)`` is called (a method of the game)."""
         if wid in self.windows:
             raise IllegalMoveError(f"window {wid} is already open")
         w = Window(wid, kind, seats, on_reveal, default=default, label=label, hold=hold)
@@ -161,6 +187,8 @@ class State:
             "outcome": dataclasses.asdict(self.outcome) if self.outcome else None,
             "seq": self.seq, "last_reveal_seq": self.last_reveal_seq,
             "phase_log": self.phase_log,
+            "flow": {"steps": {str(k): v for k, v in self.flow.lanes.items()},
+                     "asks": {str(k): v for k, v in self.flow.asks.items()}},
         }
         return json.dumps(body, sort_keys=True, default=_plain)
 

@@ -96,7 +96,7 @@ def open_turn(game, state, battle):
         what = " & ".join(m["name"] for m in battle["monsters"])
     else:
         what = "PvP " + " vs ".join(state.players[s] for s in battle["seats"])
-    state.open_window(wid, "turn", seats, "_turn_revealed", default=dict(NO_CHOICE),
+    state.open_window(wid, "turn", seats, game._turn_revealed, default=dict(NO_CHOICE),
                       label=f"{what}: turn {battle['turn']}")
     targets = [i for i, m in enumerate(battle["monsters"]) if m["hp"] > 0]
     for s in seats:

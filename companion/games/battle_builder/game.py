@@ -421,7 +421,7 @@ class BattleBuilder(Game):
                 d.dual_draws[s] = [self._draw_monster(state) for _ in
                                    range(r.select["dual_draw"])]
             w = state.open_window(f"monster-{state.round}", "monster", list(state.seats()),
-                                  "_monsters_revealed", default=None,
+                                  self._monsters_revealed, default=None,
                                   label=f"Battle {state.round}: monster picks")
             for s in state.seats():
                 state.prompt(s, ("choose_monster",), window=w.id, mode="dual",
@@ -432,7 +432,7 @@ class BattleBuilder(Game):
             d.pool = [self._draw_monster(state) for _ in
                       range(len(d.teams) + r.select["auction_extra"])]
             w = state.open_window(f"auction-{state.round}", "auction", list(state.seats()),
-                                  "_auction_revealed", default=0,
+                                  self._auction_revealed, default=0,
                                   label=f"Battle {state.round}: monster auction")
             for s in state.seats():
                 state.prompt(s, ("bid_auction",), window=w.id, most=self.wallet(state, s),
@@ -442,7 +442,7 @@ class BattleBuilder(Game):
         d.offers = [[self._draw_monster(state) for _ in range(r.select["draw"])]
                     for _ in d.teams]
         w = state.open_window(f"monster-{state.round}", "monster", list(state.seats()),
-                              "_monsters_revealed", default=None,
+                              self._monsters_revealed, default=None,
                               label=f"Battle {state.round}: monster vote")
         for s in state.seats():
             state.prompt(s, ("choose_monster",), window=w.id, mode="vote",
@@ -543,7 +543,7 @@ class BattleBuilder(Game):
         if mode not in ("roles", "betting"):
             return
         w = state.open_window(f"prep-{state.round}", "prep", list(state.seats()),
-                              "_prep_revealed", default={},
+                              self._prep_revealed, default={},
                               label=f"Battle {state.round}: " +
                                     ("roles" if mode == "roles" else "bets"))
         b = self.rules.betting
@@ -900,7 +900,7 @@ class BattleBuilder(Game):
             state.note("PvPForced", left=left, battles_left=remaining)
             return
         w = state.open_window(f"vote-{state.round}", "vote", list(state.seats()),
-                              "_vote_revealed", default=False,
+                              self._vote_revealed, default=False,
                               label=f"After battle {state.round}: PvP now?")
         for s in state.seats():
             state.prompt(s, ("vote_pvp",), window=w.id)
@@ -995,7 +995,7 @@ class BattleBuilder(Game):
         if not seats:
             return
         w = state.open_window(f"pvp-{state.data.pvp_no}", "pvp-prep", seats,
-                              "_pvp_prep_revealed", default={},
+                              self._pvp_prep_revealed, default={},
                               label=f"PvP {state.data.pvp_no}: wagers and bets")
         for s in seats:
             state.prompt(s, ("prepare_pvp",), window=w.id, **self._pvp_fields(state, s))

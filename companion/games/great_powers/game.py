@@ -229,7 +229,7 @@ class GreatPowers(Game):
         if not seats:
             state.note("NoBids")
             return
-        w = state.open_window(f"bids-t{state.round}", "bids", seats, "_bids_revealed",
+        w = state.open_window(f"bids-t{state.round}", "bids", seats, self._bids_revealed,
                               default=[], label=f"Turn {state.round} bids")
         for s in seats:
             blocked = blocked_all[s]

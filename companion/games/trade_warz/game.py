@@ -474,7 +474,7 @@ class TradeWarz(Choices, Computed, Engine, Game):
         if state.config["leader_pick"] == "random":
             self._seat_leaders(state, state.rng.sample(list(ix.leaders), state.n))
             return
-        state.open_window("leaders", "leader", list(range(state.n)), "_leaders_revealed",
+        state.open_window("leaders", "leader", list(range(state.n)), self._leaders_revealed,
                           default=None, label="Leader pick")
 
     def _pick_leader(self, state, seat, leader, ranking=None):
@@ -728,7 +728,7 @@ class TradeWarz(Choices, Computed, Engine, Game):
         d.revealed = {}
         d.confirmed = []
         k = d.policy_k
-        state.open_window(self._policy_wid(state), "policy", seats, "_policy_revealed",
+        state.open_window(self._policy_wid(state), "policy", seats, self._policy_revealed,
                           default={"card": None, "fast_pass": False},
                           label=f"Round {state.round} Policy" + (f" ({k})" if k > 1 else ""))
 
@@ -924,7 +924,7 @@ class TradeWarz(Choices, Computed, Engine, Game):
         wid = f"export-r{state.round}-s{seat}-{d.nplaced[seat] + 1}"
         if wid not in state.windows:
             # One window per face-down Export, held sealed until the flip closes it.
-            state.open_window(wid, "export", (seat,), "_export_revealed", default=None,
+            state.open_window(wid, "export", (seat,), self._export_revealed, default=None,
                               hold=True,
                               label=f"{state.players[seat]}'s face-down Export "
                                     f"{d.nplaced[seat] + 1}")
@@ -1443,7 +1443,7 @@ class TradeWarz(Choices, Computed, Engine, Game):
                    seats=list(c["seats"]))
         bidders = [s for s in c["seats"] if d.gdp[s] > 0]
         if bidders:
-            state.open_window(self._bid_wid(state), "bid", bidders, "_bids_revealed",
+            state.open_window(self._bid_wid(state), "bid", bidders, self._bids_revealed,
                               default=0, label=f"Dispute at {self.ix(state).name_of(c['partner'])}"
                                                f" slot {c['slot']}")
         else:
