@@ -82,12 +82,12 @@ class Flow:
             del self.lanes[lane]
         self.asks.pop(lane, None)
 
-    def waiting_step(self, seat, move, what="decision"):
-        """The step waiting for ``seat``'s ``move``; a readable refusal if none is."""
+    def waiting_step(self, seat, move, refusal=None):
+        """The step waiting for ``seat``'s ``move``; ``refusal`` (a sentence) if none is."""
         for lane, q in self.asks.items():
             if q["seat"] == seat and move in q["moves"]:
                 return self.lanes[lane][0]
-        raise IllegalMoveError(f"There is no {what} to make now.")
+        raise IllegalMoveError(refusal or "There is nothing for you to decide now.")
 
     def lane_of(self, step):
         for lane, q in self.lanes.items():

@@ -111,9 +111,10 @@ class State:
         """The open question of a lane (``{"seat", "moves", ...}``), or None."""
         return self.flow.asks.get(lane)
 
-    def waiting_step(self, seat, move, what="decision"):
-        """The step that waits for ``seat``'s ``move`` (a readable refusal if none does)."""
-        return self.flow.waiting_step(seat, move, what)
+    def waiting_step(self, seat, move, refusal=None):
+        """The step that waits for ``seat``'s ``move``; ``refusal`` (a sentence a player can
+        read) if none does."""
+        return self.flow.waiting_step(seat, move, refusal)
 
     def resume(self, step):
         """The answer is in ``step``: it runs again when the flow settles."""

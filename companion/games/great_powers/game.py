@@ -43,8 +43,6 @@ class GPData:
     order: list = dataclasses.field(default_factory=list)
     action_at: int = 0
     taken: dict = dataclasses.field(default_factory=dict)
-    score_at: int = 0
-    bonus_queue: list = dataclasses.field(default_factory=list)
     drawn: list = dataclasses.field(default_factory=list)
     peeks: dict = dataclasses.field(default_factory=dict)          # seat -> event id (private)
     war: dict | None = None
@@ -110,6 +108,7 @@ class GreatPowers(Game):
             Move("pick_side", self._pick_side, "SidePicked", doc="player: a seat",
                  label="Pick a side", choices=spec(ch.pick_side)),
         )}
+        self.steps = {"score": self._score_step, "bonus": self._bonus_step}
         from .bots import BOTS
         self.bots = BOTS
 
@@ -374,79 +373,83 @@ class GreatPowers(Game):
         d.face_up = []
 
     # -- Score ------------------------------------------------------------------------------------
+    # One step per row of the score track; a row's bonuses that need a decision (steal a Colony,
+    # resolve one of three drawn Actions) are steps right after it, each asking its winner.
     def _begin_score(self, state):
-        state.data.score_at = 0
-        state.data.bonus_queue = []
-        self._score_next(state)
+        state.push([{"step": "score", "row": i} for i in range(len(self.rules.score))])
 
-    def _score_next(self, state):
-        d, r = state.data, self.rules
-        while True:
-            if d.bonus_queue:
-                seat, bonus = d.bonus_queue.pop(0)
-                if bonus == "steal_colony":
-                    targets = [s for s in state.seats() if s != seat and
-                               d.tokens[s]["colony"] > 0]
-                    if targets:
-                        state.prompt(seat, ("steal_colony", "decline_bonus"), bonus=bonus,
-                                     targets=targets)
-                        return
-                elif bonus == "draw_three":
-                    d.drawn = self._draw_actions(state, 3)
-                    if d.drawn:
-                        state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
-                        state.prompt(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
-                                     cards=list(d.drawn))
-                        return
-                continue
-            if d.score_at >= len(r.score):
-                return
-            trait, vp, gain, bonus = r.score[d.score_at]
-            d.score_at += 1
-            winners = self.highest(state, (trait,))
-            state.note("Scored", trait=trait, seats=winners, vp=vp)
-            for w in winners:
-                self._gain(state, w, "vp", vp)
-                for t, n in gain.items():
-                    self._gain(state, w, t, n)
-                if bonus == "extra_bid":
-                    d.bid_mod[w] += 1
-                elif bonus == "peek_event":
-                    self._peek(state, w, f"highest {_name(trait)}")
-                elif bonus is not None:
-                    d.bonus_queue.append((w, bonus))
+    def _score_step(self, state, step):
+        d = state.data
+        trait, vp, gain, bonus = self.rules.score[step["row"]]
+        winners = self.highest(state, (trait,))
+        state.note("Scored", trait=trait, seats=winners, vp=vp)
+        later = []
+        for w in winners:
+            self._gain(state, w, "vp", vp)
+            for t, n in gain.items():
+                self._gain(state, w, t, n)
+            if bonus == "extra_bid":
+                d.bid_mod[w] += 1
+            elif bonus == "peek_event":
+                self._peek(state, w, f"highest {_name(trait)}")
+            elif bonus is not None:
+                later.append({"step": "bonus", "seat": w, "bonus": bonus})
+        state.push(later, front=True)
+
+    def _bonus_step(self, state, step):
+        d = state.data
+        seat, bonus = step["seat"], step["bonus"]
+        if bonus == "steal_colony":
+            if "target" in step:
+                target = step["target"]
+                self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
+                state.note("ColonyStolen", seat=seat, target=target)
+                return None
+            if step.get("declined"):
+                return None
+            targets = [s for s in state.seats() if s != seat and d.tokens[s]["colony"] > 0]
+            if targets:
+                return state.ask(seat, ("steal_colony", "decline_bonus"), bonus=bonus,
+                                 targets=targets)
+            return None
+        if bonus == "draw_three":
+            if "drawn" not in step:
+                step["drawn"] = True
+                d.drawn = self._draw_actions(state, 3)
+                if not d.drawn:
+                    return None
+                state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                return state.ask(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
+                                 cards=list(d.drawn))
+            if "card" in step:
+                a = self.rules.actions[step["card"]]
+                self._resolve_card(state, seat, a, step["target"])
+                state.note("DrawnActionResolved", seat=seat, card=step["card"], name=a.name,
+                           target=step["target"])
+            d.action_discard.extend(d.drawn)
+            d.drawn = []
+        return None
 
     def _steal_colony(self, state, seat, target):
-        p = state.prompts[seat]
-        if p.get("bonus") != "steal_colony":
-            raise IllegalMoveError("You have no Colony to steal now.")
+        step = state.waiting_step(seat, "steal_colony", "You have no Colony to steal now.")
         self._seat_arg(state, target)
-        if target not in p["targets"]:
+        if target not in state.question()["targets"]:
             raise IllegalMoveError(f"{state.players[target]} has no Colony you can steal.")
-        self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
-        state.note("ColonyStolen", seat=seat, target=target)
-        state.clear_prompt(seat)
-        self._score_next(state)
+        step["target"] = target
+        state.resume(step)
 
     def _resolve_drawn(self, state, seat, card, target=None):
-        p = state.prompts[seat]
-        if p.get("bonus") != "draw_three":
-            raise IllegalMoveError("You have no drawn Action cards to resolve.")
-        a = self._check_card(state, seat, card, target, state.data.drawn)
-        self._resolve_card(state, seat, a, target)
-        state.note("DrawnActionResolved", seat=seat, card=card, name=a.name, target=target)
-        self._finish_bonus(state, seat)
+        step = state.waiting_step(seat, "resolve_drawn",
+                                  "You have no drawn Action cards to resolve.")
+        self._check_card(state, seat, card, target, state.data.drawn)
+        step["card"], step["target"] = card, target
+        state.resume(step)
 
     def _decline_bonus(self, state, seat):
-        state.note("BonusDeclined", seat=seat, bonus=state.prompts[seat].get("bonus"))
-        self._finish_bonus(state, seat)
-
-    def _finish_bonus(self, state, seat):
-        d = state.data
-        d.action_discard.extend(d.drawn)
-        d.drawn = []
-        state.clear_prompt(seat)
-        self._score_next(state)
+        step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
+        state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
+        step["declined"] = True
+        state.resume(step)
 
     # -- Event ------------------------------------------------------------------------------------
     def _begin_event(self, state):

@@ -1,4 +1,5 @@
 from companion.core.clock import FakeClock
+from companion.core.flow import run as run_steps
 from companion.core.game import apply, new_state
 from companion.core.log import MemoryLog
 from companion.core.session import Session
@@ -17,8 +18,19 @@ def session(n, seed=1, log=None, **options):
 
 
 def move(state, seat, name, **args):
-    """Run one move's rule function on a hand-built state (no flow advance, no prompts check)."""
-    return GAME.moves[name].fn(state, seat, **args)
+    """Run one move's rule function on a hand-built state and the steps it leaves pending (no
+    phase change, no prompts check)."""
+    got = GAME.moves[name].fn(state, seat, **args)
+    run_steps(GAME, state)
+    return got
+
+
+def begin(state, phase):
+    """Begin ``phase`` on a hand-built state: its ``on_begin`` and the steps it queues (the
+    phase is not ended)."""
+    state.phase = phase
+    GAME.phases[phase].on_begin(state)
+    run_steps(GAME, state)
 
 
 def set_tokens(state, seat, **tok):
