@@ -245,6 +245,8 @@ class BattleBuilder(Game):
             Move("choose_pile", self._choose_pile, "PileChosen", doc="pile: a or b",
                  label="Choose your reward", choices=spec(ch.choose_pile)),
         )}
+        self.steps = {"act": lambda st, step: engine.act_step(self, st, step),
+                      "end_turn": lambda st, step: engine.end_turn_step(self, st, step)}
         from .bots import BOTS
         self.bots = BOTS
 
@@ -630,16 +632,12 @@ class BattleBuilder(Game):
 
     def _extra_attack(self, state, seat, card):
         d = state.data
+        step = state.waiting_step(seat, "extra_attack", "You have no extra attack to make now.")
         if not isinstance(card, str) or card not in d.pile[seat]:
             raise IllegalMoveError(f"{card!r} is not in your attack pile; you can play "
                                    f"{', '.join(sorted(set(d.pile[seat])))}.")
-        battle = d.battles[d.battle_of[seat]]
-        state.clear_prompt(seat)
-        c = self.rules.cards[card]
-        engine._cycle(state, seat, card, c)
-        state.note("ExtraAttack", seat=seat, card=card, battle=battle["id"])
-        engine.player_attack(self, state, battle, seat, card, None, extra=True)
-        engine.process_queue(self, state, battle)
+        step["extra"] = card
+        state.resume(step)
 
     def on_timer(self, state, name):
         if name.startswith("turn:"):
