@@ -182,26 +182,35 @@ def enter(game: Game, state: State, name: str) -> None:
         ph.on_begin(state)
 
 
+def settle(game: Game, state: State) -> None:
+    """Let the flow settle without ending the phase: run the pending steps, let the game react
+    (``after_command``) and derive the prompts (the phase's ``prompts``; an open question of a
+    pending step takes the place of them)."""
+    flow = state.flow
+    if flow.lanes:
+        run_steps(game, state)
+        if state.outcome is not None:
+            return
+    game.after_command(state)
+    if state.outcome is not None:
+        return
+    ph = game.phases[state.phase]
+    if ph.prompts is not None:
+        state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
+
+
 def advance(game: Game, state: State) -> None:
-    """Settle the flow: run pending steps, let the game react (``after_command``), derive the
-    prompts, and while no step is pending and the phase's ``end_if`` says so, end it and enter
-    the next one."""
+    """Settle the flow (:func:`settle`), and while no step is pending and the phase's
+    ``end_if`` says so, end the phase and enter the next one (and settle again)."""
     flow = state.flow
     for _ in range(10_000):
+        if state.outcome is None:
+            settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        if flow.lanes:
-            run_steps(game, state)
-            if state.outcome is not None:
-                continue
-        game.after_command(state)
-        if state.outcome is not None:
-            continue
         ph = game.phases[state.phase]
-        if ph.prompts is not None:
-            state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
         if flow.lanes or not ph.end_if(state):
             return
         if ph.on_end is not None:

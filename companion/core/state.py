@@ -62,6 +62,7 @@ class State:
         self.phase_log = []                 # [phase, round, started_at, ended_at]
         self.notices = []                   # what the last command did, for views
         self.flow = _flow.Flow()            # pending steps and the questions they wait on
+        self._derived = {}                  # key -> (record, its version, value)
 
     # -- questions --------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -95,6 +96,18 @@ class State:
 
     def clear_prompt(self, seat):
         self.prompts.pop(seat, None)
+
+    # -- derived data (core/derived.py) ----------------------------------------------------
+    def derived(self, key, compute, record):
+        """``compute()``, cached until the :class:`~.derived.Tracked` ``record`` it reads
+        changes (``key`` names the value, e.g. ``("mods", "slots")``)."""
+        got = self._derived.get(key)
+        version = record.version()
+        if got is not None and got[0] is record and got[1] == version:
+            return got[2]
+        value = compute()
+        self._derived[key] = (record, version, value)
+        return value
 
     # -- pending steps (core/flow.py) ------------------------------------------------------
     def push(self, steps, front=False, lane=_flow.MAIN):

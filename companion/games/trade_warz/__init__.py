@@ -2,7 +2,7 @@
 
 The card database: :mod:`companion.games.trade_warz.cards` and ``data/*.toml``
 (docs/trade-warz-cards.md). The rules engine: :mod:`.game` (phases, moves, prompts),
-:mod:`.engine` (effects), :mod:`.views`, :mod:`.bots`, :mod:`.report` (balance figures);
+:mod:`.effects` and :mod:`.modifiers` (effects), one module per phase, :mod:`.views`, :mod:`.bots`, :mod:`.report` (balance figures);
 the numbers of play are in ``rules.toml``; rulings in docs/trade-warz.md.
 """
 from .game import TradeWarz

@@ -84,7 +84,7 @@ def _can_keep(state, seat, o):
 
 
 def _offers_to(state, seat, kind):
-    return [o for o in state.data.offers if o["to"] == seat and o["kind"] == kind]
+    return [o for o in state.data.trade.offers if o["to"] == seat and o["kind"] == kind]
 
 
 def _answer_common(game, state, seat, p, rng, greedy):
@@ -118,7 +118,7 @@ def _answer_common(game, state, seat, p, rng, greedy):
     if m == "choose_routes":
         opts = p["options"]
         if greedy:
-            ranked = sorted(opts, key=lambda r: -_route_worth(game, state, d.routes[r[0]][r[1]],
+            ranked = sorted(opts, key=lambda r: -_route_worth(game, state, d.board.routes[r[0]][r[1]],
                                                                r[0]))
             return "choose_routes", {"routes": ranked[:p["count"]]}
         return "choose_routes", {"routes": rng.sample(opts, p["count"])}
@@ -146,7 +146,7 @@ def _rounds_left(state):
 def _best_partner(game, state, seat):
     d = state.data
     ix = game.ix(state)
-    return max(ix.partners, key=lambda p: (sum(1 for r in d.routes[p].values() if r[0] == seat),
+    return max(ix.partners, key=lambda p: (sum(1 for r in d.board.routes[p].values() if r[0] == seat),
                                            ix[p].bonus, p))
 
 
@@ -242,7 +242,7 @@ def _card_value(game, state, seat, cid):
             v += 0.8
         elif k == "slots":
             v += 0.5
-    if card.kind == "policy" and ix.slotted.get(cid) and d.policy[seat]:
+    if card.kind == "policy" and ix.slotted.get(cid) and d.board.policy[seat]:
         v -= 0.5 * left
     return v
 
@@ -296,7 +296,7 @@ def _random_trade(game, state, seat, p, rng):
             cid = rng.choice(options)
             return "play_tactic", {"card": cid, **_choice_args(game, state, seat, cid, rng)}
     elif r < 0.17 and "activate_ability" in moves:
-        lid = d.leaders[seat]
+        lid = d.board.leaders[seat]
         ix = game.ix(state)
         ok = True
         for i in ix.steps_of(lid, "activated"):
@@ -315,7 +315,7 @@ def _random_trade(game, state, seat, p, rng):
             return "offer_influence", {"to": to, "partner": pt, "amount": rng.randint(1, k),
                                        "price": rng.randint(0, 4), "side": "sell"}
     elif r < 0.25 and "offer_swap" in moves and d.hands[seat] and \
-            not any(o["from"] == seat for o in d.offers):
+            not any(o["from"] == seat for o in d.trade.offers):
         to = rng.choice([s for s in range(state.n) if s != seat])
         return "offer_swap", {"to": to, "give": rng.choice(d.hands[seat])}
     elif r < 0.27 and "note_loan" in moves and d.gdp[seat] > 0:
@@ -396,7 +396,7 @@ def _greedy_trade(game, state, seat, p, rng):
         return "play_tactic", {"card": best, **_choice_args(game, state, seat, best, rng,
                                                             _richest_other(state, seat))}
     if "activate_ability" in moves:
-        lid = d.leaders[seat]
+        lid = d.board.leaders[seat]
         effects = [ix[lid].effects[i] for i in ix.steps_of(lid, "activated")]
         if any(e.kind == "discard" and e.target == "opponent" for e in effects):
             return "activate_ability", _choice_args(game, state, seat, lid, rng,
@@ -415,7 +415,7 @@ def _greedy_trade(game, state, seat, p, rng):
     budget = game.budget(state, seat)
     reserve = 2 if left > 2 else 0
     crowd = {}
-    for pl in d.placements:
+    for pl in d.trade.placements:
         if pl["seat"] != seat:
             key = (pl["partner"], pl["slot"])
             crowd[key] = crowd.get(key, 0) + 1
@@ -444,7 +444,7 @@ def _greedy_trade(game, state, seat, p, rng):
 def _greedy_bid(game, state, seat, p, rng):
     d = state.data
     ix = game.ix(state)
-    c = d.contests[p["contest"]]
+    c = d.disputes.contests[p["contest"]]
     top = p["max"]
     partner = c["partner"]
 
@@ -488,7 +488,7 @@ def _manual(game, state, p):
         return {"power": {str(s): 1 for s in seats if d.gdp[s] == low}}
     if src == "crypto-isle":
         counts = {}
-        for s, _ in d.routes["crypto-isle"].values():
+        for s, _ in d.board.routes["crypto-isle"].values():
             counts[s] = counts.get(s, 0) + 1
         if counts:
             top = max(counts.values())
@@ -499,7 +499,7 @@ def _manual(game, state, p):
         return {"gdp": {str(owner): len({p_ for p_, _, _ in game.routes_of(state, owner)})}}
     if src == "eu-exported-regulations" and owner is not None:
         mine = {p_ for p_, _, _ in game.routes_of(state, owner)}
-        n = sum(1 for p_ in mine for s, _ in d.routes[p_].values() if s != owner)
+        n = sum(1 for p_ in mine for s, _ in d.board.routes[p_].values() if s != owner)
         return {"gdp": {str(owner): n}} if n else {}
     if src == "currency-manipulation" and owner is not None and p.get("targets"):
         t = p["targets"][0]

@@ -3,7 +3,7 @@ bots that drive a game to a chosen moment."""
 import random
 
 from companion.core.clock import FakeClock
-from companion.core.game import apply, new_state
+from companion.core.game import apply, new_state, settle
 from companion.core.log import MemoryLog
 from companion.core.session import Session
 from companion.games import get
@@ -40,6 +40,15 @@ class Table:
         apply(GAME, self.st, {"kind": "move", "seat": seat, "move": move, "args": args,
                               "salt": SALT, "at": self.now})
         return self.st.notices
+
+    def begin(self, phase):
+        """Run ``phase``'s ``on_begin`` on this state (the phase is not entered: ``st.phase``
+        stays as the test set it). :meth:`settle` runs what it queued."""
+        GAME.phases[phase].on_begin(self.st)
+
+    def settle(self):
+        """Let the flow settle, as after a command: pending steps run, the prompts follow."""
+        settle(GAME, self.st)
 
     def table(self, move, **args):
         return self.do(None, move, **args)

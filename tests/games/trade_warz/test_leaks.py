@@ -96,7 +96,7 @@ def test_policy_choice_does_not_leak(edition):
         a = options[0]
         b = options[1] if len(options) > 1 else None
         s.execute(owner, "choose_policy", {"card": a})
-        if not s.state.windows[GAME._policy_wid(s.state)].is_revealed():
+        if not s.state.windows[GAME.moves["choose_policy"].sealed(s.state, None)].is_revealed():
             alt = _alt(s, owner, "choose_policy", {"card": b})
             _check(s, alt, owner, json.dumps(a))
             found += 1

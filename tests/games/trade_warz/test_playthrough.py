@@ -35,11 +35,11 @@ def card_census(state):
     for k in d.decks:
         c.update(d.decks[k])
         c.update(d.discards[k])
-    c.update(t["card"] for t in d.in_play)
-    c.update(p for p in d.policy if p)
-    for slots in d.routes.values():
+    c.update(t["card"] for t in d.board.in_play)
+    c.update(p for p in d.board.policy if p)
+    for slots in d.board.routes.values():
         c.update(cid for _, cid in slots.values())
-    for p in d.placements:
+    for p in d.trade.placements:
         if p["state"] == "down":
             c[state.windows[p["window"]].entries[p["seat"]].choice["card"]] += 1
         elif p["state"] in ("up", "won"):
@@ -52,8 +52,8 @@ def starting_cards(state):
     db = GAME.db
     c = collections.Counter()
     for kind in d.decks:
-        c.update(db.deck(d.edition, kind, leaders=d.leaders))
-    for lid in d.leaders:
+        c.update(db.deck(d.edition, kind, leaders=d.board.leaders))
+    for lid in d.board.leaders:
         c.update(db.leader_deck(d.edition, lid))
     return c
 
