@@ -231,7 +231,6 @@ class Computed:
         return DONE
 
     def _c_fewer_routes_gain(self, state, job, e, targets):
-        d = state.data
         owner = job["owner"]
         if not targets:
             self._computed_note(state, job, e, skipped="no opponent can be targeted")

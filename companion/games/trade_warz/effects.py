@@ -264,7 +264,6 @@ class Effects:
         return got
 
     def _apply_draw(self, state, job, e, x):
-        d = state.data
         deck = e.deck or "any"
         if deck == "policy" and "policy" not in self.ix(state).draw_piles:
             deck = "personal"

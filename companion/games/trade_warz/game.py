@@ -111,24 +111,6 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         """Rules version 2 or later (computed effects, the Draw counted when drawn)."""
         return state.config.get("rules", RULES_VERSION) >= 2
 
-    def resolve_options(self, given):
-        """The options, plus ``rules``: the rules version the session is played under (a stored
-        log keeps it; one recorded before version 2 has exactly the version-1 options)."""
-        given = dict(given or {})
-        version = given.pop("rules", None)
-        out = super().resolve_options(given)
-        if version is None:
-            version = 1 if set(given) == V1_OPTIONS else RULES_VERSION
-        if version not in (1, RULES_VERSION):
-            raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
-        out["rules"] = version
-        return out
-
-    @staticmethod
-    def v2(state):
-        """Rules version 2 or later (computed effects, the Draw counted when drawn)."""
-        return state.config.get("rules", RULES_VERSION) >= 2
-
     def __init__(self, rules=None):
         self.rules = rules or default_rules()
         self.db = default_db()
