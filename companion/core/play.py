@@ -137,10 +137,19 @@ def play_one(game, players, gseed, seat_bots, options=None):
     return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
 
 
-def _play_chunk(game_name, players, seeds, bots, options):
-    """Worker: play the games of these seeds; small per-game records only."""
-    from companion.games import get
-    game = get(game_name)
+def _game_from(ref):
+    """The game a worker process plays: ``ref`` is the game's class as ``(module, name)``
+    (a process cannot be handed the game itself; the core never imports the games)."""
+    import importlib
+    module, name = ref
+    return getattr(importlib.import_module(module), name)()
+
+
+def _play_chunk(game, players, seeds, bots, options):
+    """Play the games of these seeds; small per-game records only. ``game``: the game, or in a
+    worker process its class's ``(module, name)``."""
+    if isinstance(game, tuple):
+        game = _game_from(game)
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for gseed in seeds:
@@ -168,7 +177,7 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
     if jobs == 1 or games < 50:
         step = max(1, min(200, games // 20 or 1))
         for i in range(0, games, step):
-            results.extend(_play_chunk(game.name, players, seeds[i:i + step], bots, options))
+            results.extend(_play_chunk(game, players, seeds[i:i + step], bots, options))
             if progress is not None:
                 progress(len(results), games)
     else:
@@ -178,8 +187,8 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
         size = max(10, games // (workers * 8))
         chunks = [seeds[i:i + size] for i in range(0, games, size)]
         with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            futures = [ex.submit(_play_chunk, game.name, players, c, bots, options)
-                       for c in chunks]
+            ref = (type(game).__module__, type(game).__qualname__)
+            futures = [ex.submit(_play_chunk, ref, players, c, bots, options) for c in chunks]
             for f in futures:
                 results.extend(f.result())
                 if progress is not None:

@@ -95,14 +95,15 @@ class Session:
         return cls(game, log, session_id, [first], state, clock, entropy, wall)
 
     @classmethod
-    def load(cls, log, session_id, games=None, clock=None, entropy=os.urandom, wall=time.time):
-        """Resume a session from its log. The session clock continues from the last record."""
+    def load(cls, log, session_id, *, games, clock=None, entropy=os.urandom,
+             wall=time.time):
+        """Resume a session from its log; ``games(name)`` gives the game it was played (the
+        registry, ``companion.games.get``: the core never imports the games). The session clock
+        continues from the last record."""
         records = log.read(session_id)
         if not records or records[0].get("type") != "SessionStarted":
             raise SessionFileError(f"{getattr(log, 'path', 'the log')}: session {session_id} "
                                    f"does not begin with SessionStarted; nothing was changed.")
-        if games is None:
-            from companion.games import get as games
         game = games(records[0]["game"])
         try:
             state = fold(game, records)

@@ -247,10 +247,14 @@ def refresh(entries):
     return entries
 
 
-def legacy_records(entry):
+def legacy_log(entry):
     rel, k = entry["source"]
     with gzip.open(HERE.parent / rel, "rt") as f:
-        return json.load(f)[k]["records"]
+        return json.load(f)[k]
+
+
+def legacy_records(entry):
+    return legacy_log(entry)["records"]
 
 
 def load():

@@ -30,3 +30,6 @@ def test_a_stored_session_replays_to_the_same_views_and_outcome(i):
         assert got == want, (f"the views differ after version {v + 1} of {len(pins)}: "
                              f"{records[v]}")
     assert outcome == e["outcome"]
+    if e.get("legacy"):                 # and as it ended on the code that recorded it
+        recorded = rec.legacy_log(e)["outcome"]
+        assert {k: outcome[k] for k in recorded} == recorded

@@ -16,7 +16,7 @@ def main(db, session_id, seed):
         s = Session.start(game, ["A", "B", "C", "D"], log, seed=int(seed))
         print(f"SESSION {s.id}", flush=True)
     else:
-        s = Session.load(log, session_id)
+        s = Session.load(log, session_id, games=get)
     bots = resolve_bots(game, "random", 4)
     rng = random.Random(int(seed) + s.version)
     while not s.state.is_over():

@@ -23,7 +23,8 @@ from hardware.sim import ReaderSim
 from hardware.worker import DeviceLink, WorkerStarted, is_raspberry_pi
 
 from ..core.toy import Toy
-from .test_worker import BUZZER, LATE_BOUND, Events, buzzer_plan, check_edges, wait_until
+from ..waiting import wait_until
+from .test_worker import BUZZER, LATE_BOUND, Events, buzzer_plan, check_edges
 
 GP = "great-powers"
 GP_VERSION = card_catalog(GP)["version"]

@@ -4,7 +4,6 @@ own browser context (own localStorage), 360 x 740 CSS pixels, touch. Screenshots
 screenshots/phone/ (git-ignored)."""
 import io
 import pathlib
-import time
 import urllib.request
 
 import pytest
@@ -13,6 +12,7 @@ from PIL import Image
 from companion.net.serve import TableServer
 from playwright.sync_api import sync_playwright
 from pyzbar.pyzbar import decode
+from ..waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "screenshots" / "phone"
@@ -150,15 +150,6 @@ def url_from_qr(server):
     with urllib.request.urlopen(f"http://127.0.0.1:{server.web.port}/qr.png", timeout=5) as r:
         [code] = decode(Image.open(io.BytesIO(r.read())))
     return code.data.decode()
-
-
-def wait_until(pred, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
 
 
 def start_table(tmp_path, table, game, players, **kw):

@@ -57,7 +57,7 @@ def run_sessions(args):
 
 def run_replay(args):
     log = open_log(args)
-    session = Session.load(log, args.id)
+    session = Session.load(log, args.id, games=get)
     again = fold(session.game, session.records)
     if again.fingerprint() != session.state.fingerprint():
         raise SessionFileError(f"{log.path}: session {args.id} does not replay to the same "

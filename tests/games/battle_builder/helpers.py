@@ -1,7 +1,5 @@
 """Helpers for Battle Builder tests: drive a real state through the core's apply path."""
-import json
 import random
-import re
 
 from companion.core.clock import FakeClock
 from companion.core.game import apply, new_state
@@ -11,7 +9,6 @@ from companion.games import get
 
 GAME = get("battle-builder")
 SALT = "ab" * 16
-HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def fresh(n=2, seed=1, **options):
@@ -105,6 +102,3 @@ def drive(state, until, bot="greedy", seed=0, limit=20000):
         do(state, seat, move, **args)
     raise AssertionError("never reached")
 
-
-def mask(obj):
-    return HEX64.sub("<commitment>", json.dumps(obj, sort_keys=True))
