@@ -39,7 +39,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from companion.core.errors import ConfigError
+from hardware.errors import HardwareConfigError
 
 ENV_VAR = "TABLE_COMPANION_HARDWARE"
 
@@ -61,10 +61,6 @@ DEFAULT_PHASE_COLOURS = {
 NEUTRAL = (60, 60, 60)
 
 VALID_PINS = range(0, 28)   # BCM GPIO numbers on the 40-pin header
-
-
-class HardwareConfigError(ConfigError):
-    """A hardware config file has a mistake. The message names the file and the key."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -377,7 +377,7 @@ def end_early(game, state):
     top = max(scores.values())
     state.finish([s for s in sorted(scores) if scores[s] == top],
                  "The table ended the game early; the scores as they stood.",
-                 scores)
+                 scores, code="ended_early")
 
 
 def _correct(game, state, seat, counter, delta, reason):

@@ -261,6 +261,7 @@ class Session:
         st = self.state
         if st.outcome is not None:
             summary = {"winners": st.outcome.winners, "reason": st.outcome.reason,
+                       "code": st.outcome.code,
                        "scores": {str(k): v for k, v in st.outcome.scores.items()},
                        "players": st.players, "phase_log": st.phase_log}
             summary.update(self.game.summary(st))

@@ -34,11 +34,14 @@ class Timer:
 
 @dataclasses.dataclass
 class Outcome:
-    """How a game ended: the winning seats, why, and the final scores."""
+    """How a game ended: the winning seats, why (a sentence), the final scores, and ``code``:
+    a short name for the way it ended that ``companion stats`` groups by (each game names its
+    own: ``last_turn``, ``boom``, ``stalled``...; the core's is ``ended_early``)."""
     winners: list
     reason: str
     scores: dict
     tiebreak: str | None = None
+    code: str = "end"
 
 
 class State:
@@ -183,8 +186,9 @@ class State:
                 if t.deadline is not None and t.deadline <= now]
 
     # -- ending -----------------------------------------------------------------------------
-    def finish(self, winners, reason, scores, tiebreak=None):
-        self.outcome = Outcome(list(winners), reason, dict(scores), tiebreak)
+    def finish(self, winners, reason, scores, tiebreak=None, code="end"):
+        """The game is over: ``code`` names how it ended (see :class:`Outcome`)."""
+        self.outcome = Outcome(list(winners), reason, dict(scores), tiebreak, code)
         self.prompts.clear()
         self.note("GameEnded", winners=list(winners), reason=reason, tiebreak=tiebreak)
 

@@ -71,6 +71,7 @@ def collect_stats(log, game=None):
     factions = collections.defaultdict(lambda: [0.0, 0])       # (game, faction)
     phase_time = collections.defaultdict(list)                 # (game, phase) -> durations
     games = collections.Counter()
+    ends = collections.Counter()                               # (game, outcome code)
     for info in log.sessions():
         if game and info.game != game:
             continue
@@ -78,6 +79,7 @@ def collect_stats(log, game=None):
             continue
         summ = info.summary
         games[info.game] += 1
+        ends[(info.game, summ.get("code") or "unrecorded")] += 1
         n = len(summ["players"])
         winners = summ["winners"]
         share = 1.0 / len(winners) if winners else 0.0
@@ -106,8 +108,10 @@ def collect_stats(log, game=None):
         ds = sorted(ds)
         phases.append({"game": g, "phase": phase, "count": len(ds), "total_s": sum(ds),
                        "mean_s": sum(ds) / len(ds), "median_s": ds[len(ds) // 2]})
+    endings = [{"game": g, "code": code, "games": k, "share": k / games[g]}
+               for (g, code), k in sorted(ends.items(), key=lambda kv: (kv[0][0], -kv[1]))]
     return {"sessions": dict(games), "seats": rows(seats), "factions": rows(factions),
-            "phases": phases}
+            "phases": phases, "endings": endings}
 
 
 def run_stats(args):
@@ -124,6 +128,9 @@ def run_stats(args):
         return 0
     for g, count in st["sessions"].items():
         print(f"{get(g).title}: {count} finished session{'s' if count != 1 else ''}")
+        print("  ended: " + ", ".join(f"{r['code'].replace('_', ' ')} {r['games']} "
+                                      f"({r['share']:.0%})"
+                                      for r in st["endings"] if r["game"] == g))
         print(f"  {'seat':>6} {'win rate':>9}  95% interval   games")
         for r in (r for r in st["seats"] if r["game"] == g):
             print(f"  {r['key'] + 1:>6} {r['win_rate']:9.1%}  {r['ci95'][0]:5.1%} - "

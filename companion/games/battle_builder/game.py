@@ -1143,12 +1143,15 @@ class BattleBuilder(Game):
         """VP as they stand (the table ends the game early)."""
         return {s: state.data.vp[s] for s in state.seats()}
 
-    def _end_game(self, state, winners, reason, tiebreak=None):
+    def _end_game(self, state, winners, reason, tiebreak=None, code=None):
+        """``code``: how it ended, by default the ``victory`` setting (most VP after the arc,
+        the threshold, categories, objectives, the championship final)."""
         d = state.data
         d.track["ended"] = state.now
         if not d.vp_curve or d.vp_curve[-1] != d.vp:
             d.vp_curve.append(list(d.vp))
-        state.finish(winners, reason, {s: d.vp[s] for s in state.seats()}, tiebreak)
+        state.finish(winners, reason, {s: d.vp[s] for s in state.seats()}, tiebreak,
+                     code=code or state.config["victory"])
 
     def _objective_met(self, state, seat, oid):
         o = self.rules.objectives[oid]
@@ -1248,7 +1251,8 @@ class BattleBuilder(Game):
         if d.ending["kind"] == "championship":
             self._end_game(state, [winner], "won the championship final")
         else:
-            self._end_game(state, [winner], "most VP", "sudden-death PvP")
+            self._end_game(state, [winner], "most VP", "sudden-death PvP",
+                           code="sudden_death")
 
     def _end_final(self, state):
         pass

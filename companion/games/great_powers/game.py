@@ -569,7 +569,8 @@ class GreatPowers(Game):
         reason = "most VP after turn %d" % state.round
         if len(winners) > 1:
             tiebreak = (tiebreak + ", still tied: shared") if tiebreak else "shared win"
-        state.finish(winners, reason, {s: vp[s] for s in state.seats()}, tiebreak)
+        state.finish(winners, reason, {s: vp[s] for s in state.seats()}, tiebreak,
+                     code="last_turn")
 
     # -- corrections ------------------------------------------------------------------------------
     def get_counter(self, state, seat, counter):

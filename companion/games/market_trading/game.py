@@ -240,12 +240,12 @@ class MarketTrading(Game):
         """Points taken from the bowls so far (the table ends the game early)."""
         return {s: self.rules.bowl - state.data.bowl[s] for s in state.seats()}
 
-    def _finish(self, state, winners, reason, tiebreak=None):
+    def _finish(self, state, winners, reason, tiebreak=None, code="emptied_bowl"):
         d = state.data
         if not d.vp_curve or d.vp_curve[-1] != d.earned:
             d.vp_curve.append(list(d.earned))
         scores = {s: self.rules.bowl - d.bowl[s] for s in state.seats()}
-        state.finish(winners, reason, scores, tiebreak)
+        state.finish(winners, reason, scores, tiebreak, code=code)
 
     def usable(self, state, seat):
         """Improvements ``seat`` may still use in this step: {id: index into built}."""
@@ -323,7 +323,7 @@ class MarketTrading(Game):
         winners = [s for s in state.seats() if d.earned[s] == best]
         d.stalled = True
         self._finish(state, winners, f"{why}; most points wins",
-                     "shared" if len(winners) > 1 else None)
+                     "shared" if len(winners) > 1 else None, code="stalled")
 
     # == 2 and 4. Trade and improve ===============================================================
     def _begin_trade(self, state):

@@ -175,4 +175,5 @@ class IncomeAndCleanup:
     def _finish(self, state, winners, reason, tiebreak):
         d = state.data
         d.end = "boom" if "Economic Boom" in reason else "close"
-        state.finish(winners, reason, {s: d.gdp[s] for s in range(state.n)}, tiebreak)
+        state.finish(winners, reason, {s: d.gdp[s] for s in range(state.n)}, tiebreak,
+                     code=d.end)
