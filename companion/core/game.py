@@ -100,6 +100,7 @@ class Game:
     counters: tuple = ()          # names a manual correction may change
     bots: dict = {}               # name -> callable(game, state, seat, rng) -> (move, args)
     steps: dict = {}              # step kind -> fn(state, step) (core/flow.py)
+    reveal_count = "auto"         # the 3-2-1 beeps: at every reveal, when a notice asks, off
 
     # -- set-up -----------------------------------------------------------------------------
     def resolve_options(self, given: dict | None) -> dict:
@@ -133,6 +134,11 @@ class Game:
 
     def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
         raise NotImplementedError
+
+    def cue(self, state: State) -> dict | None:
+        """What the table's light should show now besides the phase, game-neutral (e.g.
+        ``{"upkeep": "C"}`` while the C step of Trade Warz's Upkeep resolves). Default: none."""
+        return None
 
     def any_time_moves(self, state: State, seat) -> tuple:
         """Names of ``any_time`` moves ``seat`` may make now although no prompt asks for them

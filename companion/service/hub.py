@@ -606,7 +606,22 @@ class Hub:
                 "game": self.game_name, "options": self.options,
                 "seats": [s.public() for s in self.seats],
                 "scan": self.last_scan,
-                "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts]}
+                "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts],
+                "devices": self._devices_part()}
+
+    def _devices_part(self):
+        """What the buzzer and the light follow, game-neutral (the hardware glue reads only
+        this view): the game's light cue and how it wants reveals counted down."""
+        s = self.session
+        if s is None:
+            return {"cue": None, "reveal_count": "auto"}
+        return {"cue": s.game.cue(s.state), "reveal_count": s.game.reveal_count}
+
+    def session_time(self):
+        """The session clock now (None without a session), to turn a view's deadlines into
+        the devices' monotonic time."""
+        with self._lock:
+            return self.session.clock.now() if self.session is not None else None
 
     def public_view(self):
         with self._lock:
@@ -621,6 +636,7 @@ class Hub:
         with self._lock:
             hub = self._hub_part()
             hub.pop("alerts")
+            hub.pop("devices")
             if self.session is None:
                 return {"v": 1, "hub": hub, "phase": "lobby", "seat": seat}
             view = self.session.seat_view(seat)
@@ -634,6 +650,7 @@ class Hub:
             hub = self._hub_part()
             seat_hub = dict(hub)
             seat_hub.pop("alerts")
+            seat_hub.pop("devices")
             seats = range(len(self.seats)) if seats is None else seats
             if self.session is None:
                 return ({"v": 1, "hub": hub, "phase": "lobby"},

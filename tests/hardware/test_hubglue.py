@@ -77,6 +77,10 @@ class Clockwork(Game):
     def public_view(self, state):
         return {"upkeep": {"current": state.data["upkeep"]}}
 
+    def cue(self, state):
+        letter = state.data["upkeep"]
+        return {"upkeep": letter} if letter else None
+
 
 def make_hub(game=None):
     def games(name):
@@ -290,7 +294,7 @@ def test_a_game_can_ask_for_the_count_or_turn_it_off(link):
     link.cancel_all()
 
 
-def test_the_light_shows_the_upkeep_step_of_the_games_view(link):
+def test_the_light_shows_the_upkeep_cue_the_game_gives(link):
     hub = make_hub(Clockwork())
     hub.configure("clockwork", players=2)
     glue = attach(hub, link)
@@ -304,11 +308,13 @@ def test_the_light_shows_the_upkeep_step_of_the_games_view(link):
     hub.table_move("upkeep", {"letter": None})
     assert glue.flush()
     assert link.status()["light"] == ("colour", NEUTRAL)
-    # Trade Warz exposes its current step where the glue looks for it
+    # the glue reads the cue from the hub's public view, never the game's own view
+    assert hub.public_view()["hub"]["devices"] == {"cue": None, "reveal_count": "auto"}
+    # Trade Warz gives its current Upkeep step as the cue (none before the first Upkeep)
     tw = make_hub()
     tw.configure("trade-warz", players=3)
     tw.start(seed=1)
-    assert tw.public_view()["game_view"]["upkeep"] == {"steps": [], "current": None}
+    assert tw.public_view()["hub"]["devices"]["cue"] is None
 
 
 # --- the card reader -----------------------------------------------------------------------------

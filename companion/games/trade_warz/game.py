@@ -319,6 +319,14 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
                 self.v2(state):
             self._refresh_draw(state)
 
+    def cue(self, state):
+        """The light follows the Upkeep step that is resolving (C, M, Y or K)."""
+        if state.data is None or state.phase != "upkeep":
+            return None
+        letter = next((st["letter"] for st in state.data.upkeep if st["state"] == "current"),
+                      None)
+        return {"upkeep": letter} if letter else None
+
     def _flip_checked(self, state):
         return not state.data.disputes.check
 

@@ -119,6 +119,7 @@ def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour(auto):
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual", "adjust") and "Crypto Isle" in p["text"]
     assert steps["K"]["state"] == "current" and steps["M"]["state"] == "done"
+    assert GAME.cue(t.st) == {"upkeep": "K"}             # the table's light shows the step
     t.table("confirm_manual", gdp={"2": 1})
     assert d.gdp[2] == 11 and t.st.question() is None
 
