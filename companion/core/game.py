@@ -22,6 +22,7 @@ from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTu
                      UnknownMoveError)
 from .flow import run as run_steps
 from .state import State
+from .views import Observation
 
 
 def _nobody_to_prompt(state) -> bool:
@@ -98,7 +99,8 @@ class Game:
     start_phase = ""
     moves: dict = {}
     counters: tuple = ()          # names a manual correction may change
-    bots: dict = {}               # name -> callable(game, state, seat, rng) -> (move, args)
+    bots: dict = {}               # name -> bot(game, observation, rng) -> (move, args)
+    observation = Observation     # what a bot is shown (core/views.py); games subclass it
     steps: dict = {}              # step kind -> fn(state, step) (core/flow.py)
     reveal_count = "auto"         # the 3-2-1 beeps: at every reveal, when a notice asks, off
 
@@ -134,6 +136,10 @@ class Game:
 
     def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
         raise NotImplementedError
+
+    def observe(self, state: State, seat):
+        """What ``seat`` (None: the table) may know now, for a bot (:class:`Observation`)."""
+        return self.observation(self, state, seat)
 
     def cue(self, state: State) -> dict | None:
         """What the table's light should show now besides the phase, game-neutral (e.g.

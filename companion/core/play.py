@@ -1,13 +1,15 @@
 """Driving a session with bots, and simulating many games (pure: no I/O but the log given).
 
-A bot is ``bot(game, state, seat, rng) -> (move, args)`` answering ``state.prompts[seat]``;
-``seat`` is ``None`` for a table prompt (a confirmation the table would tap).
+A bot is ``bot(game, view, rng) -> (move, args)`` answering ``view.prompt``: ``view`` is the
+seat's observation (:func:`.views.observe`: public facts and the seat's own, never the state);
+the table's bot gets the table's (seat ``None``: a confirmation the table would tap).
 """
 import math
 import random
 
 from .log import MemoryLog
 from .session import Session
+from .views import observe
 
 
 def resolve_bots(game, spec, n):
@@ -47,9 +49,9 @@ def play_out(session, bots, rng, max_commands=100_000):
         if seat is None:
             if table_bot is None:
                 raise RuntimeError(f"{game.title}: a table prompt but no table bot")
-            move, args = table_bot(game, state, None, rng)
+            move, args = table_bot(game, observe(game, state, None), rng)
         else:
-            move, args = bots[seat](game, state, seat, rng)
+            move, args = bots[seat](game, observe(game, state, seat), rng)
         session.execute(seat, move, args)
     raise RuntimeError("the game did not end")
 

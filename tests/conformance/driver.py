@@ -94,8 +94,8 @@ def one_command(s, rng, bots=None):
         return
     seat = min(state.prompts, key=lambda x: -1 if x is None else x)
     if seat is None:
-        move, args = game.table_bot(game, state, None, rng)
+        move, args = game.table_bot(game, game.observe(state, None), rng)
     else:
         bot = (bots or {}).get(seat) or game.bots["random"]
-        move, args = bot(game, state, seat, rng)
+        move, args = bot(game, game.observe(state, seat), rng)
     s.execute(seat, move, args)

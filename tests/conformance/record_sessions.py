@@ -208,9 +208,9 @@ def _one_command(s, bots, rng):
         return
     seat = min(state.prompts, key=lambda x: -1 if x is None else x)
     if seat is None:
-        move, args = game.table_bot(game, state, None, rng)
+        move, args = game.table_bot(game, game.observe(state, None), rng)
     else:
-        move, args = bots[seat](game, state, seat, rng)
+        move, args = bots[seat](game, game.observe(state, seat), rng)
     s.execute(seat, move, args)
 
 

@@ -59,3 +59,29 @@ def test_the_check_sees_a_stray_import_even_inside_a_function(tmp_path):
     assert violations(tmp_path, "companion/games", ALLOWED["companion/games"]) == [
         "companion/games/newgame/rules.py:6 imports companion.service",
         "companion/games/newgame/rules.py:7 imports kivy"]
+
+
+BOTS = sorted((ROOT / "companion" / "games").glob("*/bots.py"))
+
+
+@pytest.mark.parametrize("path", BOTS, ids=[p.parent.name for p in BOTS])
+def test_bots_decide_from_the_seats_observation_never_the_state(path):
+    """A bot is ``bot(game, view, rng)``: only the game's Observation class (which builds the
+    seat's view from the state) may touch the state; no bot function names it."""
+    tree = ast.parse(path.read_text())
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+                getattr(b, "id", None) == "Observation" for b in node.bases):
+            inside.update(id(n) for n in ast.walk(node))
+    bad = []
+    for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
+        if isinstance(node, ast.Name) and node.id == "state":
+            bad.append(f"{path.name}:{node.lineno} names the state")
+        elif isinstance(node, ast.Attribute) and node.attr in ("_state", "data", "prompts"):
+            bad.append(f"{path.name}:{node.lineno} reads .{node.attr}")
+        elif isinstance(node, ast.arg) and node.arg == "state":
+            bad.append(f"{path.name}:{node.lineno} takes the state")
+    assert bad == []

@@ -21,7 +21,7 @@ def main(db, session_id, seed):
     rng = random.Random(int(seed) + s.version)
     while not s.state.is_over():
         seat = min(s.state.prompts)
-        move, args = bots[seat](game, s.state, seat, rng)
+        move, args = bots[seat](game, game.observe(s.state, seat), rng)
         r = s.execute(seat, move, args)
         print(f"ACK {r.version}", flush=True)
     print("DONE", flush=True)

@@ -212,10 +212,10 @@ def drive(hub, until, rng, limit=400, skip=()):
             raise AssertionError(f"only {sorted(st.prompts)} may act in {st.phase}")
         seat = min(seats, key=lambda x: -1 if x is None else x)
         if seat is None:
-            move, args = game.table_bot(game, st, None, rng)
+            move, args = game.table_bot(game, game.observe(st, None), rng)
             hub.table_move(move, args)
         else:
-            move, args = game.bots["greedy"](game, st, seat, rng)
+            move, args = game.bots["greedy"](game, game.observe(st, seat), rng)
             hub.submit(seat, move, args)
     raise AssertionError("the game never got there")
 

@@ -47,12 +47,12 @@ def test_a_trade_warz_round_from_the_lobby_to_the_scores(tmp_path, start_app):
             if st.round >= 2 or st.is_over():
                 break
             if None in st.prompts:
-                move, args = game.table_bot(game, st, None, rng)
+                move, args = game.table_bot(game, game.observe(st, None), rng)
                 hub.table_move(move, args)
                 table_moves += 1
                 continue
             seat = min(st.prompts)
-            move, args = game.bots["greedy"](game, st, seat, rng)
+            move, args = game.bots["greedy"](game, game.observe(st, seat), rng)
             if move == "place_export":
                 reply = phones[seat].send("aim_export", {"partner": args["partner"],
                                                          "slot": args["slot"]})

@@ -247,8 +247,9 @@ class BattleBuilder(Game):
         )}
         self.steps = {"act": lambda st, step: engine.act_step(self, st, step),
                       "end_turn": lambda st, step: engine.end_turn_step(self, st, step)}
-        from .bots import BOTS
+        from .bots import BOTS, BBObservation
         self.bots = BOTS
+        self.observation = BBObservation
 
     # == set-up ===================================================================================
     def setup(self, state):

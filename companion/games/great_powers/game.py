@@ -109,8 +109,9 @@ class GreatPowers(Game):
                  label="Pick a side", choices=spec(ch.pick_side)),
         )}
         self.steps = {"score": self._score_step, "bonus": self._bonus_step}
-        from .bots import BOTS
+        from .bots import BOTS, GPObservation
         self.bots = BOTS
+        self.observation = GPObservation
 
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, state):

@@ -154,8 +154,9 @@ class MarketTrading(Game):
                  label="Forage", choices=spec(ch.forage)),
             Move("skip_forage", self._skip, "ForageSkipped", label="Don't forage"),
         )}
-        from .bots import BOTS
+        from .bots import BOTS, MTObservation
         self.bots = BOTS
+        self.observation = MTObservation
 
     # == set-up ===================================================================================
     def setup(self, state):

@@ -251,9 +251,10 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
               choices=self._ch_settle_mismatch, table=True,
               doc="keep: scanned or chosen; placement: which face-down Export (if asked)"),
         )}
-        from .bots import BOTS, table_bot
+        from .bots import BOTS, TWObservation, table_bot
         self.bots = BOTS
         self.table_bot = table_bot
+        self.observation = TWObservation
 
     def setup(self, state):
         cfg = state.config

@@ -84,7 +84,7 @@ def play_to_end(state, bot="greedy", seed=0, limit=20000):
         if state.is_over():
             return
         seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
+        move, args = b(GAME, GAME.observe(state, seat), rng)
         do(state, seat, move, **args)
     raise AssertionError("the game did not end")
 
@@ -98,7 +98,7 @@ def drive(state, until, bot="greedy", seed=0, limit=20000):
             return
         assert not state.is_over(), "the game ended first"
         seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
+        move, args = b(GAME, GAME.observe(state, seat), rng)
         do(state, seat, move, **args)
     raise AssertionError("never reached")
 

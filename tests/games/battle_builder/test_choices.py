@@ -175,7 +175,7 @@ def _at_shop(seed=1, **opts):
     rng = random.Random(seed)
     while s.state.phase != "shop":
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
     return s
 
 
@@ -236,7 +236,7 @@ def test_prepare_pvp_never_adds_up_to_more_tokens_than_you_have():
                     GAME.moves["prepare_pvp"].fn(st, seat, **args)
                     seen += 1
             seat = min(st.prompts)
-            s.execute(seat, *GAME.bots["random"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
         if seen > 400:
             break
     assert seen > 100
@@ -313,7 +313,7 @@ def test_a_sealed_attack_does_not_change_any_other_seat_legal_list():
         rng = random.Random(seed)
         while a.state.phase != "battle":
             seat = min(a.state.prompts)
-            move, args = GAME.bots["greedy"](GAME, a.state, seat, rng)
+            move, args = GAME.bots["greedy"](GAME, GAME.observe(a.state, seat), rng)
             a.execute(seat, move, args)
             b.execute(seat, move, args)
         p = a.state.prompts[0]

@@ -27,7 +27,7 @@ def until(s, cond, seed=0):
         if cond(s.state):
             return
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
     raise AssertionError("not reached")
 
 

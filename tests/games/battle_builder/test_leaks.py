@@ -27,7 +27,7 @@ def test_the_defence_deck_order_is_in_no_view():
     rng = random.Random(2)
     while s.state.phase != "battle":
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
     s.state.data.ddeck[0] = ["shield", "guard", "parry", "guard", "shield", "parry"]
     for view in (s.public_view(), s.seat_view(0), s.seat_view(1)):
         text = json.dumps(view)

@@ -51,7 +51,7 @@ def test_turn_timer_passes_for_seats_that_did_not_lock_in():
     rng = random.Random(1)
     while s.state.phase != "battle":
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
     bid = next(iter(s.state.data.battles))
     assert s.next_deadline() == pytest.approx(clock.now() + 45)
     s.execute(0, "play_turn", {"card": "jab", "stamina": 1})

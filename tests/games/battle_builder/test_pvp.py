@@ -285,7 +285,7 @@ def test_playtest_data_is_recorded_with_times_and_stored_with_the_session(tmp_pa
     rng = random.Random(7)
     while not s.state.is_over():
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
         clock.advance(2.0)
     summ = log.info(s.id).summary
     play = summ["playtest"]

@@ -97,7 +97,7 @@ def _to_action(seed, n=4, **opts):
     rng = random.Random(seed)
     while s.state.phase != "action":
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
     return s
 
 
@@ -163,7 +163,7 @@ def _to_bonus(bonus, tries=200):
                 if p.get("bonus") == bonus:
                     return s, seat
             seat = min(st.prompts)
-            s.execute(seat, *GAME.bots["random"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
     raise AssertionError(f"no {bonus} bonus in {tries} games")
 
 
@@ -203,7 +203,7 @@ def test_war_sides_are_picked_by_name():
                     [st.players[x] for x in p["candidates"]]
                 assert "Army" in spec["options"][0]["detail"]
                 return
-            s.execute(seat, *GAME.bots["greedy"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(st, seat), rng))
     raise AssertionError("no Great War in 300 games")
 
 

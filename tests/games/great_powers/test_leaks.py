@@ -25,6 +25,6 @@ def test_peeked_event_is_private_to_the_peeker():
             assert eid not in json.dumps(st_session.public_view()["game_view"])
             seen += 1
         seat = min(st.prompts)
-        st_session.execute(seat, *bots[seat](GAME, st, seat, rng))
+        st_session.execute(seat, *bots[seat](GAME, GAME.observe(st, seat), rng))
     assert seen > 0
 

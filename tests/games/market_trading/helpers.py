@@ -45,7 +45,7 @@ def play_to_end(state, bot="greedy", seed=0, limit=20000):
         if state.is_over():
             return
         seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
+        move, args = b(GAME, GAME.observe(state, seat), rng)
         do(state, seat, move, **args)
     raise AssertionError("the game did not end")
 
@@ -54,5 +54,5 @@ def step(state, bot="greedy", seed=0):
     """One bot command."""
     rng = random.Random(seed)
     seat = min(state.prompts)
-    move, args = GAME.bots[bot](GAME, state, seat, rng)
+    move, args = GAME.bots[bot](GAME, GAME.observe(state, seat), rng)
     do(state, seat, move, **args)

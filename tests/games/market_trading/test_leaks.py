@@ -19,5 +19,5 @@ def test_the_deck_order_is_in_no_view_or_history():
             assert order not in text
         assert s.public_view()["game_view"]["deck"] == len(d.deck)
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
 

@@ -65,9 +65,9 @@ class Table:
         st = self.st
         seat = min(st.prompts, key=lambda s: -1 if s is None else s)
         if seat is None:
-            move, args = GAME.table_bot(GAME, st, None, self.rng)
+            move, args = GAME.table_bot(GAME, GAME.observe(st, None), self.rng)
         else:
-            move, args = GAME.bots[bot](GAME, st, seat, self.rng)
+            move, args = GAME.bots[bot](GAME, GAME.observe(st, seat), self.rng)
         return self.do(seat, move, **args)
 
     def until(self, pred, bot="greedy", limit=5000):
@@ -109,8 +109,8 @@ def drive(sess, pred, bot="greedy", rng=None, limit=20000):
             continue
         seat = min(st.prompts, key=lambda s: -1 if s is None else s)
         if seat is None:
-            mv = GAME.table_bot(GAME, st, None, rng)
+            mv = GAME.table_bot(GAME, GAME.observe(st, None), rng)
         else:
-            mv = GAME.bots[bot](GAME, st, seat, rng)
+            mv = GAME.bots[bot](GAME, GAME.observe(st, seat), rng)
         sess.execute(seat, *mv)
     raise AssertionError("never got there")

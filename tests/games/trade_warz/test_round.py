@@ -508,7 +508,7 @@ def resolve_disputes(t, bids, choices):
             break
         seat = min(p, key=lambda s: -1 if s is None else s)
         if seat is None:
-            t.table(*GAME.table_bot(GAME, t.st, None, t.rng))
+            t.table(*GAME.table_bot(GAME, GAME.observe(t.st, None), t.rng))
             continue
         mv = p[seat]["moves"][0]
         if mv == "choose_dispute":

@@ -207,6 +207,6 @@ def test_whole_game_through_the_hub_with_next_for_every_table_prompt(edition):
             hub.next()                                   # the table's Next button
             continue
         seat = min(st.prompts)
-        hub.submit(seat, *GAME.bots["random"](GAME, st, seat, rng))
+        hub.submit(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
     assert {"policy_check", "export_check"} <= steps
     assert hub.public_view()["outcome"]["winners"]
