@@ -340,9 +340,10 @@ class TableApp(App):
         (at least two), whatever the game does next, so the buzzer moment is seen."""
         for n in notices:
             if n.get("kind") == "TimerExpired" and "to" not in n and self.time_hold:
+                now = Clock.get_boottime()
                 self.moment = {"kind": "time", "timer": n.get("timer") or "",
-                               "session": view.get("session"),
-                               "until": Clock.get_boottime() + max(2.0, self.time_hold)}
+                               "session": view.get("session"), "since": now,
+                               "until": now + max(2.0, self.time_hold)}
                 if self._moment_ev is not None:
                     self._moment_ev.cancel()
                 self._moment_ev = Clock.schedule_once(self.end_moment,
@@ -385,6 +386,9 @@ class TableApp(App):
             s.tick(now)
 
     def _tick_timer_chip(self):
+        if self.moment.get("kind") == "time":        # the buzzer moment: 0:00 everywhere
+            self.timer_text, self.timer_mode = "0:00", "done"
+            return
         name, t = model.main_timer(self.view)
         if t is None:
             self.timer_text, self.timer_mode = "", ""

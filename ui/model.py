@@ -94,7 +94,7 @@ def names(view: dict, seats) -> str:
 def waiting_text(view: dict) -> str:
     w = view.get("waiting") or []
     if view.get("table_prompt"):
-        return "The table: tap Next to go on."
+        return "The table's turn: its buttons are below."
     if not w:
         return ""
     return f"Waiting for {names(view, w)}."
