@@ -24,6 +24,18 @@ def add_data_arg(p, what="play"):
                         f".toml file) instead of the shipped data")
 
 
+def use_table_data(args):
+    """``run``/``serve --data DIR``: this process plays the edited copy (for ``--game``, else for
+    the game whose data folder DIR copies): the hub, the card reader's catalog and the screens
+    all see it, and the sessions record it. Returns a sentence for the console, or None."""
+    if not getattr(args, "data", None):
+        return None
+    from companion import games
+    name = args.game or games.detect(args.data)
+    game = games.use_data(name, args.data)
+    return f"{game.title} plays {game.data_ref.label}."
+
+
 def _options(pairs):
     """``--option key=value`` pairs; values parsed as JSON where they can be."""
     out = {}
