@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 MODULES = ["companion.core.sealed", "companion.core.clock", "companion.core.play",
-           "companion.core.datafile"]
+           "companion.core.datafile", "companion.core.choices", "companion.cardcodes"]
 
 
 @pytest.mark.parametrize("name", MODULES)
