@@ -53,8 +53,8 @@ def _ci_bars(ax, labels, groups, ylabel, fair=None):
                 continue
             xs.append(i - 0.4 + width * (g + 0.5))
             ys.append(r["win_rate"])
-            lo.append(r["win_rate"] - r["ci95"][0])
-            hi.append(r["ci95"][1] - r["win_rate"])
+            lo.append(max(0.0, r["win_rate"] - r["ci95"][0]))     # 0.99999... vs 1.0
+            hi.append(max(0.0, r["ci95"][1] - r["win_rate"]))
         ax.bar(xs, ys, width * 0.92, color=colour, hatch=hatch, edgecolor="#333333",
                linewidth=0.5, label=name, yerr=[lo, hi], capsize=3, ecolor="#222222")
     if fair is not None:

@@ -201,3 +201,17 @@ def test_report_errors_are_sentences(store, tmp_path, capsys):
     code = main(["report", "great-powers", "--db", store["db"], "--players", "9",
                  "--out", str(tmp_path / "x")])
     assert code == 1 and "3-8 players" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game, section", [("battle-builder", "Monster battles won per "
+                                                              "difficulty"),
+                                           ("market-trading", "Market Trading's own figures")])
+def test_the_other_games_pages(game, section, tmp_path, capsys):
+    out = tmp_path / game
+    code = main(["report", game, "--db", str(tmp_path / "empty.db"), "--simulate", "4",
+                 "--players", "2", "--out", str(out)])
+    said = capsys.readouterr().out
+    assert code == 0 and "simulated: 4 games" in said
+    page = (out / "report.html").read_text()
+    assert section in page and "Win rate per seat" in page
+    assert "No timed table sessions yet" in page
