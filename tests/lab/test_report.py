@@ -215,3 +215,18 @@ def test_the_other_games_pages(game, section, tmp_path, capsys):
     page = (out / "report.html").read_text()
     assert section in page and "Win rate per seat" in page
     assert "No timed table sessions yet" in page
+
+
+def test_matplotlib_stays_out_of_the_core_and_the_table():
+    """Only the report's plots import matplotlib; the rules core, the games, the hub and the
+    table screen's summary never do."""
+    import subprocess
+    import sys
+    code = ("import sys, companion.core.session, companion.core.play, companion.games, "
+            "companion.service.hub, companion.lab.facts, companion.lab.report, "
+            "companion.lab.export, companion.lab.transcript, companion.cli.main; "
+            "from companion.cli.main import build_parser; build_parser(); "
+            "assert 'matplotlib' not in sys.modules, 'matplotlib was imported'")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[2])
+    assert p.returncode == 0, p.stderr
