@@ -14,7 +14,7 @@ from companion.core.play import wilson
 from companion.core.session import fold
 from companion.core.errors import ConfigError, SessionFileError
 from companion.games import get, shipped
-from companion.lab.data import load_session
+from companion.lab.data import label, load_session
 from companion.lab.facts import is_bot_session
 
 
@@ -96,7 +96,6 @@ def run_replay(args):
     print(final_table(session))
     data = session.state.config.get("data")
     if data and data.get("dir"):
-        from companion.lab.data import label
         print(f"Data: {label(data)}")
     return 0
 
@@ -107,6 +106,7 @@ def collect_stats(log, game=None):
     phase_time = collections.defaultdict(list)                 # (game, phase) -> durations
     games = collections.Counter()
     timed = collections.Counter()                              # sessions a table played
+    datas = collections.defaultdict(collections.Counter)       # game -> data label -> count
     for info in log.sessions():
         if game and info.game != game:
             continue
@@ -114,6 +114,7 @@ def collect_stats(log, game=None):
             continue
         summ = info.summary
         games[info.game] += 1
+        datas[info.game][label((info.meta.get("options") or {}).get("data"))] += 1
         n = len(summ["players"])
         winners = summ["winners"]
         share = 1.0 / len(winners) if winners else 0.0
@@ -143,12 +144,13 @@ def collect_stats(log, game=None):
     phases = []
     for (g, phase), ds in sorted(phase_time.items()):
         ds = sorted(ds)
-        label = _phase_label(g, phase)
-        phases.append({"game": g, "phase": phase, "label": label, "count": len(ds),
+        shown = _phase_label(g, phase)
+        phases.append({"game": g, "phase": phase, "label": shown, "count": len(ds),
                        "total_s": sum(ds), "mean_s": sum(ds) / len(ds),
                        "median_s": ds[len(ds) // 2]})
     return {"sessions": dict(games), "timed": dict(timed), "seats": rows(seats),
-            "factions": rows(factions), "phases": phases}
+            "factions": rows(factions), "phases": phases,
+            "data": {g: dict(c) for g, c in datas.items()}}
 
 
 def _phase_label(game, phase):
@@ -173,6 +175,10 @@ def run_stats(args):
         return 0
     for g, count in st["sessions"].items():
         print(f"{get(g).title}: {count} finished session{'s' if count != 1 else ''}")
+        seen = st["data"].get(g) or {}
+        if len(seen) > 1:           # say it: these figures mix decks (companion report won't)
+            print("  played with more than one set of data (`companion report` keeps them "
+                  "apart): " + "; ".join(f"{n} with {d}" for d, n in seen.items()))
         print(f"  {'seat':>6} {'win rate':>9}  95% interval   games")
         for r in (r for r in st["seats"] if r["game"] == g):
             print(f"  {r['key'] + 1:>6} {r['win_rate']:9.1%}  {r['ci95'][0]:5.1%} - "
