@@ -125,6 +125,7 @@ class Hub:
         self._marked = 0.0                  # monotonic time of the last clock heartbeat
         self._timer_thread = None
         self._stopping = False
+        self.next_seed = None               # the seed of the next start, once (serve --seed)
         self._restore_lobby(kept.get("lobby"))
 
     # -- what a table keeps between runs ------------------------------------------------------------
@@ -352,10 +353,15 @@ class Hub:
 
     # -- starting and resuming --------------------------------------------------------------------
     def start(self, seed=None):
+        """Start the game set up in the lobby. ``seed``: the deal (default: ``next_seed``
+        once, as ``companion serve --seed`` sets it, else a random one)."""
         with self._lock:
             if self.game_name is None:
                 raise ConfigError("Choose a game first.")
             game = self.games(self.game_name)
+            if seed is None:
+                seed = self.next_seed
+            self.next_seed = None
             seats = [{"name": s.name, "token_hash": s.token_hash, "phone": s.phone}
                      for s in self.seats]
             self.session = Session.start(
