@@ -506,6 +506,10 @@
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent." };
       if (p.key) delete S.answers[p.key];
+      // the question is answered: its pickers close (an open form with nothing chosen reads
+      // as if the move had not been taken)
+      const session = S.view && S.view.session;
+      if (session && S.openMove[session] === p.move) S.openMove[session] = null;
       vibrate(30);
     } else {
       S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
@@ -757,6 +761,7 @@
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
     if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
+    if (v.game === "trade-warz") return [v.phase === "trade"];
     return null;
   }
   function gameStats(v, gv) {
@@ -784,6 +789,12 @@
         out.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
       }
       if (p.facedown && p.facedown.length) out.push(el("p", { class: "muted", text: "Your face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + partnerName(v, f.partner) + " slot " + f.slot).join("; ") }));
+      // where the next card put on the table's reader goes (Aim), so the player knows the
+      // aim was taken and what to do next
+      if (Array.isArray(p.aim) && p.aim.length === 2 && v.phase === "trade") {
+        out.push(el("p", { class: "aim", data: { panel: "aim" } }, "Your next scanned Export goes to ",
+          el("b", { text: partnerName(v, p.aim[0]) + ", slot " + p.aim[1] }), ": put the card on the table's reader."));
+      }
     } else if (v.game === "battle-builder") {
       const stats = el("div", { class: "stats" });
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
@@ -1447,7 +1458,8 @@
       const online = sid && sid in S.presence ? S.presence[sid] : !!(seats[i] && seats[i].online);
       const tags = [];
       if (i === mySeat) tags.push(el("span", { class: "tag you", text: "you" }));
-      if (st.phase === "lobby" && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
+      // a seat nobody has joined yet (a late joiner may still take it), in the game too
+      if (!st.outcome && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       if (st.outcome) { /* the game is over: nobody is choosing or to play */ } else
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
