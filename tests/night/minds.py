@@ -145,13 +145,15 @@ def trade_warz(view, rng, memo):
         def pick(s, opts, args):
             if s["kind"] == "counts":        # a Policy or two, the rest Exports
                 ok = enabled(opts)
-                pol = next((o for o in ok if o["value"] == "policy"), None)
+                # Tariff Warz's Policies come from the player's own pile
+                pol = next((o for o in ok if o["value"] == "policy"), None) or \
+                    next((o for o in ok if o["value"] == "personal"), None)
                 got = {}
                 if pol is not None and s.get("total", 0) >= 3:
-                    got["policy"] = min(2, int(pol.get("max", 2)))
+                    got[pol["value"]] = min(2, int(pol.get("max", 2)))
                 rest = dict(s, total=s["total"] - sum(got.values())) if "total" in s else s
-                more = fill_counts(rest, [o for o in ok if o["value"] != "policy"],
-                                   prefer=("export",))
+                more = fill_counts(rest, [o for o in ok if pol is None or
+                                          o["value"] != pol["value"]], prefer=("export",))
                 if more is SKIP:
                     return fill_counts(s, ok, prefer=("export", "policy"))
                 for k, n in more.items():
@@ -236,13 +238,13 @@ def battle_builder(view, rng, memo):
             if s["name"] == "stamina":
                 card = next((o for o in legal(view, "play_turn")["args"][0]["options"]
                              if o["value"] == args.get("card")), {})
-                return min(s["max"], max(s["min"], card.get("min_stamina", 0), 2))
+                return min(s["max"], max(s["min"], card.get("min_stamina", 0), 1))
             if s["name"] == "target" and ok:
                 return min(ok, key=lambda o: _hp(o))["value"]
             return SKIP
         return "play_turn", answer(moves["play_turn"]["args"], pick, rng)
     if "done_shopping" in moves:
-        key = ("shop", view.get("round"))
+        key = ("shop", view.get("round"))   # a card in each shop: battles end sooner
         if key not in memo and "buy" in moves:
             memo[key] = True
             attacks = [o for o in enabled(moves["buy"]["args"][0]["options"])
