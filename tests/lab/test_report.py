@@ -141,10 +141,10 @@ def test_report_page_and_csv(store, gp_report):
 
 def test_trade_warz_page_has_leaders_and_the_json(store, tmp_path, capsys):
     out = tmp_path / "tw"
-    code = main(["report", "trade-warz", "--db", store["db"], "--simulate", "6", "--out",
+    code = main(["report", "trade-warz", "--db", store["db"], "--simulate", "3", "--out",
                  str(out), "--json"])
     r = json.loads(capsys.readouterr().out)
-    assert code == 0 and r["live"] == 2 and r["simulated"] == 6 and r["players"] == 3
+    assert code == 0 and r["live"] == 2 and r["simulated"] == 3 and r["players"] == 3
     page = (out / "report.html").read_text()
     assert "Win rate per Leader" in page and "Trade Warz's own figures" in page
     with open(out / "groups.csv") as f:
@@ -208,10 +208,10 @@ def test_report_errors_are_sentences(store, tmp_path, capsys):
                                            ("market-trading", "Market Trading's own figures")])
 def test_the_other_games_pages(game, section, tmp_path, capsys):
     out = tmp_path / game
-    code = main(["report", game, "--db", str(tmp_path / "empty.db"), "--simulate", "4",
+    code = main(["report", game, "--db", str(tmp_path / "empty.db"), "--simulate", "2",
                  "--players", "2", "--out", str(out)])
     said = capsys.readouterr().out
-    assert code == 0 and "simulated: 4 games" in said
+    assert code == 0 and "simulated: 2 games" in said
     page = (out / "report.html").read_text()
     assert section in page and "Win rate per seat" in page
     assert "No timed table sessions yet" in page
