@@ -11,7 +11,6 @@ A *simulated* game is played here by bots and never stored.
 time per phase and per round): a pure function of the session's state.
 """
 import dataclasses
-import statistics
 
 from companion.core.datadir import DataRef
 from companion.core.game import apply, new_state
@@ -213,6 +212,3 @@ def game_summary(session) -> dict:
         "seconds": (max(ends) - min(starts)) if starts and ends else 0.0,
     }
 
-
-def median(xs):
-    return statistics.median(xs) if xs else None

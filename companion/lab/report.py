@@ -27,15 +27,8 @@ from .facts import is_bot_session, live_facts
 
 
 def data_ref(game) -> DataRef:
-    """The data a game was built with."""
-    ref = getattr(game, "data_ref", None)
-    if ref is not None:
-        return ref
-    from companion import games as registry       # a game that does not record its data yet
-    from companion.core.datadir import ref_for
-    rules = getattr(game, "rules", None)
-    version = getattr(rules, "version", "") or getattr(getattr(game, "db", None), "version", "")
-    return ref_for(registry.shipped_data_dir(game.name), version, shipped=True)
+    """The data a game was built with (every game records it; see core/datadir.py)."""
+    return game.data_ref
 
 
 class Selection:

@@ -10,6 +10,8 @@ import os
 from .cards import DATA_DIR, load
 from .game import TradeWarz
 
+__all__ = ["DATA_DIR", "GAME", "card_catalog", "from_data"]
+
 GAME = TradeWarz()
 
 
