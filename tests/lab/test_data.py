@@ -200,3 +200,17 @@ def test_serve_and_run_take_data_and_detect_the_game(tmp_path):
     empty.mkdir()
     with pytest.raises(ConfigError, match="no .toml data files"):
         games.detect(empty)
+
+
+def test_cards_printed_from_the_copy_are_the_tables_cards(tmp_path):
+    """`companion cards print --data DIR` and `run --data DIR` agree: the codes printed from
+    a copy carry the db-version the table playing that copy scans against."""
+    from companion import cardcodes
+    from companion.printing import print_set
+    copy = copy_of("great-powers", tmp_path)
+    edit(copy / "actions.toml", 'name = "Gilded Age"', 'name = "Golden Age"')
+    printed = print_set("great-powers", None, copy)
+    shipped_version = cardcodes.deck_version(games.card_catalog("great-powers"))
+    assert printed.version != shipped_version
+    games.use_data("great-powers", copy)
+    assert printed.version == cardcodes.deck_version(games.card_catalog("great-powers"))
