@@ -411,12 +411,18 @@ class Hub:
         out = []
         if s.state.is_over() or s.abandoned:
             return out
+        paused = {}                 # (kind, time left) -> how many: said once per group
         for t in list(s.state.timers.values()):
             if t.deadline is not None:
                 s.pause_timer(t.name)
                 left = math.ceil(s.state.timers[t.name].remaining - 1e-9)
-                out.append(f"the {t.name.replace('-', ' ')} timer is paused at "
-                           f"{left // 60}:{left % 60:02d}")
+                # "turn:b1.2" (one turn timer per battle) is a turn timer to the players
+                kind = t.name.split(":")[0].replace("-", " ")
+                key = (kind, f"{left // 60}:{left % 60:02d}")
+                paused[key] = paused.get(key, 0) + 1
+        for (kind, left), n in paused.items():
+            out.append(f"the {kind} timer is paused at {left}" if n == 1 else
+                       f"the {n} {kind} timers are paused at {left}")
         return out
 
     def resumable(self):
