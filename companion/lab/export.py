@@ -261,8 +261,9 @@ def _links_page(plays) -> str:
         link = bgstats_link(play)
         who = ", ".join(f"{p['name']} {p['score']}" + (" (won)" if p["winner"] else "")
                         for p in play["players"])
+        board = play["board"] if play["board"] != play["game"]["name"] else ""
         rows.append(f"<section><h2>{html.escape(play['game']['name'])}"
-                    f"{' · ' + html.escape(play['board']) if play['board'] else ''} · "
+                    f"{' · ' + html.escape(board) if board else ''} · "
                     f"{html.escape(play['playDate'])}</h2><p>{html.escape(who)}</p>"
                     f"<p><a href=\"{html.escape(link)}\">Add this play to BG Stats</a></p>"
                     f"<div class=qr>{_qr_svg(link)}</div></section>")
@@ -271,7 +272,8 @@ def _links_page(plays) -> str:
             "content='width=device-width,initial-scale=1'><title>Plays for BG Stats</title>"
             "<style>body{font:16px/1.4 system-ui,sans-serif;max-width:760px;margin:auto;"
             "padding:16px}section{border-bottom:1px solid #ddd;padding:8px 0}"
-            "h2{font-size:18px;margin:6px 0}.qr svg{width:260px;height:auto}</style></head>"
+            "h2{font-size:18px;margin:6px 0}.qr svg{width:420px;max-width:100%;height:auto}"
+            "</style></head>"
             "<body><h1>Plays for BG Stats</h1><p>On a phone with BG Stats, tap a link (or scan "
             "its code): BG Stats opens its import dialog with the game and the players.</p>"
             + body + "</body></html>")

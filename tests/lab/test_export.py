@@ -135,3 +135,27 @@ def test_export_errors_are_sentences(store, capsys):
                  str(store["dir"] / "x")])
     err = capsys.readouterr().err
     assert code == 1 and "No session 'nope'" in err and "Traceback" not in err
+
+
+def test_the_bgstats_page_scans(store, capsys):
+    """Each play's QR code, as Chromium draws the page, reads back as that play's link."""
+    from PIL import Image
+    from playwright.sync_api import sync_playwright
+    from pyzbar.pyzbar import decode
+    out = store["dir"] / "bg-page"
+    assert main(["sessions", "export", "--format", "bgstats", "--db", store["db"], "--out",
+                 str(out)]) == 0
+    capsys.readouterr()
+    shot = out / "page.png"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium",
+                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = b.new_page(viewport={"width": 900, "height": 900})
+            page.goto((out / "bgstats-plays.html").as_uri())
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            b.close()
+    plays = json.loads((out / "bgstats-plays.json").read_text())
+    read = sorted(c.data.decode() for c in decode(Image.open(shot)))
+    assert read == sorted(export.bgstats_link(p) for p in plays)
