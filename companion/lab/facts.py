@@ -64,8 +64,8 @@ class Facts:
 def lead_changes(curve) -> int:
     """How often the sole leader changed from one round to the next (ties keep the last one).
 
-    >>> lead_changes([[1, 0], [1, 2], [3, 3], [4, 2], [4, 9]])
-    2
+    >>> lead_changes([[1, 0], [1, 2], [3, 3], [4, 2], [4, 9]])    # 0 > 1, (tie), 1 > 0, 0 > 1
+    3
     """
     changes, leader = 0, None
     for row in curve:
