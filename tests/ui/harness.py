@@ -270,6 +270,11 @@ class Driver:
         core = (MarkupLabel if w.markup else CoreLabel)(text=w.text, **kw)
         core.refresh()
         cw, ch = core.content_size
+        if w.text_size[0] is not None and not w.markup:
+            for word in w.text.split():                # a word wider than the box gets
+                ww = core.get_extents(word)[0]          # broken in two by the wrapping
+                if ww > width:
+                    return f"the word {word!r} ({ww:.0f}px) is broken in a {width:.0f}px box"
         limit = w.text_size[1] if w.text_size[1] is not None else w.height
         if ch > limit + 2:
             return f"needs {ch:.0f}px height, has {limit:.0f}"

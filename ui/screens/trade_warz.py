@@ -132,7 +132,7 @@ class PoliciesScreen(ViewScreen):
             c.text = r.get("text") or ""
             c.colour = theme.seat_colour(s)
         grid = self.ids.cards
-        grid.cols = 2 if len(rows) <= 4 else 3
+        grid.cols = 2                        # large cards; five or six players scroll
         cards = fill(grid, rows, PolicyCard, card)
         for c in cards:
             c.unbind(minimum_height=self._even)
@@ -248,20 +248,16 @@ class UpkeepScreen(ViewScreen):
                                      "effects": [], "state": "empty"}
                                     for k, v in theme.UPKEEP.items()]
         app = self.app
-        u = app.u
         box = self.ids.steps
-        if not box.children:                        # four columns with arrows between
-            for i in range(4):
+        if not box.children:                        # four columns, in upkeep order
+            for _ in range(4):
                 box.add_widget(StepColumn())
-                if i < 3:
-                    box.add_widget(TLabel(text="\u2192", font_name=theme.FONT_SYM,
-                                          halign="center", fs=20, size_hint_x=None,
-                                          width=u * 18, color=theme.MUTED))
         columns = [w for w in reversed(box.children) if isinstance(w, StepColumn)]
         for col, st in zip(columns, steps):
             look = theme.UPKEEP.get(st["letter"], {})
             col.letter, col.name = st["letter"], st["name"]
-            col.scope, col.state = st.get("resolves", ""), st.get("state", "")
+            col.scope = look.get("scope") or st.get("resolves", "")
+            col.state = st.get("state", "")
             col.ring = look.get("ring", theme.MUTED)
             col.fill = look.get("fill", theme.PANEL_HI)
             shown = st.get("effects") or []
@@ -346,7 +342,7 @@ class DisputesScreen(ViewScreen):
         def chip(c, s):
             c.name = view["players"][s]
             c.detail = f"{gdp[s] if s < len(gdp) else '?'} GDP" + \
-                (" \u00b7 chooses" if s == chooser else "")
+                (" \u00b7 chooses" if s == chooser and len(order) <= 4 else "")
             c.colour, c.lit = theme.seat_colour(s), s == chooser
         fill(self.ids.order, order, TWOrderChip, chip)
         contests = [c for c in disp.get("contests") or []
