@@ -157,7 +157,8 @@ class Hub:
             return
         lobby = None
         if self.session is None and self.game_name:
-            lobby = {"game": self.game_name, "options": self.options,
+            options = {k: v for k, v in self.options.items() if k != "data"}   # which copy
+            lobby = {"game": self.game_name, "options": options,        # is the run's --data
                      "seats": [{"name": x.name, "token_hash": x.token_hash, "phone": x.phone}
                                for x in self.seats]}
         try:
@@ -444,8 +445,8 @@ class Hub:
                     state = Session.load(self.log, info.id, games=self.games).state
                     item.update(players=list(state.players), round=state.round,
                                 phase_label=game.phases[state.phase].label or state.phase)
-            except CompanionError:
-                item["problem"] = "does not replay"
+            except CompanionError as e:
+                item["problem"] = str(e) or "does not replay"     # e.g. its edited data is gone
             out.append(item)
         return out
 
