@@ -82,6 +82,12 @@ def default_pick(s, opts, args):
     return SKIP
 
 
+def default_pick_first(s, opts, args):
+    """The first option the page lists (a player who takes the obvious one)."""
+    ok = enabled(opts)
+    return ok[0]["value"] if s["kind"] == "one" and ok else SKIP
+
+
 def prompted(view):
     p = view.get("prompt") or {}
     moves = set(p.get("moves") or ())
@@ -297,6 +303,12 @@ def market_trading(view, rng, memo):
         return "forage", answer(moves["forage"]["args"], pick, rng)
     if "skip_forage" in moves:
         return "skip_forage", {}
+    if "trade" in moves and can(view, "trade"):
+        # one trade a turn (the first the market offers), for the build it may pay for
+        key = ("traded", view.get("round"), view.get("phase"))
+        if key not in memo:
+            memo[key] = True
+            return "trade", answer(moves["trade"]["args"], default_pick_first, rng)
     if "end_step" in moves:
         return "end_step", {}
     m = prompted(view)[0]
