@@ -257,7 +257,10 @@ class Nav:
 
 
 def where(view: dict) -> tuple:
-    return (view.get("session"), view.get("phase"), view.get("round"))
+    """Where the game is: a tab tapped here holds until this changes (the game ending is a
+    change: the Victory screen takes over at once)."""
+    return (view.get("session"), view.get("phase"), view.get("round"),
+            view.get("outcome") is not None)
 
 
 def route(view: dict, nav: Nav, adapter, journal=None) -> str:
