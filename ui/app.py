@@ -59,6 +59,7 @@ class TableApp(App):
         self.hub = hub
         self._catalog = catalog
         self.auto_resume = auto_resume
+        self.open_handovers = {}            # seat -> its handover QR dialog, while shown
         self.note = simulated_hardware_note or ""
         self.sound_on = sound
         self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
@@ -403,6 +404,16 @@ class TableApp(App):
     def _hub_event(self, event):
         if event.get("kind") == "timer_warning":
             Clock.schedule_once(lambda dt: self._warn_from_hub(event.get("timer")))
+        elif event.get("kind") == "handover" and event.get("claimed"):
+            Clock.schedule_once(lambda dt: self._handover_claimed(event.get("seat")))
+
+    def _handover_claimed(self, seat):
+        dialog = self.open_handovers.get(seat)
+        if dialog is not None:
+            dialog.claimed()
+            players = self.view.get("players") or []
+            name = players[seat] if seat is not None and seat < len(players) else "The"
+            self.show_toast(f"{name}'s seat moved to the new phone.")
 
     def _warn_from_hub(self, name):
         """The hub's 0:30 warning, if that timer is still in its warning window when the

@@ -171,6 +171,7 @@ class Hub:
         """``fn(event)`` after every change. Events: ``{"kind": "changed", "version", "seq",
         "notices"}``
         (a command was applied), ``{"kind": "lobby"}``, ``{"kind": "alert", ...}``,
+        ``{"kind": "handover", "seat", "claimed": True}`` (a new phone took a handed-over seat),
         ``{"kind": "presence", "seat", "online"}``, ``{"kind": "timer_warning", "timer"}``."""
         self._subs.append(fn)
         return lambda: self._subs.remove(fn)
@@ -299,6 +300,7 @@ class Hub:
             seat.token_hash, seat.phone = _hash(token), True
             self._save_seats()
         self._emit({"kind": "lobby"})
+        self._emit({"kind": "handover", "seat": seat.no, "claimed": True})
         return seat.no, token
 
     def reclaim(self, token):

@@ -158,6 +158,16 @@ class HandoverDialog(Dialog):
     url = StringProperty("")
     minutes = NumericProperty(10)
 
+    def on_open(self):
+        App.get_running_app().open_handovers[self.seat] = self
+
+    def on_dismiss(self):
+        App.get_running_app().open_handovers.pop(self.seat, None)
+
+    def claimed(self):
+        """A new phone took the seat: the code is used up; the dialog closes by itself."""
+        self.dismiss()
+
     def cancel(self):
         app = App.get_running_app()
         self.dismiss()
