@@ -98,6 +98,8 @@ def policy_meta(r) -> str:
         parts.append(f"at {r['partner_name']}")
     if r.get("fast_pass"):
         parts.append("Fast-Pass: board locked")
+    if r.get("checked"):
+        parts.append("scanned, matches")
     return " \u00b7 ".join(parts)
 
 
@@ -206,6 +208,8 @@ class FlipScreen(ViewScreen):
             w.card = x.get("name") or "no card"
             word = FLIP_WORDS.get(x.get("state"), x.get("state") or "")
             w.state = "contested" if x.get("contested") and x.get("state") == "up" else word
+            if x.get("checked"):
+                w.state += " \u00b7 scanned"
             w.bad = x.get("state") in ("void", "discarded", "unpaid", "lost")
             w.colour = theme.seat_colour(x.get("seat") or 0)
         self.ids.none.opacity = 0 if flip else 1
