@@ -228,6 +228,26 @@
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
 
+  // Half an answer survives a reload (a swipe, a browser that dropped the tab in the
+  // background): what was picked and which move was open, for this tab (sessionStorage), for
+  // this seat; drawn again like any answer, so a pick the game no longer offers is dropped.
+  const DRAFTS = "tc.drafts." + location.host;
+  function saveDrafts() {
+    const sid = S.view && S.view.session;
+    if (sid) for (const k of Object.keys(S.answers)) if (!k.startsWith(sid + ":")) delete S.answers[k];
+    try {
+      sessionStorage.setItem(DRAFTS, JSON.stringify({ seat: S.creds ? S.creds.seat : null, answers: S.answers, open: S.openMove },
+        (k, v) => (v === CLEARED ? { cleared: true, draft: 1 } : v)));
+    } catch (e) { /* private mode or full: no drafts */ }
+  }
+  (function loadDrafts() {
+    try {
+      const d = JSON.parse(sessionStorage.getItem(DRAFTS) || "null",
+        (k, v) => (v && v.draft === 1 && v.cleared === true ? CLEARED : v));
+      if (d && typeof d === "object") { S.answers = d.answers || {}; S.openMove = d.open || {}; S.draftSeat = d.seat; }
+    } catch (e) { /* a broken draft is no draft */ }
+  })();
+
   // -- screens -----------------------------------------------------------------------------------
   function showJoin(message) {
     $("#join-screen").hidden = false;
@@ -274,6 +294,8 @@
   }
   const postJoin = (body) => post("/join", body);
   function adopt(creds) {
+    if (S.draftSeat !== undefined && S.draftSeat !== null && S.draftSeat !== creds.seat) { S.answers = {}; S.openMove = {}; }
+    S.draftSeat = creds.seat;
     S.creds = creds;
     save(STORE, { token: creds.token, table: creds.table, name: creds.name, seat: creds.seat });
     showGame();
@@ -927,6 +949,7 @@
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     redraw(box, kids);
+    saveDrafts();
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
@@ -1186,6 +1209,7 @@
           autocomplete: "off", enterkeyhint: "done",
           oninput: (e) => {
             answers[spec.name] = e.target.value;
+            saveDrafts();
             const now = walk(m.args || [], answers);
             const btn = $("#send");
             if (btn) {
