@@ -205,8 +205,7 @@ class NightPhone(Phone):
         if kind == "one":
             sel = f"{form} [data-arg={name}][data-value='{canonical(v)}']"
             if p.get_attribute(sel, "aria-pressed") != "true":
-                p.click(sel)
-            p.wait_for_selector(f"{sel}[aria-pressed=true]")
+                p.click(sel)                  # the page redraws the form as it handles it
         elif kind == "number":
             box = f"{form} [data-spec={name}] .stepper"
             step = s.get("step") or 1
@@ -291,6 +290,24 @@ class NightPhone(Phone):
 
 # -- the night -------------------------------------------------------------------------------------
 
+def timed(fn):
+    """Count the seconds a Night spends in ``fn`` (outermost calls only): ``night.spent``."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(self, *a, **kw):
+        if self._timing:
+            return fn(self, *a, **kw)
+        self._timing = True
+        t = time.monotonic()
+        try:
+            return fn(self, *a, **kw)
+        finally:
+            self._timing = False
+            self.spent[fn.__name__] = self.spent.get(fn.__name__, 0) + time.monotonic() - t
+    return run
+
+
 class Night:
     """One table and its phones for one game (see the module doc)."""
 
@@ -314,6 +331,8 @@ class Night:
         self.table_taps = 0
         self.marks = {}
         self.known = []                     # legibility problems already reported (ui/)
+        self.spent = {}                     # seconds spent per kind of step (see ``timed``)
+        self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
         EventLoop.idle()
@@ -323,6 +342,7 @@ class Night:
     def hub(self):
         return self.server.hub
 
+    @timed
     def open_table(self, **kw):
         kw = {"bind": HOST, "public_host": HOST, "start": "manual", **self.ports, **kw}
         self.server = TableServer(self.table_id, db=str(self.db), **kw).start()
@@ -360,6 +380,7 @@ class Night:
             self.server.stop()
             self.server = None
 
+    @timed
     def restart(self):
         """Stop everything and start it again on the same store and ports: the table resumes
         its open session; the phones reclaim their seats by themselves."""
@@ -389,6 +410,7 @@ class Night:
     def phone(self, name):
         return NightPhone(self.browser, name, self.prefix)
 
+    @timed
     def join(self, url, names):
         """Phones open the join link and give their names; returns them."""
         out = []
@@ -439,6 +461,7 @@ class Night:
         assert not any(f"Seat {seat + 1}" in t for t in self.d.texts())
         return ph
 
+    @timed
     def in_step(self, keys=None):
         """Every phone draws what the hub's seat view says: the same rev, the same moves (or
         the waiting line), the same numbers. ``keys(view, seat) -> {stat: text}``."""
@@ -493,8 +516,12 @@ class Night:
                 assert scores.get(str(i)) == want, (ph.name, i, scores.get(str(i)), want)
 
     # -- the table's taps -------------------------------------------------------------------
+    @timed
     def tap(self, tid_or_text, pump=True):
         d = self.d
+        # a person's taps are seconds apart: the screen's last command has finished (the
+        # screen drops a command tapped while another runs, Undo's confirm silently)
+        assert self.app.bridge.wait_idle(30), "the table's last command did not finish"
         try:
             w = d.tid(tid_or_text)
         except AssertionError:
@@ -505,16 +532,23 @@ class Night:
         self.table_taps += 1
         return w
 
+    @timed
     def look(self, name=None, known=()):
         """The table screen now; each screen the night has not seen yet is checked (legible
         at arm's length) and saved. ``known``: texts with a reported legibility bug in ui/
         (not ours to fix), tolerated and listed in ``self.known``."""
-        self.d.pump(1)
+        if name is None:                 # after a move: a frame shows it, often enough
+            EventLoop.idle()
+            if self.app.bridge.events or self.app.bridge.busy():
+                self.d.pump(1)
+        else:
+            self.d.pump(1)
         key = name or self.app.screen_name
         if key not in self.seen_table:
             self.seen_table.add(key)
             self.known.extend(self.d.check(key, known))
 
+    @timed
     def undo(self):
         """The table's Undo and its confirm; returns what the dialog said it undoes."""
         from ui.widgets.dialogs import UndoDialog
@@ -524,10 +558,16 @@ class Night:
         what = dlg.what
         self.look("undo-dialog")
         self.tap("undo:go")
-        self.d.wait_for(lambda: self.hub.session.state.seq == before - 1, timeout=20)
+        try:
+            self.d.wait_for(lambda: self.hub.session.state.seq == before - 1, timeout=20)
+        except AssertionError:
+            raise AssertionError(f"Undo ({what}) did not happen; the screen says "
+                                 f"{self.app.toast!r}; window: {Window.children}, "
+                                 f"{Window.size}, busy {self.app.bridge.busy()}") from None
         self.d.pump()
         return what
 
+    @timed
     def move_seat(self, seat):
         """Tap the seat on the table screen (through the menu, which every screen has),
         "Move to a new phone", read the QR code off the screen with a fresh phone: the seat
@@ -564,6 +604,7 @@ class Night:
         new.live()
         return new
 
+    @timed
     def reload_mid_choice(self, seat):
         """The seat's player starts answering their prompt, and the phone reloads (a swipe, a
         crash, the browser killed in the background): the page comes back on the same seat
@@ -576,12 +617,17 @@ class Night:
         m = minds.legal(view, move)
         assert m["args"], f"{move} has nothing to choose"
         ph.tap_args(move, m["args"], args, half=True)
-        assert ph.page.query_selector("[data-form] [aria-pressed=true]") is not None
+        picked = "() => [...document.querySelectorAll('[data-form] [aria-pressed=true]')]" \
+            ".map(e => e.dataset.arg + '=' + e.dataset.value)"
+        half = ph.page.evaluate(picked)
+        assert half, "nothing was picked"
         ph.shot("reload-1-half-chosen")
         ph.page.reload()
         ph.live()
         ph.shows_rev(rev)
-        ph.page.wait_for_selector(f"[data-form={move}], [data-move={move}]")
+        # the same question, with the half answer still picked
+        ph.page.wait_for_selector(f"[data-form={move}]")
+        assert ph.page.evaluate(picked) == half
         assert ph.page.text_content("#me .name") == self.hub.seats[seat].name
         assert ph.page.query_selector("#join-screen:not([hidden])") is None
         ph.shot("reload-2-back")
@@ -597,6 +643,7 @@ class Night:
         seats = sorted(s for s in st.prompts if s is not None)
         return seats[0] if seats else "timer"
 
+    @timed
     def phone_turn(self, seat, hook=None):
         """The seat's phone reads its page, decides, taps. ``hook(seat, move, args, view)``
         may play it another way (an Export by the card reader) and returns True if it did."""
@@ -639,6 +686,7 @@ class Night:
             self.look()
         raise AssertionError("the condition was never reached")
 
+    @timed
     def table_turn(self):
         """The table's prompt, answered on the screen: its ``next`` move's button."""
         self.d.pump()

@@ -12,6 +12,11 @@ from . import minds
 # ui/screens/home: the left column is taller than the screen with Great Powers' eight player
 # counts (two rows) or a banner above it, and its "Game" heading is pushed out at the top
 HOME_BUG = ("Game",)
+# ui/kv/gp_reveal.kv: a step's sentence has one line of height; a long one ("3rd bid on
+# Nationalism this turn: gains 4 Nationalism. Loses 1 Population (purges and pogroms).")
+# wraps to two that run into the heading and the trait row
+REVEAL_BUG = (r"\d\w\w bid on .* this turn: .*",)
+SEED = 5
 
 
 def gp_keys(v, seat):
@@ -23,7 +28,7 @@ def gp_keys(v, seat):
 
 @pytest.mark.slow
 def test_great_powers_night(night):
-    night.open_table()
+    night.open_table(seed=SEED)
     assert night.app.screen_name == "home"
     night.look(known=HOME_BUG)
     # the table chooses the game on Home: Great Powers, 4 players, 1 turn
@@ -47,6 +52,7 @@ def test_great_powers_night(night):
     night.look("lobby-3-of-4")
     night.tap("lobby:start")                     # with seat 4 still free
     night.d.wait_for(lambda: night.hub.session is not None, timeout=20)
+    assert night.hub.log.info(night.hub.session.id).meta["seed"] == SEED
     night.mark("started")
     night.mind = minds.great_powers
     assert night.hub.session.state.players[3] == "Seat 4"
@@ -71,10 +77,10 @@ def test_great_powers_night(night):
     # the reveal, on the table: every step, then Continue
     night.d.pump()
     assert night.app.screen_name == "gp_reveal"
-    night.look()
+    night.look(known=REVEAL_BUG)
     night.tap("gp:show-all")
     assert any("4 sealed bids match their commitments" in t for t in night.d.texts())
-    night.look("gp_reveal-all")
+    night.look("gp_reveal-all", known=REVEAL_BUG)
     night.tap("gp:continue")
     assert night.app.screen_name == "gp_action"
 
@@ -104,7 +110,7 @@ def test_great_powers_night(night):
     night.in_step(gp_keys)
     # a new screen has not seen the bid reveal: it shows it again (Continue goes on)
     if night.app.screen_name == "gp_reveal":
-        night.look("gp_reveal-after-restart")
+        night.look("gp_reveal-after-restart", known=REVEAL_BUG)
         night.tap("gp:continue")
     night.look("after-restart")
     night.mark("restart")
@@ -141,4 +147,5 @@ def test_great_powers_night(night):
     night.phones[0].shot("next-game-lobby")
     night.mark("next game")
     print(f"\ngreat powers: {night.moves} phone moves, {night.table_taps} table taps, "
-          f"times {night.marks}")
+          f"times {night.marks}, spent "
+          f"{ {k: round(v, 1) for k, v in night.spent.items()} }")

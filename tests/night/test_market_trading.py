@@ -86,4 +86,5 @@ def test_market_trading_night(night):
     night.phones[outcome.winners[0]].shot("final-scores")
     night.mark("victory")
     print(f"\nmarket trading: {night.moves} phone moves, {night.table_taps} table taps, "
-          f"times {night.marks}")
+          f"times {night.marks}, spent "
+          f"{ {k: round(v, 1) for k, v in night.spent.items()} }")

@@ -27,6 +27,11 @@ from .night import NightPhone, wait_until
 TIMER_BUG = (r"\d+:\d\d",)
 
 
+# ui/screens/trade_warz (flip rows): a contested Export once checked reads "contested ·
+# scanned", which wraps to two lines in a row one line high
+FLIP_BUG = (r"contested · scanned",)
+
+
 def tw_keys(v, seat):
     p = v["private"]
     lead = p.get("leader")
@@ -104,7 +109,7 @@ class Reader:
                 self.scan(x["card"], "matched")
         assert all(p.get("checked") for p in night.hub.session.state.data.placements
                    if p["state"] == "up")
-        night.look("exports-checked")
+        night.look("exports-checked", known=FLIP_BUG)
 
 
 def tw_night(night, edition, options, seed, tv=False):
@@ -228,7 +233,8 @@ def tw_night(night, edition, options, seed, tv=False):
     night.mark("victory")
     disputes = [r for r in night.hub.session.records if r.get("move") == "bid"]
     print(f"\n{edition}: {night.moves} phone moves, {night.table_taps} table taps, "
-          f"{len(reader.scans)} scans, {len(disputes)} bids, times {night.marks}")
+          f"{len(reader.scans)} scans, {len(disputes)} bids, times {night.marks}, spent "
+          f"{ {k: round(v, 1) for k, v in night.spent.items()} }")
     return night
 
 
