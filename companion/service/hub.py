@@ -568,7 +568,14 @@ class Hub:
             self._alert("scan", str(e), key="scan")
             return None
         kinds = {n["kind"] for n in result.notices}
-        if "ScanMismatch" in kinds:
+        sealed = getattr(s.game.moves.get(move), "sealed", None) is not None
+        if sealed and seat is not None:
+            # a card put down face down (a Trade Warz Export) is a sealed choice: the screens
+            # say that it was placed, never which card it is, until its reveal
+            self._scanned(None, "recorded", f"Placed for {s.state.players[seat]}; it stays "
+                                            f"secret until it is revealed.",
+                          name="Face-down card")
+        elif "ScanMismatch" in kinds:
             self._scanned(card, "mismatch", "Does not match what was chosen on the phone: "
                                             "the table decides which card counts.")
         elif "ScanConfirmed" in kinds:
@@ -578,9 +585,8 @@ class Hub:
         self.clear_alert("scan")
         return self._after(result)
 
-    def _scanned(self, card, result, message):
+    def _scanned(self, card, result, message, name=None):
         """Remember and announce a scan, so the screens can acknowledge every one."""
-        name = None
         if card is not None and self.game_name:
             try:
                 from companion.games import card_catalog
