@@ -56,9 +56,10 @@ class Reader:
         self.scans = []
         self.mismatch = False
 
-    def scan(self, card_id, expect):
+    def scan(self, card_id, expect, secret=False):
         """Put a card on the reader (by its printed name); the hub's scan record says
-        ``expect`` and the table screen acknowledges it."""
+        ``expect`` (``secret``: about a face-down card it does not name) and the table screen
+        acknowledges it."""
         night = self.night
         name = night.hub.session.game.ix(night.hub.session.state).name_of(card_id)
         before = (night.hub.last_scan or {}).get("at")
@@ -66,7 +67,7 @@ class Reader:
         assert "scann" in said.lower() or "tapp" in said.lower(), said
         scan = wait_until(lambda: (night.hub.last_scan or {}).get("at") != before and
                           night.hub.last_scan, what=f"the scan of {name}")
-        assert scan["result"] == expect and scan["card"] == card_id, scan
+        assert scan["result"] == expect and scan["card"] == (None if secret else card_id), scan
         night.d.pump()
         self.scans.append((name, expect))
         return scan
@@ -272,7 +273,13 @@ def export_by_scan(night, reader):
             assert not ph.unreadable(), ph.unreadable()
             ph.shot("aimed")
         before = len(night.hub.session.state.data.placements)
-        reader.scan(args["card"], "recorded")
+        scan = reader.scan(args["card"], "recorded", secret=True)
+        # a face-down card: the table screen and the public state say it was placed, and
+        # never which card it is
+        name = night.hub.session.game.ix(night.hub.session.state).name_of(args["card"])
+        assert scan["card"] is None and name not in json.dumps(night.hub.public_view())
+        night.d.pump()
+        assert not any(name in t for t in night.d.texts(clip=False)), name
         placed = night.hub.session.state.data.placements
         assert len(placed) == before + 1
         assert (placed[-1]["seat"], placed[-1]["partner"], placed[-1]["slot"]) == \
@@ -291,15 +298,15 @@ def tv_keeps_secrets(night, watch):
     watch.page.wait_for_function(
         "(rev) => Number(document.getElementById('watch').dataset.rev) >= rev", arg=night.rev())
     public = json.dumps(hub.public_view(), ensure_ascii=False)
-    secret = set()
+    hands, facedown = set(), set()
     for s in range(len(hub.seats)):
         p = hub.seat_view(s)["private"] or {}
-        for c in p.get("hand") or ():
-            secret.add(c["name"])
-        for f in p.get("facedown") or ():
-            if f.get("name"):
-                secret.add(f["name"])
-    secret = {x for x in secret if x and x not in public}
+        hands.update(c["name"] for c in p.get("hand") or ())
+        facedown.update(f["name"] for f in p.get("facedown") or () if f.get("name"))
+    # a face-down card is named nowhere public (round 1: no copy of it is face up anywhere);
+    # a card in a hand may have a public copy (a revealed Policy), so only the others count
+    assert not [x for x in facedown if x in public], facedown
+    secret = facedown | {x for x in hands if x and x not in public}
     text = watch.visible_text("body")
     doc = json.dumps(watch.page.evaluate("window.tcWatch.state"), ensure_ascii=False)
     leaks = [x for x in secret if x in text or x in doc]
