@@ -332,6 +332,7 @@ class Night:
         self.marks = {}
         self.known = []                     # legibility problems already reported (ui/)
         self.spent = {}                     # seconds spent per kind of step (see ``timed``)
+        self.toasts = []                    # every toast the table screen showed
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -352,6 +353,7 @@ class Night:
         self.app = TableApp(self.hub, sound=False, reveal_step=None, time_hold=0,
                             simulated_hardware_note=description)
         root = self.app.build()
+        self.app.bind(toast=lambda _a, t: t and self.toasts.append(t))
         Window.add_widget(root)
         self.d = Table(self.app, self.prefix)
         self.d.pump()
@@ -379,6 +381,7 @@ class Night:
         if self.server is not None:
             self.server.stop()
             self.server = None
+            self.stopped_at = time.monotonic()  # the timers kept their time up to here
 
     @timed
     def restart(self):
@@ -425,6 +428,13 @@ class Night:
 
     def rev(self):
         return self.hub.public_view()["rev"]
+
+    def time_left(self):
+        """``{timer: seconds left now}`` (a running timer's ``remaining`` is its time at the
+        start; its deadline says how long is left)."""
+        s = self.hub.session
+        return {n: (t.deadline - s.clock.now() if t.deadline is not None else t.remaining)
+                for n, t in s.state.timers.items()}
 
     def lobby_start(self, names=("Ann", "Bo", "Cy"), seed=None):
         """Phones read the join QR off the lobby screen and give their names; the table taps
@@ -561,9 +571,9 @@ class Night:
         try:
             self.d.wait_for(lambda: self.hub.session.state.seq == before - 1, timeout=20)
         except AssertionError:
-            raise AssertionError(f"Undo ({what}) did not happen; the screen says "
-                                 f"{self.app.toast!r}; window: {Window.children}, "
-                                 f"{Window.size}, busy {self.app.bridge.busy()}") from None
+            raise AssertionError(f"Undo ({what}) did not happen; the screen said "
+                                 f"{self.toasts[-3:]}; the last records: "
+                                 f"{self.hub.session.records[-3:]}") from None
         self.d.pump()
         return what
 
