@@ -59,6 +59,7 @@ class TableApp(App):
         self.hub = hub
         self._catalog = catalog
         self.auto_resume = auto_resume
+        self.open_handovers = {}            # seat -> its handover QR dialog, while shown
         self.note = simulated_hardware_note or ""
         self.sound_on = sound
         self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
@@ -340,9 +341,10 @@ class TableApp(App):
         (at least two), whatever the game does next, so the buzzer moment is seen."""
         for n in notices:
             if n.get("kind") == "TimerExpired" and "to" not in n and self.time_hold:
+                now = Clock.get_boottime()
                 self.moment = {"kind": "time", "timer": n.get("timer") or "",
-                               "session": view.get("session"),
-                               "until": Clock.get_boottime() + max(2.0, self.time_hold)}
+                               "session": view.get("session"), "since": now,
+                               "until": now + max(2.0, self.time_hold)}
                 if self._moment_ev is not None:
                     self._moment_ev.cancel()
                 self._moment_ev = Clock.schedule_once(self.end_moment,
@@ -385,6 +387,9 @@ class TableApp(App):
             s.tick(now)
 
     def _tick_timer_chip(self):
+        if self.moment.get("kind") == "time":        # the buzzer moment: 0:00 everywhere
+            self.timer_text, self.timer_mode = "0:00", "done"
+            return
         name, t = model.main_timer(self.view)
         if t is None:
             self.timer_text, self.timer_mode = "", ""
@@ -399,6 +404,16 @@ class TableApp(App):
     def _hub_event(self, event):
         if event.get("kind") == "timer_warning":
             Clock.schedule_once(lambda dt: self._warn_from_hub(event.get("timer")))
+        elif event.get("kind") == "handover" and event.get("claimed"):
+            Clock.schedule_once(lambda dt: self._handover_claimed(event.get("seat")))
+
+    def _handover_claimed(self, seat):
+        dialog = self.open_handovers.get(seat)
+        if dialog is not None:
+            dialog.claimed()
+            players = self.view.get("players") or []
+            name = players[seat] if seat is not None and seat < len(players) else "The"
+            self.show_toast(f"{name}'s seat moved to the new phone.")
 
     def _warn_from_hub(self, name):
         """The hub's 0:30 warning, if that timer is still in its warning window when the

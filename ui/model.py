@@ -94,7 +94,7 @@ def names(view: dict, seats) -> str:
 def waiting_text(view: dict) -> str:
     w = view.get("waiting") or []
     if view.get("table_prompt"):
-        return "The table: tap Next to go on."
+        return "The table's turn: its buttons are below."
     if not w:
         return ""
     return f"Waiting for {names(view, w)}."
@@ -257,7 +257,10 @@ class Nav:
 
 
 def where(view: dict) -> tuple:
-    return (view.get("session"), view.get("phase"), view.get("round"))
+    """Where the game is: a tab tapped here holds until this changes (the game ending is a
+    change: the Victory screen takes over at once)."""
+    return (view.get("session"), view.get("phase"), view.get("round"),
+            view.get("outcome") is not None)
 
 
 def route(view: dict, nav: Nav, adapter, journal=None) -> str:

@@ -50,7 +50,7 @@ UPKEEP = {
     "M": {"letter": "M", "name": "Mint", "ring": rgba("#E4007C"), "fill": rgba("#98FFCC"),
           "scope": "personal effects"},
     "Y": {"letter": "Y", "name": "Yeti", "ring": rgba("#FFE600"), "fill": rgba("#C9F1FF"),
-          "scope": "opponent-targeting effects"},
+          "scope": "effects on opponents"},
     "K": {"letter": "K", "name": "Kraken", "ring": rgba("#000000"), "fill": rgba("#7B3FA0"),
           "scope": "trading-partner effects"},
 }

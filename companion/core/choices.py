@@ -40,7 +40,7 @@ client uses the first spec whose ``when`` holds and skips an argument none appli
 >>> check(specs, {"card": "c"})
 Traceback (most recent call last):
 ...
-companion.core.errors.IllegalMoveError: Card: 'c' is not one of the choices.
+companion.core.errors.IllegalMoveError: 'c' is not one of the choices (Which card?).
 """
 import json
 
@@ -171,7 +171,7 @@ def _check_one(s, v, got):
     vals = {_key(o["value"]) for o in options_now(s, got)}
     if kind == "one":
         if _key(v) not in vals:
-            raise IllegalMoveError(f"{label}: {v!r} is not one of the choices.")
+            raise IllegalMoveError(f"{v!r} is not one of the choices ({label}).")
     elif kind == "number":
         if isinstance(v, bool) or not isinstance(v, int) or not s["min"] <= v <= s["max"]:
             raise IllegalMoveError(f"{label}: a whole number from {s['min']} to {s['max']}.")

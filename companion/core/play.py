@@ -139,17 +139,24 @@ def play_one(game, players, gseed, seat_bots, options=None):
     return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
 
 
+def _game_ref(game):
+    """How a worker process builds the same game: its package and the edited data copy it was
+    built from (None: the shipped data). A process cannot be handed the game itself."""
+    return type(game).__module__.rpartition(".")[0], getattr(game, "data_dir", None)
+
+
 def _game_from(ref):
-    """The game a worker process plays: ``ref`` is the game's class as ``(module, name)``
-    (a process cannot be handed the game itself; the core never imports the games)."""
+    """The game of :func:`_game_ref`: the package's ``GAME``, or its ``from_data(folder)``
+    (the games' protocol, companion/games/__init__.py; the core never imports the games)."""
     import importlib
-    module, name = ref
-    return getattr(importlib.import_module(module), name)()
+    package, data = ref
+    mod = importlib.import_module(package)
+    return mod.from_data(data) if data is not None else mod.GAME
 
 
 def _play_chunk(game, players, seeds, bots, options):
     """Play the games of these seeds; small per-game records only. ``game``: the game, or in a
-    worker process its class's ``(module, name)``."""
+    worker process its :func:`_game_ref`."""
     if isinstance(game, tuple):
         game = _game_from(game)
     seat_bots = resolve_bots(game, bots, len(players))
@@ -189,7 +196,7 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
         size = max(10, games // (workers * 8))
         chunks = [seeds[i:i + size] for i in range(0, games, size)]
         with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            ref = (type(game).__module__, type(game).__qualname__)
+            ref = _game_ref(game)
             futures = [ex.submit(_play_chunk, ref, players, c, bots, options) for c in chunks]
             for f in futures:
                 results.extend(f.result())

@@ -125,6 +125,7 @@ class Hub:
         self._marked = 0.0                  # monotonic time of the last clock heartbeat
         self._timer_thread = None
         self._stopping = False
+        self.next_seed = None               # the seed of the next start, once (serve --seed)
         self._restore_lobby(kept.get("lobby"))
 
     # -- what a table keeps between runs ------------------------------------------------------------
@@ -156,7 +157,8 @@ class Hub:
             return
         lobby = None
         if self.session is None and self.game_name:
-            lobby = {"game": self.game_name, "options": self.options,
+            options = {k: v for k, v in self.options.items() if k != "data"}   # which copy
+            lobby = {"game": self.game_name, "options": options,        # is the run's --data
                      "seats": [{"name": x.name, "token_hash": x.token_hash, "phone": x.phone}
                                for x in self.seats]}
         try:
@@ -169,6 +171,7 @@ class Hub:
         """``fn(event)`` after every change. Events: ``{"kind": "changed", "version", "seq",
         "notices"}``
         (a command was applied), ``{"kind": "lobby"}``, ``{"kind": "alert", ...}``,
+        ``{"kind": "handover", "seat", "claimed": True}`` (a new phone took a handed-over seat),
         ``{"kind": "presence", "seat", "online"}``, ``{"kind": "timer_warning", "timer"}``."""
         self._subs.append(fn)
         return lambda: self._subs.remove(fn)
@@ -297,6 +300,7 @@ class Hub:
             seat.token_hash, seat.phone = _hash(token), True
             self._save_seats()
         self._emit({"kind": "lobby"})
+        self._emit({"kind": "handover", "seat": seat.no, "claimed": True})
         return seat.no, token
 
     def reclaim(self, token):
@@ -352,10 +356,15 @@ class Hub:
 
     # -- starting and resuming --------------------------------------------------------------------
     def start(self, seed=None):
+        """Start the game set up in the lobby. ``seed``: the deal (default: ``next_seed``
+        once, as ``companion serve --seed`` sets it, else a random one)."""
         with self._lock:
             if self.game_name is None:
                 raise ConfigError("Choose a game first.")
             game = self.games(self.game_name)
+            if seed is None:
+                seed = self.next_seed
+            self.next_seed = None
             seats = [{"name": s.name, "token_hash": s.token_hash, "phone": s.phone}
                      for s in self.seats]
             self.session = Session.start(
@@ -405,12 +414,18 @@ class Hub:
         out = []
         if s.state.is_over() or s.abandoned:
             return out
+        paused = {}                 # (kind, time left) -> how many: said once per group
         for t in list(s.state.timers.values()):
             if t.deadline is not None:
                 s.pause_timer(t.name)
                 left = math.ceil(s.state.timers[t.name].remaining - 1e-9)
-                out.append(f"the {t.name.replace('-', ' ')} timer is paused at "
-                           f"{left // 60}:{left % 60:02d}")
+                # "turn:b1.2" (one turn timer per battle) is a turn timer to the players
+                kind = t.name.split(":")[0].replace("-", " ")
+                key = (kind, f"{left // 60}:{left % 60:02d}")
+                paused[key] = paused.get(key, 0) + 1
+        for (kind, left), n in paused.items():
+            out.append(f"the {kind} timer is paused at {left}" if n == 1 else
+                       f"the {n} {kind} timers are paused at {left}")
         return out
 
     def resumable(self):
@@ -432,8 +447,8 @@ class Hub:
                     state = Session.load(self.log, info.id, games=self.games).state
                     item.update(players=list(state.players), round=state.round,
                                 phase_label=game.phases[state.phase].label or state.phase)
-            except CompanionError:
-                item["problem"] = "does not replay"
+            except CompanionError as e:
+                item["problem"] = str(e) or "does not replay"     # e.g. its edited data is gone
             out.append(item)
         return out
 
@@ -553,7 +568,14 @@ class Hub:
             self._alert("scan", str(e), key="scan")
             return None
         kinds = {n["kind"] for n in result.notices}
-        if "ScanMismatch" in kinds:
+        sealed = getattr(s.game.moves.get(move), "sealed", None) is not None
+        if sealed and seat is not None:
+            # a card put down face down (a Trade Warz Export) is a sealed choice: the screens
+            # say that it was placed, never which card it is, until its reveal
+            self._scanned(None, "recorded", f"Placed for {s.state.players[seat]}; it stays "
+                                            f"secret until it is revealed.",
+                          name="Face-down card")
+        elif "ScanMismatch" in kinds:
             self._scanned(card, "mismatch", "Does not match what was chosen on the phone: "
                                             "the table decides which card counts.")
         elif "ScanConfirmed" in kinds:
@@ -563,9 +585,8 @@ class Hub:
         self.clear_alert("scan")
         return self._after(result)
 
-    def _scanned(self, card, result, message):
+    def _scanned(self, card, result, message, name=None):
         """Remember and announce a scan, so the screens can acknowledge every one."""
-        name = None
         if card is not None and self.game_name:
             try:
                 from companion.games import card_catalog

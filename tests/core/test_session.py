@@ -203,7 +203,7 @@ def test_a_held_window_stays_sealed_when_complete_until_closed():
     s.execute(2, "hide", {"card": "ace"})
     w = s.state.windows["hidden-2-0"]
     assert w.is_complete() and not w.is_revealed()
-    assert "ace" not in json.dumps(s.public_view()) and "ace" in json.dumps(s.seat_view(2))
+    assert '"ace"' not in json.dumps(s.public_view()) and '"ace"' in json.dumps(s.seat_view(2))
     s.close_window("hidden-2-0")
     assert s.state.data["shown"] == ["ace"]
 

@@ -270,6 +270,11 @@ class Driver:
         core = (MarkupLabel if w.markup else CoreLabel)(text=w.text, **kw)
         core.refresh()
         cw, ch = core.content_size
+        if w.text_size[0] is not None and not w.markup:
+            for word in w.text.split():                # a word wider than the box gets
+                ww = core.get_extents(word)[0]          # broken in two by the wrapping
+                if ww > width:
+                    return f"the word {word!r} ({ww:.0f}px) is broken in a {width:.0f}px box"
         limit = w.text_size[1] if w.text_size[1] is not None else w.height
         if ch > limit + 2:
             return f"needs {ch:.0f}px height, has {limit:.0f}"
@@ -350,7 +355,7 @@ def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
         if None in st.prompts:
             tb = getattr(g, "table_bot", None)
             p = st.prompts[None]
-            move, args = tb(g, st, None, rng) if tb else (p.get("next") or p["moves"][0],
+            move, args = tb(g, g.observe(st, None), rng) if tb else (p.get("next") or p["moves"][0],
                                                         p.get("next_args") or {})
             hub.table_move(move, args)
             continue
@@ -361,6 +366,6 @@ def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
             s.tick()
             continue
         bots = g.bots
-        move, args = bots.get(bot, bots["random"])(g, st, seats[0], rng)
+        move, args = bots.get(bot, bots["random"])(g, g.observe(st, seats[0]), rng)
         hub.submit(seats[0], move, args)
     raise AssertionError("the state was never reached")

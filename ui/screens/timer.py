@@ -77,7 +77,7 @@ class TimerScreen(ViewScreen):
             w.colour = COLOURS.get(row[2], theme.MUTED)
         fill(box, rows, SeatStatus, put)
         box.opacity = 1 if rows else 0
-        box.cols = 1 if len(rows) <= 1 else (2 if len(rows) <= 4 else 3)
+        box.cols = 1 if len(rows) <= 1 else 2
 
     def tick(self, now):
         view = getattr(self, "_view", None)

@@ -28,7 +28,7 @@ class VictoryScreen(ViewScreen):
         o = view.get("outcome") or {}
         self.winners = winner_line(view)
         reason = o.get("reason") or ""
-        self.why = f"Why: {reason}." if reason else ""
+        self.why = f"Why: {reason.rstrip('.')}." if reason else ""
         tb = o.get("tiebreak")
         self.tiebreak = f"Tiebreak used: {tb}." if tb else "No tiebreak was needed."
         self.saved = self._saved(view)

@@ -228,6 +228,26 @@
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
 
+  // Half an answer survives a reload (a swipe, a browser that dropped the tab in the
+  // background): what was picked and which move was open, for this tab (sessionStorage), for
+  // this seat; drawn again like any answer, so a pick the game no longer offers is dropped.
+  const DRAFTS = "tc.drafts." + location.host;
+  function saveDrafts() {
+    const sid = S.view && S.view.session;
+    if (sid) for (const k of Object.keys(S.answers)) if (!k.startsWith(sid + ":")) delete S.answers[k];
+    try {
+      sessionStorage.setItem(DRAFTS, JSON.stringify({ seat: S.creds ? S.creds.seat : null, answers: S.answers, open: S.openMove },
+        (k, v) => (v === CLEARED ? { cleared: true, draft: 1 } : v)));
+    } catch (e) { /* private mode or full: no drafts */ }
+  }
+  (function loadDrafts() {
+    try {
+      const d = JSON.parse(sessionStorage.getItem(DRAFTS) || "null",
+        (k, v) => (v && v.draft === 1 && v.cleared === true ? CLEARED : v));
+      if (d && typeof d === "object") { S.answers = d.answers || {}; S.openMove = d.open || {}; S.draftSeat = d.seat; }
+    } catch (e) { /* a broken draft is no draft */ }
+  })();
+
   // -- screens -----------------------------------------------------------------------------------
   function showJoin(message) {
     $("#join-screen").hidden = false;
@@ -274,6 +294,8 @@
   }
   const postJoin = (body) => post("/join", body);
   function adopt(creds) {
+    if (S.draftSeat !== undefined && S.draftSeat !== null && S.draftSeat !== creds.seat) { S.answers = {}; S.openMove = {}; }
+    S.draftSeat = creds.seat;
     S.creds = creds;
     save(STORE, { token: creds.token, table: creds.table, name: creds.name, seat: creds.seat });
     showGame();
@@ -506,6 +528,10 @@
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent." };
       if (p.key) delete S.answers[p.key];
+      // the question is answered: its pickers close (an open form with nothing chosen reads
+      // as if the move had not been taken)
+      const session = S.view && S.view.session;
+      if (session && S.openMove[session] === p.move) S.openMove[session] = null;
       vibrate(30);
     } else {
       S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
@@ -757,6 +783,7 @@
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
     if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
+    if (v.game === "trade-warz") return [v.phase === "trade"];
     return null;
   }
   function gameStats(v, gv) {
@@ -784,6 +811,12 @@
         out.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
       }
       if (p.facedown && p.facedown.length) out.push(el("p", { class: "muted", text: "Your face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + partnerName(v, f.partner) + " slot " + f.slot).join("; ") }));
+      // where the next card put on the table's reader goes (Aim), so the player knows the
+      // aim was taken and what to do next
+      if (Array.isArray(p.aim) && p.aim.length === 2 && v.phase === "trade") {
+        out.push(el("p", { class: "aim", data: { panel: "aim" } }, "Your next scanned Export goes to ",
+          el("b", { text: partnerName(v, p.aim[0]) + ", slot " + p.aim[1] }), ": put the card on the table's reader."));
+      }
     } else if (v.game === "battle-builder") {
       const stats = el("div", { class: "stats" });
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
@@ -916,6 +949,7 @@
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     redraw(box, kids);
+    saveDrafts();
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
@@ -1175,6 +1209,7 @@
           autocomplete: "off", enterkeyhint: "done",
           oninput: (e) => {
             answers[spec.name] = e.target.value;
+            saveDrafts();
             const now = walk(m.args || [], answers);
             const btn = $("#send");
             if (btn) {
@@ -1447,7 +1482,8 @@
       const online = sid && sid in S.presence ? S.presence[sid] : !!(seats[i] && seats[i].online);
       const tags = [];
       if (i === mySeat) tags.push(el("span", { class: "tag you", text: "you" }));
-      if (st.phase === "lobby" && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
+      // a seat nobody has joined yet (a late joiner may still take it), in the game too
+      if (!st.outcome && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       if (st.outcome) { /* the game is over: nobody is choosing or to play */ } else
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));

@@ -151,11 +151,28 @@ class SeatDialog(Dialog):
 
 class HandoverDialog(Dialog):
     """The one-seat join code as a QR big enough to scan across the table, the player's name,
-    and Cancel. The old phone is cut off when the new one opens the link."""
+    and Cancel (which withdraws the code if no phone has used it yet). The old phone is cut
+    off when the new one opens the link."""
     seat = NumericProperty(0)
     name = StringProperty("")
     url = StringProperty("")
     minutes = NumericProperty(10)
+
+    def on_open(self):
+        App.get_running_app().open_handovers[self.seat] = self
+
+    def on_dismiss(self):
+        App.get_running_app().open_handovers.pop(self.seat, None)
+
+    def claimed(self):
+        """A new phone took the seat: the code is used up; the dialog closes by itself."""
+        self.dismiss()
+
+    def cancel(self):
+        app = App.get_running_app()
+        self.dismiss()
+        if hasattr(app.hub, "cancel_handover"):
+            app.command(app.hub.cancel_handover, self.seat)
 
 
 class NameKeyboard(BoxLayout):
@@ -230,10 +247,16 @@ class RenameDialog(Dialog):
     name = StringProperty("")
 
     def on_open(self):
-        self.ids.keys.text = ""
+        kb = self.ids.kb
+        kb.bind(text=self._typed)
+        kb.text = ""
+        self._typed(kb, "")
+
+    def _typed(self, _kb, text):
+        self.ids.save.disabled = not text.strip()
 
     def save(self):
-        new = " ".join(self.ids.keys.text.split())
+        new = " ".join(self.ids.kb.text.split())
         if not new:
             return
         app = App.get_running_app()

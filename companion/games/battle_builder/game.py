@@ -14,12 +14,13 @@ revenge and spectator bets (``prepare_pvp``).
 """
 import dataclasses
 
+from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
 from . import battle as engine
 from . import choices as ch
-from .data import CATEGORIES, DIFFICULTIES, ROLES, default_rules
+from .data import CATEGORIES, DATA, DIFFICULTIES, ROLES, default_rules
 
 PAIRINGS_4 = ([[0, 1], [2, 3]], [[0, 2], [1, 3]], [[0, 3], [1, 2]])
 TOKEN_NAMES = ("skill", "attack", "defense", "speed", "hp", "combat", "training")
@@ -165,8 +166,10 @@ class BattleBuilder(Game):
         Option("shop_seconds", 0, "Shop timer in seconds (0 = none)."),
     )
 
-    def __init__(self, rules=None):
+    def __init__(self, rules=None, data_dir=None):
         self.rules = rules or default_rules()
+        self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
+        self._data_ref = None
         self._ability_sets = {
             "none": frozenset(),
             "printed": self.rules.battle["printed_abilities"],
@@ -301,17 +304,29 @@ class BattleBuilder(Game):
     # options added after games were logged, with the reading those games were played by
     LEGACY_DEFAULTS = {"turn_limit_reward": "full"}
 
+    @property
+    def data_ref(self):
+        """The data this game plays with (:mod:`companion.core.datadir`)."""
+        if self._data_ref is None:
+            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
+                                     shipped=self.data_dir is None)
+        return self._data_ref
+
     def resolve_options(self, given):
         """As :meth:`Game.resolve_options`, but a log's start record (which holds every option
         of its day) that lacks an option added since keeps the reading it was played with, so
-        an old session replays to the same state."""
+        an old session replays to the same state. Plus ``data``: the data the session is played
+        with (a recorded session must be replayed with the same)."""
         given = dict(given or {})
+        data = given.pop("data", None)
         known = {o.name for o in self.options}
         older = known - set(self.LEGACY_DEFAULTS)
         if older <= set(given):
             for name, value in self.LEGACY_DEFAULTS.items():
                 given.setdefault(name, value)
-        return super().resolve_options(given)
+        out = super().resolve_options(given)
+        out["data"] = settle(self.title, self.data_ref, data)
+        return out
 
     def _monster_pool(self, state):
         want = state.config["monster_pool"]

@@ -18,11 +18,12 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
 """
 import dataclasses
 
+from companion.core.datadir import ref_for, settle
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
 from . import choices as ch
-from .data import TOKEN_NAMES, TOKENS, TRAITS, default_rules
+from .data import DATA, TOKEN_NAMES, TOKENS, TRAITS, default_rules
 
 
 @dataclasses.dataclass
@@ -72,8 +73,10 @@ class GreatPowers(Game):
                                            "shared win.", ("tokens", "shared")),
     )
 
-    def __init__(self, rules=None):
+    def __init__(self, rules=None, data_dir=None):
         self.rules = rules or default_rules()
+        self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
+        self._data_ref = None
         self.phases = {
             "deal": Phase("deal", "bid", on_begin=self._deal, label="Deal"),
             "bid": Phase("bid", "results", on_begin=self._begin_bid, label="Bid"),
@@ -114,6 +117,23 @@ class GreatPowers(Game):
         self.observation = GPObservation
 
     # -- set-up ---------------------------------------------------------------------------------
+    @property
+    def data_ref(self):
+        """The data this game plays with (:mod:`companion.core.datadir`)."""
+        if self._data_ref is None:
+            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
+                                     shipped=self.data_dir is None)
+        return self._data_ref
+
+    def resolve_options(self, given):
+        """The options, plus ``data``: the data the session is played with (a recorded session
+        must be replayed with the same)."""
+        given = dict(given or {})
+        data = given.pop("data", None)
+        out = super().resolve_options(given)
+        out["data"] = settle(self.title, self.data_ref, data)
+        return out
+
     def setup(self, state):
         r = self.rules
         deck = list(r.actions)

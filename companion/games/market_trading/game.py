@@ -24,11 +24,12 @@ vague, the configurable ones as options:
 """
 import dataclasses
 
+from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
 from . import choices as ch
-from .data import default_rules
+from .data import DATA, default_rules
 
 
 @dataclasses.dataclass
@@ -106,8 +107,10 @@ class MarketTrading(Game):
     def resolve_options(self, given):
         """The options, plus ``rules``: the rules version the session is played under (a stored
         log keeps it; one recorded before version 2 has exactly the version-1 options, and
-        replays under them)."""
+        replays under them); and ``data``: the data the session is played with (a recorded
+        session must be replayed with the same)."""
         given = dict(given or {})
+        data = given.pop("data", None)
         version = given.pop("rules", None)
         out = super().resolve_options(given)
         if version is None:
@@ -115,10 +118,21 @@ class MarketTrading(Game):
         if version not in (1, RULES_VERSION):
             raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
         out["rules"] = version
+        out["data"] = settle(self.title, self.data_ref, data)
         return out
 
-    def __init__(self, rules=None):
+    @property
+    def data_ref(self):
+        """The data this game plays with (:mod:`companion.core.datadir`)."""
+        if self._data_ref is None:
+            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
+                                     shipped=self.data_dir is None)
+        return self._data_ref
+
+    def __init__(self, rules=None, data_dir=None):
         self.rules = r = rules or default_rules()
+        self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
+        self._data_ref = None
         self.names = {k: v.name for k, v in r.resources.items()}
         self.value = {k: v.value for k, v in r.resources.items()}
         self.first_value = {k: v.first for k, v in r.resources.items()}

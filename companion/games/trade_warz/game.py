@@ -11,12 +11,13 @@ from the first Export placed; each face-down Export is its own sealed choice) ->
 flip; the table checks the cards) -> Disputes (poorest chooses; blind bids as sealed choices)
 -> Income -> Cleanup. Before round 1, the Leader pick (a sealed choice).
 """
+from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.flow import ASK
 from companion.core.game import Game, Move, Option, Phase
 
 from .asks import Answers
-from .cards import default_db
+from .cards import DATA_DIR, default_db
 from .checks import Checks
 from .choices import Choices
 from .computed import Computed
@@ -30,7 +31,7 @@ from .leaders import LeaderPhase
 from .modifiers import Modifiers
 from .policy import PolicyPhase
 from .prompts import Prompts
-from .rules import default_rules, index
+from .rules import Index, default_rules, index
 from .scan import Scans
 from .trade import TradePhase
 from .upkeep import EventAndUpkeep
@@ -95,8 +96,11 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
 
     def resolve_options(self, given):
         """The options, plus ``rules``: the rules version the session is played under (a stored
-        log keeps it; one recorded before version 2 has exactly the version-1 options)."""
+        log keeps it; one recorded before version 2 has exactly the version-1 options); and
+        ``data``: the card data the session is played with (a recorded session must be replayed
+        with the same)."""
         given = dict(given or {})
+        data = given.pop("data", None)
         version = given.pop("rules", None)
         out = super().resolve_options(given)
         if version is None:
@@ -104,16 +108,37 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         if version not in (1, RULES_VERSION):
             raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
         out["rules"] = version
+        out["data"] = settle(self.title, self.data_ref, data)
         return out
+
+    @property
+    def data_ref(self):
+        """The card data this game plays with (:mod:`companion.core.datadir`)."""
+        if self._data_ref is None:
+            self._data_ref = ref_for(self.data_dir or DATA_DIR, self.db.version,
+                                     shipped=self.data_dir is None)
+        return self._data_ref
+
+    def index(self, edition):
+        """One edition of this game's card database, indexed (shared for the shipped cards)."""
+        if self.data_dir is None:
+            return index(edition)
+        got = self._edited_ix.get(edition)
+        if got is None:
+            got = self._edited_ix[edition] = Index(self.db, edition)
+        return got
 
     @staticmethod
     def v2(state):
         """Rules version 2 or later (computed effects, the Draw counted when drawn)."""
         return state.config.get("rules", RULES_VERSION) >= 2
 
-    def __init__(self, rules=None):
+    def __init__(self, rules=None, db=None, data_dir=None):
         self.rules = rules or default_rules()
-        self.db = default_db()
+        self.db = db or default_db()
+        self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
+        self._data_ref = None
+        self._edited_ix = {}                # edition -> Index of an edited copy's cards
         self._moves_cache = {}
 
         def P(name, nxt, begin, done=None, end=None, prompts=None):
@@ -259,7 +284,7 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
     def setup(self, state):
         cfg = state.config
         ed = cfg["edition"]
-        ix = index(ed)
+        ix = self.index(ed)
         play = self.rules.edition(ed)
         for v in ("chill", "quick_start", "diplomatic"):
             if cfg[v] and v not in play.variants:

@@ -6,7 +6,6 @@ Partner's slots (``slots``), shields (``protect``). :meth:`Modifiers.mods` gathe
 every source on the :class:`~.data.Board`; the list is derived data: the core recomputes it after
 the board changes (``state.derived``).
 """
-from .rules import index
 
 NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
 _COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
@@ -15,10 +14,9 @@ _COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:t
 class Modifiers:
     """Mixed into the Game."""
 
-    @staticmethod
-    def ix(state):
-        """The edition's card :class:`~.rules.Index` (built once per process)."""
-        return index(state.config["edition"])
+    def ix(self, state):
+        """The edition's card :class:`~.rules.Index` (built once per process and data)."""
+        return self.index(state.config["edition"])
 
     # -- order and standing ----------------------------------------------------------------------
     def order(self, state, seats):

@@ -105,13 +105,15 @@ def public_view(game, state):
                           "cost": ix[cid].cost if cid else None,
                           "fast_pass": bool(c.get("fast_pass")),
                           "target": c.get("target"), "target_name": who(c.get("target")),
-                          "partner": c.get("partner"), "partner_name": pname(c.get("partner"))}
+                          "partner": c.get("partner"), "partner_name": pname(c.get("partner")),
+                          "checked": s in d.pol.confirmed}   # its scan matched
     contested = {(c["partner"], c["slot"]) for c in d.disputes.contests}
     flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
              "name": ix.name_of(x["card"]) if x["card"] else None,
              "partner": x["partner"], "partner_name": ix.name_of(x["partner"]),
              "slot": x["slot"], "state": x["state"],
-             "contested": (x["partner"], x["slot"]) in contested}
+             "contested": (x["partner"], x["slot"]) in contested,
+             "checked": bool(x.get("checked"))}                  # its scan matched
             for x in d.trade.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
