@@ -106,7 +106,7 @@ class TableApp(App):
         from ui.widgets.root import TableRoot
         self.root = TableRoot()
         self.bridge = HubBridge(self.hub, self._on_change, self.show_error, self._hub_event)
-        if self.auto_resume and self.hub.session is None:
+        if self.auto_resume and self.hub.game is None:
             try:
                 self.hub.resume()
             except Exception as e:             # a broken log must not keep the table dark
@@ -150,8 +150,8 @@ class TableApp(App):
             self.journal.clear()
             self._session = sid
             self._warned = set()
-            if sid is not None and self.hub.session is not None:
-                self.journal.add(self.hub.session.version - 1, view.get("notices"))
+            if sid is not None:
+                self.journal.add(view["rev"] - 1, view.get("notices"))
         for ev in events:
             if ev.get("kind") == "changed" and sid is not None:
                 self.journal.add(ev.get("version", 0), ev.get("notices"))
@@ -308,7 +308,7 @@ class TableApp(App):
 
     def open_correction(self):
         from ui.widgets.dialogs import CorrectionDialog
-        if self.hub.session is None:
+        if self.hub.game is None:
             return
         CorrectionDialog(app=self).open()
 
@@ -365,8 +365,7 @@ class TableApp(App):
 
     # -- timers and sound -----------------------------------------------------------------------
     def clock_now(self):
-        s = self.hub.session
-        return s.clock.now() if s is not None else None
+        return self.hub.session_time()
 
     def _schedule_ticker(self, view):
         running = any(not t.get("paused") for t in (view.get("timers") or {}).values())

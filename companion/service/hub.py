@@ -638,6 +638,19 @@ class Hub:
             return {"cue": None, "reveal_count": "auto"}
         return {"cue": s.game.cue(s.state), "reveal_count": s.game.reveal_count}
 
+    @property
+    def game(self):
+        """The game the table plays, as a definition (its rules and data; None at Home): what
+        screens may read besides the views. Never its state."""
+        s = self.session
+        return s.game if s is not None else None
+
+    def history(self, viewer=None):
+        """The running game's log as ``viewer`` (a seat, None: the public) may see it ([] at
+        Home)."""
+        with self._lock:
+            return self.session.history(viewer) if self.session is not None else []
+
     def session_time(self):
         """The session clock now (None without a session), to turn a view's deadlines into
         the devices' monotonic time."""

@@ -496,10 +496,8 @@ class ScorePhaseScreen(ViewScreen):
         self._pending(view, gv, phase)
 
     def _rules(self):
-        try:
-            return self.app.hub.session.game.rules.score
-        except AttributeError:
-            return ()
+        game = self.app.hub.game
+        return game.rules.score if game is not None else ()
 
     def _awards(self, view, rec):
         scored = {n["trait"]: n for n in rec["scored"]}

@@ -18,12 +18,10 @@ def event_words(event_type: str) -> str:
     return " ".join([words[0]] + [w.lower() for w in words[1:]]) if words else "move"
 
 
-def last_command(session) -> str | None:
+def last_command(hub) -> str | None:
     """What Undo would take back, described from the public history."""
-    if session is None:
-        return None
-    hist = session.history(None)
-    players = session.state.players
+    hist = hub.history(None)
+    players = hub.public_view().get("players") or []
     for item in reversed(hist):
         if item.get("undone") or item.get("kind") not in COMMAND_KINDS:
             continue
@@ -48,7 +46,7 @@ class UndoDialog(Dialog):
     what = StringProperty("")
 
     def on_open(self):
-        w = last_command(self.app.hub.session)
+        w = last_command(self.app.hub)
         self.what = w or "Nothing to undo."
         self.ids.go.disabled = w is None
 
@@ -70,7 +68,7 @@ class CorrectionDialog(Dialog):
 
     def on_open(self):
         app = self.app
-        self.game = app.hub.session.game
+        self.game = app.hub.game
         self.counters = app.adapter.counters(self.game)
         if self.counters and not self.counter:
             self.counter = self.counters[0][0]
