@@ -6,6 +6,7 @@ formats, orders and checks what the public view already says.
 import dataclasses
 import math
 
+from companion.core.args import is_whole
 from companion.core.sealed import verify
 
 
@@ -65,12 +66,12 @@ def rounds_total(view: dict):
     gv = view.get("game_view") or {}
     for key in ("rounds", "turns", "max_rounds", "round_limit"):
         v = gv.get(key)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        if is_whole(v) and v > 0:
             return v
     opts = (view.get("hub") or {}).get("options") or {}
     for key in ("rounds", "turns"):
         v = opts.get(key)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        if is_whole(v) and v > 0:
             return v
     return None
 

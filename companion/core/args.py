@@ -18,17 +18,24 @@ def is_whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def out_of_bounds(value, minimum=None, maximum=None):
+    """None if ``value`` is from ``minimum`` to ``maximum`` (either may be None), else what it
+    must be, in words ("3 or more", "at most 9", "from 1 to 4")."""
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        if maximum is None:
+            return f"{minimum} or more"
+        if minimum is None:
+            return f"at most {maximum}"
+        return f"from {minimum} to {maximum}"
+    return None
+
+
 def whole(value, what, minimum=None, maximum=None):
     """``value`` as a whole number from ``minimum`` to ``maximum`` (either may be None)."""
     if not is_whole(value):
         raise IllegalMoveError(f"{what} must be a whole number, not {value!r}.")
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        if maximum is None:
-            need = f"{minimum} or more"
-        elif minimum is None:
-            need = f"at most {maximum}"
-        else:
-            need = f"from {minimum} to {maximum}"
+    need = out_of_bounds(value, minimum, maximum)
+    if need:
         raise IllegalMoveError(f"{what} must be {need}, not {value}.")
     return value
 

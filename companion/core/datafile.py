@@ -24,7 +24,7 @@ import dataclasses
 import difflib
 import tomllib
 
-from .args import is_whole
+from .args import is_whole, out_of_bounds
 from .errors import DataFileError, DataFileErrors
 
 MISSING = dataclasses.MISSING
@@ -97,12 +97,9 @@ class Fields:
             nonempty=False):
         """``table[key]`` checked to be a ``typ`` (an int is taken as a float), one of
         ``choices``, from ``minimum`` to ``maximum``; ``default`` if absent (else missing)."""
-        self.seen.add(key)
         if key not in self.t:
-            if default is MISSING:
-                self.err(key, "is missing")
-                return None
-            return default
+            return self._absent(key, default)
+        self.seen.add(key)
         v = self.t[key]
         if not is_kind(v, typ):
             self.err(key, f"must be {kind_name(typ)}, not {show(v)}")
@@ -113,13 +110,8 @@ class Fields:
             self.err(key, f"must be one of {', '.join(map(str, choices))}, not {show(v)}"
                           f"{suggest(v, choices)}")
             return None
-        if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
-            if maximum is None:
-                need = f"{minimum} or more"
-            elif minimum is None:
-                need = f"at most {maximum}"
-            else:
-                need = f"from {minimum} to {maximum}"
+        need = out_of_bounds(v, minimum, maximum)
+        if need:
             self.err(key, f"must be {need}, not {v}")
             return None
         if nonempty and typ is str and not v.strip():
@@ -167,13 +159,17 @@ class Fields:
 
     def range_(self, key, default=MISSING, minimum=0):
         """A whole number (exact) or ``[min, max]``."""
-        self.seen.add(key)
         if key not in self.t:
-            if default is MISSING:
-                self.err(key, "is missing")
-                return None
-            return default
+            return self._absent(key, default)
+        self.seen.add(key)
         return as_range(self, key, self.t[key], minimum)
+
+    def _absent(self, key, default):
+        self.seen.add(key)
+        if default is MISSING:
+            self.err(key, "is missing")
+            return None
+        return default
 
     def table(self, key, item=None, required=True):
         """The sub-table ``key`` as its own :class:`Fields`: its mistakes name the field

@@ -18,6 +18,8 @@ import dataclasses
 import inspect
 from typing import Any, Callable
 
+from .args import is_whole
+from .datafile import is_kind
 from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
                      UnknownMoveError)
 from .flow import run as run_steps
@@ -43,9 +45,9 @@ class Option:
             raise ConfigError(f"Option {self.name} must be one of "
                               f"{', '.join(map(str, self.choices))}, not {value!r}.")
         kind = self.kind or type(self.default)
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        if kind is float and is_whole(value):
             value = float(value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        if not is_kind(value, kind):
             raise ConfigError(f"Option {self.name} must be a {kind.__name__}, "
                               f"not {value!r}.")
         return value
@@ -398,7 +400,7 @@ def _correct(game, state, seat, counter, delta, reason):
                                f"Counters: {', '.join(game.counters)}.")
     if seat is not None and (not isinstance(seat, int) or not 0 <= seat < state.n):
         raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
-    if not isinstance(delta, int) or isinstance(delta, bool) or delta == 0:
+    if not is_whole(delta) or delta == 0:
         raise IllegalMoveError("A correction needs a whole, non-zero amount.")
     if not reason or not str(reason).strip():
         raise IllegalMoveError("A correction needs a reason, e.g. 'card misread'.")

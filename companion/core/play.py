@@ -30,6 +30,17 @@ def resolve_bots(game, spec, n):
     return out
 
 
+def run_out_the_clock(session):
+    """Nobody is asked anything: let the next timer run out (the game waits for it)."""
+    state = session.state
+    due = state.next_deadline()
+    if due is None:
+        raise RuntimeError(f"{session.game.title}: nobody is prompted and no timer runs "
+                           f"(phase {state.phase})")
+    session.clock.set(max(session.clock.now(), due))
+    session.tick()
+
+
 def play_out(session, bots, rng, max_commands=100_000):
     """Let the bots answer every prompt until the game ends."""
     game, table_bot = session.game, getattr(session.game, "table_bot", None)
@@ -38,12 +49,7 @@ def play_out(session, bots, rng, max_commands=100_000):
         if state.outcome is not None:
             return state.outcome
         if not state.prompts:
-            due = state.next_deadline()
-            if due is None:
-                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
-                                   f"(phase {state.phase})")
-            session.clock.set(max(session.clock.now(), due))
-            session.tick()
+            run_out_the_clock(session)
             continue
         seat = min(state.prompts, key=lambda s: -1 if s is None else s)
         if seat is None:
@@ -90,12 +96,7 @@ def play_by_taps(session, rng, max_commands=20_000):
         if state.outcome is not None:
             return state.outcome, refused
         if not state.prompts:
-            due = state.next_deadline()
-            if due is None:
-                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
-                                   f"(phase {state.phase})")
-            session.clock.set(max(session.clock.now(), due))
-            session.tick()
+            run_out_the_clock(session)
             continue
         seats = sorted(state.prompts, key=lambda s: -1 if s is None else s)
         seat = rng.choice(seats)

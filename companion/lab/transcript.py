@@ -6,6 +6,8 @@ notices are put into sentences (a notice addressed to one seat is left out), and
 appears as "locked in" until the reveal that shows it to everyone. Nothing is read from another
 seat's hand. A notice with no sentence of its own is still told, plainly, with its names.
 """
+from companion.core.args import is_whole
+
 from . import games as lab_games
 from .facts import walk
 
@@ -54,8 +56,7 @@ class Teller:
         if isinstance(v, (list, tuple)):
             return ", ".join(self.value(x) for x in v) if v else "none"
         if isinstance(v, dict):
-            return ", ".join(f"{self.value(v2)} {self.thing(k)}" if isinstance(v2, int)
-                             and not isinstance(v2, bool) else f"{self.thing(k)}: {self.value(v2)}"
+            return ", ".join(f"{self.value(v2)} {self.thing(k)}" if is_whole(v2) else f"{self.thing(k)}: {self.value(v2)}"
                              for k, v2 in v.items()) or "none"
         return str(v)
 
@@ -78,7 +79,7 @@ class Teller:
         for k, v in n.items():
             if k in SKIP_KEYS:
                 continue
-            if k in SEAT_KEYS and (isinstance(v, int) and not isinstance(v, bool)):
+            if k in SEAT_KEYS and is_whole(v):
                 shown = self.who(v)
             elif k in SEATS_KEYS and isinstance(v, list) and all(isinstance(x, int)
                                                                    for x in v):

@@ -9,7 +9,7 @@ import functools
 import pathlib
 
 from companion.core.args import is_whole
-from companion.core.datafile import MISSING, Checker, suggest
+from companion.core.datafile import MISSING, Checker, is_kind, suggest
 
 DATA = pathlib.Path(__file__).with_name("data")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -372,7 +372,7 @@ def load_rules(directory=DATA) -> Rules:
     for role in ROLES:
         mult = ld.field(path, "earning.roles", roles_t, role, dict)
         for cat, m in list(mult.items()):
-            if cat not in CATEGORIES or isinstance(m, bool) or not isinstance(m, (int, float)):
+            if cat not in CATEGORIES or not is_kind(m, float):
                 ld.error(path, "earning.roles", f"{role}.{cat}",
                          "must map attack/defense/speed/hp to a number")
                 mult = {}

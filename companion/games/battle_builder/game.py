@@ -14,6 +14,7 @@ revenge and spectator bets (``prepare_pvp``).
 """
 import dataclasses
 
+from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
@@ -87,7 +88,7 @@ class BBData:
 
 
 def _int(value, what, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise IllegalMoveError(f"{what} must be a whole number, not {value!r}.")
     if value < lo or (hi is not None and value > hi):
         rng = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"

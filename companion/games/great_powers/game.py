@@ -18,6 +18,7 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
 """
 import dataclasses
 
+from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
@@ -225,7 +226,7 @@ class GreatPowers(Game):
             state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
 
     def _seat_arg(self, state, value, what="target"):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
+        if not is_whole(value) or not 0 <= value < state.n:
             raise IllegalMoveError(f"Choose a player as the {what} (a seat from 0 to "
                                    f"{state.n - 1}), not {value!r}.")
         return value

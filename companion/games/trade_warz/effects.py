@@ -5,6 +5,7 @@ which routes to destroy, a manual effect for the table) asks it (:meth:`Effects.
 the answer (:mod:`.asks`) puts the decision into the step and the flow runs it again. Everything
 in a step is plain data, so a session replays exactly.
 """
+from companion.core.args import is_whole
 from companion.core.errors import IllegalMoveError
 from companion.core.flow import ASK
 
@@ -217,7 +218,7 @@ class Effects:
             if p not in PILES:
                 raise IllegalMoveError(f"{p!r} is not a pile. Piles: "
                                        f"{', '.join(self.ix(state).draw_piles)}.")
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_whole(v) or v < 0:
                 raise IllegalMoveError(f"Draw a whole number of cards from the "
                                        f"{PILE_TITLES[p]}, not {v!r}.")
             if v == 0:
