@@ -6,7 +6,7 @@ import random
 from companion.core.clock import FakeClock
 from companion.core.errors import ConfigError
 from companion.core.log import MemoryLog
-from companion.core.play import play_out
+from companion.core.play import play_out, run_out_the_clock
 from companion.core.session import Session
 from companion.games import registry
 
@@ -89,8 +89,7 @@ def one_command(s, rng, bots=None):
     asked, the next timer runs out."""
     state, game = s.state, s.game
     if not state.prompts:
-        s.clock.set(max(s.clock.now(), state.next_deadline()))
-        s.tick()
+        run_out_the_clock(s)
         return
     seat = min(state.prompts, key=lambda x: -1 if x is None else x)
     if seat is None:

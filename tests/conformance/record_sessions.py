@@ -163,12 +163,12 @@ def play(game_name, n, options, how, seed):
     elif how == "clock":
         _taps_with_clock(s, rng)
     elif how == "edits":
-        bots = [game.bots["random"] for _ in range(n)]
+        from .driver import one_command          # (recording only: --refresh runs on old code)
         for _ in range(50_000):
             if s.state.outcome is not None:
                 break
             _edits(s, rng)
-            _one_command(s, bots, rng)
+            one_command(s, rng)
     else:
         names = {"greedy": ["greedy"] * n, "random": ["random"] * n,
                  "mixed": ["greedy" if i % 2 else "random" for i in range(n)]}[how]
@@ -198,20 +198,6 @@ def _taps_with_clock(s, rng):
         move, args = tap(game, state, seat, rng)
         s.execute(seat, move, args)
     raise RuntimeError("the game did not end")
-
-
-def _one_command(s, bots, rng):
-    state, game = s.state, s.game
-    if not state.prompts:
-        s.clock.set(max(s.clock.now(), state.next_deadline()))
-        s.tick()
-        return
-    seat = min(state.prompts, key=lambda x: -1 if x is None else x)
-    if seat is None:
-        move, args = game.table_bot(game, game.observe(state, None), rng)
-    else:
-        move, args = bots[seat](game, game.observe(state, seat), rng)
-    s.execute(seat, move, args)
 
 
 def record():

@@ -1,24 +1,18 @@
 """Helpers for Battle Builder tests: drive a real state through the core's apply path."""
+import functools
 import random
 
-from companion.core.clock import FakeClock
-from companion.core.game import apply, new_state
-from companion.core.log import MemoryLog
-from companion.core.session import Session
+from companion.core.game import apply
 from companion.games import get
+
+from .. import tables
 
 GAME = get("battle-builder")
 SALT = "ab" * 16
 
 
-def fresh(n=2, seed=1, **options):
-    return new_state(GAME, [f"P{i}" for i in range(n)], options, seed)
-
-
-def session(n=2, seed=1, log=None, clock=None, **options):
-    return Session.start(GAME, [f"P{i}" for i in range(n)], log or MemoryLog(),
-                         options=options, seed=seed, clock=clock or FakeClock(),
-                         entropy=random.Random(seed).randbytes)
+fresh = functools.partial(tables.fresh, GAME)
+session = functools.partial(tables.session, GAME)
 
 
 def do(state, seat, move, **args):

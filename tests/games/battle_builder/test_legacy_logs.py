@@ -9,21 +9,18 @@ such battles (most of them later spend those tokens). Their options predate
 ``turn_limit_reward``, so they replay with ``full`` (docs/battle-builder.md, ruling 16).
 """
 import copy
-import pathlib
 
 import pytest
 
 from companion.core.errors import IllegalMoveError
 from companion.core.session import fold
 
-from ..legacy import logs, replayed
+from ..legacy import beside, replayed
 from .helpers import GAME
-
-LOGS = pathlib.Path(__file__).with_name("data") / "legacy-logs-v1.json.gz"
 
 
 def _logs():
-    return logs(LOGS)
+    return beside(__file__)
 
 
 @pytest.mark.parametrize("i", range(10))

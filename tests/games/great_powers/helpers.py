@@ -1,20 +1,16 @@
-from companion.core.clock import FakeClock
+"""Helpers for Great Powers tests: tables, and a rule function run on a hand-built state."""
+import functools
+
 from companion.core.flow import run as run_steps
-from companion.core.game import apply, new_state
-from companion.core.log import MemoryLog
-from companion.core.session import Session
 from companion.games import get
+
+from .. import tables
 
 GAME = get("great-powers")
 
 
-def fresh(n, seed=1, **options):
-    return new_state(GAME, [f"P{i}" for i in range(n)], options, seed)
-
-
-def session(n, seed=1, log=None, **options):
-    return Session.start(GAME, [f"P{i}" for i in range(n)], log or MemoryLog(),
-                         options=options, seed=seed, clock=FakeClock())
+fresh = functools.partial(tables.fresh, GAME)
+session = functools.partial(tables.session, GAME)
 
 
 def move(state, seat, name, **args):

@@ -7,7 +7,6 @@ prompted to trade where the log goes on to build or forage. Their options predat
 ``rules`` marker, so they replay under rules version 1 (docs/market-trading.md).
 """
 import copy
-import pathlib
 
 import pytest
 
@@ -15,14 +14,12 @@ from companion.core.errors import IllegalMoveError
 from companion.core.session import fold
 from companion.games.market_trading.game import V1_OPTIONS
 
-from ..legacy import logs, replayed
+from ..legacy import beside, replayed
 from .helpers import GAME
-
-LOGS = pathlib.Path(__file__).with_name("data") / "legacy-logs-v1.json.gz"
 
 
 def _logs():
-    return logs(LOGS)
+    return beside(__file__)
 
 
 @pytest.mark.parametrize("i", range(12))

@@ -2,11 +2,10 @@
 bots that drive a game to a chosen moment."""
 import random
 
-from companion.core.clock import FakeClock
 from companion.core.game import apply, new_state, settle
-from companion.core.log import MemoryLog
-from companion.core.session import Session
 from companion.games import get
+
+from .. import tables
 
 GAME = get("trade-warz")
 SALT = "5a" * 16
@@ -17,8 +16,7 @@ def names(n):
 
 
 def session(n=4, seed=1, log=None, **options):
-    return Session.start(GAME, names(n), log or MemoryLog(), options=options, seed=seed,
-                         clock=FakeClock(), entropy=random.Random(seed).randbytes)
+    return tables.session(GAME, n, seed, log, **options)
 
 
 class Table:

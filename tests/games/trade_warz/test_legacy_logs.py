@@ -8,19 +8,15 @@ or power it entered), a Tactic played during Draw before drawing, card swaps, lo
 offers, disputes chosen by partner and slot, and the Fast-Pass. Their options predate the
 ``rules`` marker, so they replay under rules version 1 (docs/trade-warz.md, "Rules versions").
 """
-import pathlib
 
 import pytest
 
 
-from ..legacy import logs, replayed
+from ..legacy import beside, replayed
 from .helpers import GAME
 
-LOGS = pathlib.Path(__file__).with_name("data") / "legacy-logs-v1.json.gz"
-
-
 def _logs():
-    return logs(LOGS)
+    return beside(__file__)
 
 
 @pytest.mark.parametrize("i", range(13))
