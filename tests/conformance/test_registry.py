@@ -10,6 +10,7 @@ model): a game that joins ``companion.games`` is tested here with nothing writte
 * undo and correction round trips;
 * a clear error for every illegal move (a sentence, the state unchanged).
 """
+import inspect
 import json
 import random
 import re
@@ -20,7 +21,7 @@ from companion.core import choices, views
 from companion.core.errors import (CompanionError, IllegalMoveError, UndoError,
                                    UnknownMoveError)
 from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps
+from companion.core.play import play_by_taps, tap
 from companion.core.session import Session, fold
 
 from .driver import GAMES, configurations, counts, one_command, play, start
@@ -331,3 +332,75 @@ def test_every_illegal_move_gets_a_clear_error_and_changes_nothing(name):
                     s.execute(0, "win_the_game", {})
             one_command(s, rng)
     assert len(tried) >= len(game.moves) * 0.8, sorted(set(game.moves) - tried)
+
+
+# -- what the screens are given -------------------------------------------------------------------
+
+def offered(game, configs, games=None):
+    """The moves offered along games tapped through these ``(n, options)``, each checked as it
+    is offered: its label, and specs a phone can draw (each names an argument the move takes,
+    has a label and a known kind, and its options are named in words: an id is never its own
+    label). Stops once every move was seen (or after ``games`` games)."""
+    seen = set()
+    for k, (n, options) in enumerate(configs):
+        if seen == set(game.moves) or (games is not None and k >= games):
+            break
+        s = start(game, n, 500 + k, options)
+        rng = random.Random(k)
+        for step in range(3000):
+            st = s.state
+            if st.outcome is not None:
+                break
+            seats = list(st.prompts) if step % 5 else [None] + list(range(n))
+            for seat in seats:
+                for m in views.legal(game, st, seat):
+                    if m["move"] not in seen:
+                        _well_formed(game, st, m)
+                        seen.add(m["move"])
+            if not st.prompts:
+                one_command(s, rng)
+                continue
+            seat = rng.choice(sorted(st.prompts, key=lambda x: -1 if x is None else x))
+            s.execute(seat, *tap(game, st, seat, rng))
+    return seen
+
+
+def _well_formed(game, st, m):
+    move = game.moves[m["move"]]
+    assert move.label and m["label"] == move.label, m["move"]
+    params = inspect.signature(move.fn).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        assert {a["name"] for a in m["args"]} <= set(params) - {"state", "seat"}, m
+    for a in m["args"]:
+        assert a["label"] and a["kind"] in choices.KINDS, (m["move"], a)
+        for o in a.get("options", ()):
+            v = o["value"]
+            assert isinstance(o["label"], str) and o["label"], (m["move"], o)
+            if isinstance(v, str):                         # a name in words, never the id
+                assert o["label"] != v and not o["label"][0].islower(), (m["move"], o)
+            elif a["name"] in SEAT_ARGS and isinstance(v, int) and not isinstance(v, bool):
+                assert o["label"] == st.players[v], (m["move"], o)
+
+
+#: Arguments that name a player: their options are seats, labelled with the players' names.
+SEAT_ARGS = {"player", "target", "to", "opponent", "bet_on"}
+
+
+#: Moves a player who taps what ``legal`` offers never brings about, with the test that does.
+NOT_BY_TAPS = {
+    "trade-warz": {
+        "settle_mismatch": "a scanned card that disagrees (tests/games/trade_warz/test_scan.py)",
+        "choose_dispute": "one seat in several contests at once (test_taps.py)",
+        "choose_optional": "an optional effect, on few cards (test_computed.py, test_round.py)",
+    },
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_move_is_offered_with_a_label_and_specs_a_phone_can_draw(name):
+    """Along games tapped at a full table through the spread of options, every move of the game
+    is offered at some point, each with its label and specs a phone can draw."""
+    game = GAMES[name]
+    n = max(counts(game), key=lambda k: (min(k, 4), -k))       # a full table, 4 if it can
+    seen = offered(game, [(m, o) for m, o in configurations(game) if m == n])
+    assert set(game.moves) - seen == set(NOT_BY_TAPS.get(name, ()))
