@@ -6,8 +6,8 @@ import random
 from companion.core.clock import FakeClock
 from companion.core.errors import ConfigError
 from companion.core.log import MemoryLog
-from companion.core.play import play_out, run_out_the_clock
-from companion.core.session import Session
+from companion.core.play import play_by_taps, play_out, run_out_the_clock
+from companion.core.session import Session, fold
 from companion.games import registry
 
 GAMES = registry()
@@ -81,6 +81,18 @@ def bots_for(game, n, seed):
 def play(game, n, seed, options=None):
     s = start(game, n, seed, options)
     play_out(s, bots_for(game, n, seed), random.Random(seed))
+    return s
+
+
+def tapped(game, n, seed, options=None, taps=None):
+    """A session of ``game`` played to the end by players who only tap what ``legal`` offers
+    (their taps drawn from ``taps``, the seed by default), checked: zero refusals, winners,
+    and its log replays to the identical state."""
+    s = start(game, n, seed, options)
+    outcome, refused = play_by_taps(s, random.Random(seed if taps is None else taps))
+    assert refused == [], (game.name, n, seed, options, refused[:3])
+    assert outcome is not None and outcome.winners, (game.name, n, seed, options)
+    assert fold(game, s.records).fingerprint() == s.state.fingerprint(), (n, seed, options)
     return s
 
 

@@ -10,11 +10,9 @@ import random
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 
+from ...conformance.driver import tapped
 from .helpers import GAME, battle, do, fresh, session, set_fighter, vote_monsters
 from .test_playthrough import SPREAD
 
@@ -36,22 +34,11 @@ def _spec(legal, move, name=None):
     return [s for s in m["args"] if s["name"] == name]
 
 
-def _taps(n, seed, opts):
-    s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                      options=opts, seed=seed, clock=FakeClock(),
-                      entropy=random.Random(seed).randbytes, session_id=f"taps{seed}")
-    outcome, refused = play_by_taps(s, random.Random(seed))
-    assert refused == [], (n, seed, opts, refused[:3])
-    assert outcome is not None and outcome.winners
-    return s
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_whole_games_by_taps_with_zero_refusals_over_the_variants(n):
     for seed in range(len(SPREAD) + len(EVERY_MOVE)):
         opts = (SPREAD + EVERY_MOVE)[seed]
-        s = _taps(n, seed * 5 + n, opts)
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed * 5 + n, opts)
 
 
 def test_random_variant_mixes_by_taps_with_zero_refusals():
@@ -67,7 +54,7 @@ def test_random_variant_mixes_by_taps_with_zero_refusals():
                 opts[o.name] = rng.random() < 0.5
         if i % 4 == 0:
             opts["turn_seconds"] = 30
-        _taps(rng.randint(2, 4), 1000 + i, opts)
+        tapped(GAME, rng.randint(2, 4), 1000 + i, opts)
 
 
 def _in_battle(monster="slime", n=2, seed=1, **options):

@@ -8,11 +8,9 @@ import random
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 
+from ...conformance.driver import tapped
 from .helpers import GAME, session, set_tokens
 
 OPTION_SPREAD = [{}, {"ties": "all"}, {"require_payment": False},
@@ -31,13 +29,8 @@ def _spec(legal, move, name=None):
 def test_whole_games_by_taps_with_zero_refusals(n):
     for seed in range(12):
         opts = OPTION_SPREAD[(seed + n) % len(OPTION_SPREAD)]
-        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                          options=opts, seed=seed * 13 + n, clock=FakeClock())
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (n, seed, opts, refused[:3])
-        assert outcome is not None and outcome.winners
+        s = tapped(GAME, n, seed * 13 + n, opts, taps=seed)
         assert s.state.round == opts.get("turns", 10)
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
 
 
 def test_bids_are_an_order_of_exactly_count_traits_and_blocked_ones_say_why():

@@ -10,13 +10,11 @@ import random
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
 from companion.core.errors import IllegalMoveError
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 from companion.games.market_trading import choices as mtc
 
+from ...conformance.driver import tapped
 from .helpers import GAME, at_step, fresh, session
 
 SPREAD = [{}, {"improve_limit": "once-per-turn"}, {"improve_limit": "unlimited"},
@@ -34,12 +32,7 @@ def _spec(legal, move, name=None):
 def test_whole_games_by_taps_with_zero_refusals(n):
     for seed in range(14):
         opts = SPREAD[(seed + n) % len(SPREAD)]
-        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                          options=opts, seed=seed * 17 + n, clock=FakeClock())
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (n, seed, opts, refused[:3])
-        assert outcome is not None and outcome.winners
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed * 17 + n, opts, taps=seed)
 
 
 def test_greedy_games_by_taps_trade_a_lot_with_zero_refusals():

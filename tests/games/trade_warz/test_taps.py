@@ -9,9 +9,10 @@ import pytest
 
 from companion.core import choices as C
 from companion.core import views
-from companion.core.play import play_by_taps, tap
+from companion.core.play import tap
 from companion.core.session import fold
 
+from ...conformance.driver import tapped
 from .helpers import GAME, drive, session
 from .test_scan import hub_at, reveal_with, trade_with_two_exports, two_policies
 
@@ -32,11 +33,7 @@ def test_games_played_only_by_taps_end_without_a_refusal(edition, n):
     for k in range(3):
         seed = n * 100 + k
         opts = VARIANTS[edition][(n + k) % len(VARIANTS[edition])]
-        s = session(n, seed=seed, edition=edition, **opts)
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (opts, seed, refused[:3])
-        assert outcome is not None and outcome.winners
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed, dict(opts, edition=edition))
 
 
 # -- what a seat's pickers may name -------------------------------------------------------------
