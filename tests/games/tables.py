@@ -2,7 +2,7 @@
 import random
 
 from companion.core.clock import FakeClock
-from companion.core.game import new_state
+from companion.core.game import apply, new_state
 from companion.core.log import MemoryLog
 from companion.core.session import Session
 
@@ -20,3 +20,24 @@ def session(game, n=2, seed=1, log=None, clock=None, **options):
     """A session of ``game`` on a fake clock, its salts drawn from the seed."""
     return Session.start(game, players(n), log or MemoryLog(), options=options, seed=seed,
                          clock=clock or FakeClock(), entropy=random.Random(seed).randbytes)
+
+
+def drive(game, state, until=None, bot="greedy", seed=0, limit=20_000, salt=None):
+    """Let ``bot`` answer every prompt of a bare state (each command through the core's apply
+    path, sealed ones with ``salt``) until ``until(state)`` is true, or to the end of the game
+    when ``until`` is None."""
+    rng = random.Random(seed)
+    answer = game.bots[bot]
+    for _ in range(limit):
+        if until is None and state.is_over():
+            return
+        if until is not None and until(state):
+            return
+        assert not state.is_over(), "the game ended first"
+        seat = min(state.prompts)
+        move, args = answer(game, game.observe(state, seat), rng)
+        record = {"kind": "move", "seat": seat, "move": move, "args": args}
+        if salt is not None:
+            record["salt"] = salt
+        apply(game, state, record)
+    raise AssertionError("the game did not end" if until is None else "never reached")

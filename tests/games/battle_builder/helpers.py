@@ -1,6 +1,5 @@
 """Helpers for Battle Builder tests: drive a real state through the core's apply path."""
 import functools
-import random
 
 from companion.core.game import apply
 from companion.games import get
@@ -33,6 +32,15 @@ def vote_monsters(state, monsters):
     for k, team in enumerate(d.teams):
         for s in team:
             do(state, s, "choose_monster", monster=monsters[k])
+
+
+def in_battle(monster="slime", n=2, seed=1, **options):
+    """A bare state at its first battle, against ``monster`` (abilities off unless given)."""
+    options.setdefault("monster_abilities", "none")
+    st = fresh(n, seed, **options)
+    vote_monsters(st, [monster] * len(st.data.teams))
+    assert st.phase == "battle"
+    return st
 
 
 def battle(state, k=0):
@@ -72,27 +80,10 @@ def turn(state, plays):
 
 
 def play_to_end(state, bot="greedy", seed=0, limit=20000):
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if state.is_over():
-            return
-        seat = min(state.prompts)
-        move, args = b(GAME, GAME.observe(state, seat), rng)
-        do(state, seat, move, **args)
-    raise AssertionError("the game did not end")
+    tables.drive(GAME, state, None, bot, seed, limit, salt=SALT)
 
 
 def drive(state, until, bot="greedy", seed=0, limit=20000):
     """Let bots play until ``until(state)`` is true."""
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if until(state):
-            return
-        assert not state.is_over(), "the game ended first"
-        seat = min(state.prompts)
-        move, args = b(GAME, GAME.observe(state, seat), rng)
-        do(state, seat, move, **args)
-    raise AssertionError("never reached")
+    tables.drive(GAME, state, until, bot, seed, limit, salt=SALT)
 

@@ -13,7 +13,7 @@ from companion.core import choices, views
 from companion.core.play import tap
 
 from ...conformance.driver import tapped
-from .helpers import GAME, battle, do, fresh, session, set_fighter, vote_monsters
+from .helpers import GAME, battle, do, fresh, in_battle, session, set_fighter, vote_monsters
 from .test_playthrough import SPREAD
 
 # every move appears in at least one of these (objectives, auction, draft, choice piles,
@@ -57,16 +57,8 @@ def test_random_variant_mixes_by_taps_with_zero_refusals():
         tapped(GAME, rng.randint(2, 4), 1000 + i, opts)
 
 
-def _in_battle(monster="slime", n=2, seed=1, **options):
-    options.setdefault("monster_abilities", "none")
-    st = fresh(n, seed, **options)
-    vote_monsters(st, [monster] * len(st.data.teams))
-    assert st.phase == "battle"
-    return st
-
-
 def test_the_sealed_attack_card_by_name_stamina_from_its_minimum():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 0, stamina=4, pile=["jab", "blitz", "elite-slash"])
     st.prompts[0]["cards"] = ["blitz", "elite-slash", "jab"]
     cards = GAME.rules.cards
@@ -94,7 +86,7 @@ def test_the_sealed_attack_card_by_name_stamina_from_its_minimum():
 
 
 def test_a_fumble_turn_offers_every_card_at_any_stamina():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 0, stamina=1, pile=["elite-slash"])
     assert GAME.must_fumble(st, 0)
     d = st.data
@@ -279,7 +271,7 @@ def test_a_sealed_attack_does_not_change_any_other_seat_legal_list():
 
 
 def test_the_battle_log_is_in_words_in_the_public_view():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 1, ddeck=["guard"])
     do(st, 0, "play_turn", card="slash", stamina=9)
     do(st, 1, "play_turn", card="jab", stamina=0)

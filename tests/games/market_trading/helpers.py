@@ -33,15 +33,7 @@ def at_step(state, step, hand=None, market=None, go_on=False):
 
 
 def play_to_end(state, bot="greedy", seed=0, limit=20000):
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if state.is_over():
-            return
-        seat = min(state.prompts)
-        move, args = b(GAME, GAME.observe(state, seat), rng)
-        do(state, seat, move, **args)
-    raise AssertionError("the game did not end")
+    tables.drive(GAME, state, None, bot, seed, limit)
 
 
 def step(state, bot="greedy", seed=0):

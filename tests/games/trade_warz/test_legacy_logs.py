@@ -8,12 +8,11 @@ or power it entered), a Tactic played during Draw before drawing, card swaps, lo
 offers, disputes chosen by partner and slot, and the Fast-Pass. Their options predate the
 ``rules`` marker, so they replay under rules version 1 (docs/trade-warz.md, "Rules versions").
 """
-
 import pytest
-
 
 from ..legacy import beside, replayed
 from .helpers import GAME
+
 
 def _logs():
     return beside(__file__)
