@@ -320,6 +320,7 @@ class Night:
         self.ports = {"http_port": free_port(HOST), "mqtt_port": free_port(HOST),
                       "ws_port": free_port(HOST)}
         self.server = self.link = self.app = self.d = None
+        self.stopped_at = None              # when the table last stopped (restart)
         self.phones = {}                    # seat -> NightPhone
         self.retired = []                   # phones whose seat moved away
         self.tv = None
