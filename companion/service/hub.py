@@ -650,6 +650,15 @@ class Hub:
                 "scan": self.last_scan,
                 "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts]}
 
+    def summary(self):
+        """The finished (or running) game's summary for the table screen: score curve, time
+        per phase and per round (:func:`companion.lab.facts.game_summary`); None with no game."""
+        with self._lock:
+            if self.session is None:
+                return None
+            from companion.lab.facts import game_summary
+            return game_summary(self.session)
+
     def public_view(self):
         with self._lock:
             hub = self._hub_part()
