@@ -78,6 +78,8 @@ class TableApp(App):
         self._ticker = None
         self._toast_ev = None
         self._sound = None
+        self._fades = []                     # the scan banners' pending fades (Clock events)
+        self.closed = False
         self.bridge = None
         self.frames = 0                      # screen updates applied (tests, benchmarks)
         self.last_update = 0.0               # perf_counter() of the last applied update
@@ -104,6 +106,7 @@ class TableApp(App):
         Window.bind(size=self._resize)
         self._resize(Window, Window.size)
         from ui.widgets.root import TableRoot
+        self._claim_kv_app()
         self.root = TableRoot()
         self.bridge = HubBridge(self.hub, self._on_change, self.show_error, self._hub_event)
         if self.auto_resume and self.hub.game is None:
@@ -118,21 +121,44 @@ class TableApp(App):
         self.close()
 
     def close(self):
-        """Stop listening to the hub and the window (idempotent)."""
+        """Stop listening to the hub and the window, and cancel everything this app still
+        had scheduled (a toast to clear, a scan to fade, a held moment), so nothing of it runs
+        once it is gone (idempotent)."""
+        self.closed = True
         if self.root is not None:
             from kivy.core.window import Window
             Window.unbind(size=self._resize)
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
-        if self._moment_ev is not None:
-            self._moment_ev.cancel()
-            self._moment_ev = None
-        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
-        self._scans = {}                     # scan "at" -> where the game was when seen
-        self._faded = set()
+        for ev in (self._ticker, self._moment_ev, self._toast_ev, *self._fades):
+            if ev is not None:
+                ev.cancel()
+        self._ticker = self._moment_ev = self._toast_ev = None
+        self._fades = []
+        for screen in self._screens.values():     # a reveal stepping on by itself
+            stop = getattr(screen, "stop", None)
+            if stop is not None:
+                stop()
         if self.bridge is not None:
             self.bridge.close()
+        self._release_kv_app()
+
+    # kv's ``app`` (a ``kivy.lang.parser.ProxyApp``) takes whichever app is the running one the
+    # first time a rule asks, and lets go only at that app's ``on_stop``: an app made after
+    # another one was closed without ``on_stop`` (tests, a restart in the same process) would
+    # have its rules read the old app for good. The app claims the proxy when it builds its
+    # root, and lets go of it when it closes.
+    def _kv_proxy(self):
+        from kivy.lang import global_idmap
+        return global_idmap.get("app")
+
+    def _claim_kv_app(self):
+        proxy = self._kv_proxy()
+        if proxy is not None:
+            object.__setattr__(proxy, "_obj", self)
+
+    def _release_kv_app(self):
+        proxy = self._kv_proxy()
+        if proxy is not None and object.__getattribute__(proxy, "_obj") is self:
+            object.__setattr__(proxy, "_obj", None)
 
     def _resize(self, _win, size):
         w, h = size
@@ -144,6 +170,8 @@ class TableApp(App):
 
     def refresh(self, events=()):
         """Read the public view and show it (main thread)."""
+        if self.closed or self.root is None:
+            return
         view = self.hub.public_view()
         sid = view.get("session")
         if sid != self._session:
@@ -164,7 +192,7 @@ class TableApp(App):
             self.moment.get("session") and not self.nav.home else \
             model.route(view, self.nav, self.adapter, self.journal)
         self.following = self.nav.tab is None
-        self._top(view)
+        self._top(view, name)
         self._show(name)
         from ui.widgets.root import banner_rows
         live = {(a.get("kind"), a.get("message")) for a in
@@ -181,12 +209,14 @@ class TableApp(App):
         self.frames += 1
         self.last_update = time.perf_counter()
 
-    def _top(self, view):
+    def _top(self, view, name=None):
         hubpart = view.get("hub") or {}
-        if view.get("session") is None:
+        if name == "home" or view.get("session") is None:
+            # Home is Home, whatever game the hub last held (one just over, one left open
+            # to resume): the game's title and "Game over" belong to that game's screens
             self.top_title = "Table Companion"
             g = hubpart.get("game")
-            game = self.catalog.get(g) if g else None
+            game = self.catalog.get(g) if g and name == "lobby" else None
             self.top_status = f"{game.title} · setting up" if game else ""
             self.rail_visible = False
             self.tabs = []
@@ -266,6 +296,8 @@ class TableApp(App):
         self.show_toast(message)
 
     def show_toast(self, message, seconds=5):
+        if self.closed:
+            return
         self.toast = message
         if self._toast_ev is not None:
             self._toast_ev.cancel()
@@ -324,7 +356,9 @@ class TableApp(App):
         if at not in self._scans:
             self._scans = {at: model.where(view)}
             if scan.get("result") not in model.SCAN_STICKY:
-                Clock.schedule_once(lambda dt: self._fade(at), self.scan_hold)
+                self._fades = [e for e in self._fades if e.is_triggered]
+                self._fades.append(Clock.schedule_once(lambda dt: self._fade(at),
+                                                       self.scan_hold))
         if at in self._faded:
             return None
         if scan.get("result") in model.SCAN_STICKY and self._scans[at] != model.where(view):
@@ -333,8 +367,7 @@ class TableApp(App):
 
     def _fade(self, at):
         self._faded.add(at)
-        if self.root is not None:
-            self.refresh()
+        self.refresh()
 
     def _moments(self, view, notices):
         """A timer ran out: the Timer screen holds 0:00 and "Time!" for ``time_hold`` seconds
@@ -355,9 +388,6 @@ class TableApp(App):
         if self._moment_ev is not None:
             self._moment_ev.cancel()
             self._moment_ev = None
-        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
-        self._scans = {}                     # scan "at" -> where the game was when seen
-        self._faded = set()
         if self.moment:
             self.moment = {}
             if self.root is not None:
@@ -390,7 +420,7 @@ class TableApp(App):
             self.timer_text, self.timer_mode = "0:00", "done"
             return
         name, t = model.main_timer(self.view)
-        if t is None:
+        if t is None or self.nav.home:          # Home shows no game's timer
             self.timer_text, self.timer_mode = "", ""
             return
         left = model.timer_left(t, self.clock_now())

@@ -282,7 +282,8 @@ def apply(game: Game, state: State, rec: dict) -> None:
     elif kind == "rename":
         seat = rec["seat"]
         if not isinstance(seat, int) or not 0 <= seat < state.n:
-            raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
+            raise IllegalMoveError(f"There is no seat {seat!r} at this table (seats are "
+                                   f"numbered from 0 to {state.n - 1}).")
         old, state.players[seat] = state.players[seat], rec["name"]
         state.note("SeatRenamed", seat=seat, old=old, name=rec["name"])
     elif kind == "end":
@@ -302,13 +303,14 @@ def _apply_move(game, state, seat, name, args, salt):
             raise NotYourTurnError(f"Only the table can {name.replace('_', ' ')}.")
     else:
         if not isinstance(seat, int) or not 0 <= seat < state.n:
-            raise NotYourTurnError(f"There is no seat {seat!r} at this table.")
+            raise NotYourTurnError(f"There is no seat {seat!r} at this table (seats are "
+                                   f"numbered from 0 to {state.n - 1}).")
         if not move.any_time:
             p = state.prompts.get(seat)
             if p is None and move.sealed is not None:
                 w = state.windows.get(move.sealed(state, seat))
                 if w is not None and w.has_locked(seat):
-                    w.seal(seat, None, "0" * 32)        # raises "already locked in"
+                    w.seal(seat, None, "0" * 32, state.players[seat])   # "already locked in"
             if p is None or name not in p["moves"]:
                 raise NotYourTurnError(f"{state.players[seat]} cannot "
                                        f"{name.replace('_', ' ')} now.")
@@ -320,9 +322,9 @@ def _apply_move(game, state, seat, name, args, salt):
         return
     w = state.window(move.sealed(state, seat))
     if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
-        w.seal(seat, None, "0" * 32)        # raises the right SealedChoiceError
+        w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
-    digest = w.seal(seat, choice, salt)
+    digest = w.seal(seat, choice, salt, state.players[seat])
     state.clear_prompt(seat)
     state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
     if w.is_complete() and not w.hold:

@@ -94,14 +94,17 @@ class Window:
         return [s for s in self.seats if s not in self.entries]
 
     # -- changes ----------------------------------------------------------------------------
-    def seal(self, seat, choice, salt):
+    def seal(self, seat, choice, salt, who=None):
+        """Lock ``seat``'s choice in. ``who`` is the player's name for the messages (a seat
+        number means nothing to a player)."""
+        who = who or f"Seat {seat}"
         if self.revealed_flag:
             raise SealedChoiceError(f"{self.label or self.id} is already revealed.")
         if seat not in self.seats:
-            raise SealedChoiceError(f"Seat {seat + 1} has no choice to make in "
+            raise SealedChoiceError(f"{who} has no choice to make in "
                                     f"{self.label or self.id}.")
         if seat in self.entries:
-            raise SealedChoiceError(f"Seat {seat + 1} has already locked in for "
+            raise SealedChoiceError(f"{who} has already locked in for "
                                     f"{self.label or self.id}.")
         if not isinstance(salt, str) or len(salt) < 2 * SALT_BYTES:
             raise SealedChoiceError("A sealed choice needs a salt of at least 128 bits.")

@@ -71,6 +71,14 @@ def clean_name(name) -> str:
     return name
 
 
+def _unnamed(message: str, name) -> str:
+    """A scan's message without the card's name (a card in someone's hand is private)."""
+    if not name or name not in message:
+        return message
+    out = message.replace(name, "this card")
+    return out[0].upper() + out[1:] if out.startswith("this card") else out
+
+
 def _script(ch) -> str:
     """The alphabet of a letter, from its Unicode name (LATIN, CYRILLIC, GREEK, CJK...)."""
     try:
@@ -559,13 +567,20 @@ class Hub:
             hook = getattr(s.game, "scan_move", None)
             cmd = hook(s.state, card) if hook else None
             if cmd is None:
-                self._scanned(card, "read", "Read; nothing to check with it now.")
+                # a card nobody asked about may be in someone's hand: acknowledge the scan
+                # without naming it on the public screens
+                self._scanned(None, "read", "Read; nothing to check with it now.",
+                              name="A card")
                 return None
             seat, move, args = cmd
             result = s.execute(seat, move, args)
         except CompanionError as e:
-            self._scanned(card, "unknown" if card is None else "refused", str(e))
-            self._alert("scan", str(e), key="scan")
+            # a refused scan may be a card from someone's hand: its name stays off the public
+            # screens (whoever holds it to the reader knows which card it is)
+            message = _unnamed(str(e), self._card_name(card))
+            self._scanned(None, "unknown" if card is None else "refused", message,
+                          name="A card" if card is not None else None)
+            self._alert("scan", message, key="scan")
             return None
         kinds = {n["kind"] for n in result.notices}
         sealed = getattr(s.game.moves.get(move), "sealed", None) is not None
@@ -585,15 +600,21 @@ class Hub:
         self.clear_alert("scan")
         return self._after(result)
 
+    def _card_name(self, card):
+        if card is None or not self.game_name:
+            return None
+        try:
+            from companion.games import card_catalog
+            return ((card_catalog(self.game_name) or {}).get("cards") or {}).get(card)
+        except CompanionError:
+            return None
+
     def _scanned(self, card, result, message, name=None):
-        """Remember and announce a scan, so the screens can acknowledge every one."""
-        if card is not None and self.game_name:
-            try:
-                from companion.games import card_catalog
-                cat = card_catalog(self.game_name) or {}
-                name = (cat.get("cards") or {}).get(card)
-            except CompanionError:
-                name = None
+        """Remember and announce a scan, so the screens can acknowledge every one. Only a
+        card whose identity is public (it matched, or failed to match, a revealed choice) is
+        named."""
+        if card is not None:
+            name = self._card_name(card) or name
         scan = {"card": card, "name": name or card, "result": result, "message": message,
                 "at": time.time()}
         with self._lock:
@@ -656,6 +677,15 @@ class Hub:
         the devices' monotonic time."""
         with self._lock:
             return self.session.clock.now() if self.session is not None else None
+
+    def summary(self):
+        """The finished (or running) game's summary for the table screen: score curve, time
+        per phase and per round (:func:`companion.lab.facts.game_summary`); None with no game."""
+        with self._lock:
+            if self.session is None:
+                return None
+            from companion.lab.facts import game_summary
+            return game_summary(self.session)
 
     def public_view(self):
         with self._lock:

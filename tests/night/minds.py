@@ -244,7 +244,10 @@ def battle_builder(view, rng, memo):
             if s["name"] == "stamina":
                 card = next((o for o in legal(view, "play_turn")["args"][0]["options"]
                              if o["value"] == args.get("card")), {})
-                return min(s["max"], max(s["min"], card.get("min_stamina", 0), 1))
+                # the card's least, and one more in a player's first turn (the stepper)
+                first = memo.setdefault("stepped", 0) == 0
+                memo["stepped"] += 1
+                return min(s["max"], max(s["min"], card.get("min_stamina", 0) + first))
             if s["name"] == "target" and ok:
                 return min(ok, key=lambda o: _hp(o))["value"]
             return SKIP

@@ -320,6 +320,7 @@ class Night:
         self.ports = {"http_port": free_port(HOST), "mqtt_port": free_port(HOST),
                       "ws_port": free_port(HOST)}
         self.server = self.link = self.app = self.d = None
+        self.stopped_at = None              # when the table last stopped (restart)
         self.phones = {}                    # seat -> NightPhone
         self.retired = []                   # phones whose seat moved away
         self.tv = None
@@ -335,8 +336,10 @@ class Night:
         self.toasts = []                    # every toast the table screen showed
         self._timing = False
         self.t0 = time.monotonic()
+        # no frame until this night's app exists: kv's ``app`` proxy takes whichever app is
+        # the running one when an expression asks for it, and an old app's pending events
+        # (a toast to clear, a scan to fade) would make it the previous test's app for good
         Window.size = (800, 480)
-        EventLoop.idle()
 
     # -- the table ------------------------------------------------------------------------
     @property
@@ -357,6 +360,10 @@ class Night:
         Window.add_widget(root)
         self.d = Table(self.app, self.prefix)
         self.d.pump()
+        from kivy.lang import global_idmap
+        proxy = global_idmap["app"]
+        assert object.__getattribute__(proxy, "_ensure_app")() is self.app, \
+            "the screen's kv rules talk to an older app"
         # the simulated-hardware note: read once and put away, as a table would
         if not self.seen_table:
             self.d.shot("note")
@@ -373,7 +380,11 @@ class Night:
             self.app.close()
             for _ in range(3):
                 EventLoop.idle()
-            self.app.dispatch("on_stop")
+            self.app.dispatch("on_stop")       # kv's ``app`` proxy lets go of this app ...
+            toast = getattr(self.app, "_toast_ev", None)
+            if toast is not None:              # ... and nothing of it runs again
+                toast.cancel()
+            self.app.root = None               # (a scan's fade refreshes only a live root)
             self.app = self.d = None
         if self.link is not None:
             self.link.close()

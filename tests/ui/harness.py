@@ -19,6 +19,8 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.stencilview import StencilView
 
+from ui.widgets.root import Toast
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = pathlib.Path(os.environ.get("UI_SHOTS_DIR", ROOT / "screenshots" / "ui"))
 MIN_PX = 18                 # the smallest text a player reads at arm's length, at 800x480
@@ -146,8 +148,14 @@ class Driver:
         p = w.parent
         while p is not None and p is not p.parent:
             if isinstance(p, ScrollView):
-                p.scroll_to(w, padding=10, animate=False)
-                self.pump()
+                a0, b0, a1, b1 = window_rect(p)
+                x0, y0, x1, y1 = window_rect(w)
+                if y0 < b0 or y1 > b1 or x0 < a0 or x1 > a1:     # not all of it in view
+                    p.scroll_to(w, padding=10, animate=False)
+                    # scroll_to may overshoot the ends; a player's finger stops there
+                    p.scroll_x = min(1.0, max(0.0, p.scroll_x))
+                    p.scroll_y = min(1.0, max(0.0, p.scroll_y))
+                    self.pump()
                 break
             p = p.parent
         x, y = w.to_window(*w.center)
@@ -195,12 +203,16 @@ class Driver:
         sm = self.app.root.ids.sm
         area = window_rect(sm)
         screen = sm.current_screen
-        toast = self.app.root.ids.get("toast")
         for top in self.tops():
             labels = [w for w in walk(top) if isinstance(w, Label) and shown(w)
-                      and w.text and w.text.strip() and w is not toast]
+                      and w.text and w.text.strip()]
             rects = []
             for w in labels:
+                gone = missing_glyphs(w)
+                if gone:
+                    bad.append((w.text, f"{w.font_name} has no glyph for "
+                                        f"{', '.join(f'U+{ord(c):04X} {c}' for c in gone)} "
+                                        f"(drawn as an empty box)"))
                 size = float(w.font_size)
                 tags = [float(x) for x in SIZE_TAG.findall(w.text)] if w.markup else []
                 if min([size] + tags) < least:
@@ -209,7 +221,8 @@ class Driver:
                 why = self._fit(w, screen, area)
                 if why:
                     bad.append((w.text, why))
-                rects.append((w, line_rects(w)))
+                if not isinstance(w, Toast):      # it floats over the screen for seconds
+                    rects.append((w, line_rects(w)))
             for i, (a, ra) in enumerate(rects):
                 for b, rb in rects[i + 1:]:
                     if _overlap(ra, rb):
@@ -283,6 +296,73 @@ class Driver:
         if w.text_size[1] is None and w.texture_size[1] > w.height + 2:
             return f"{w.texture_size[1]}px tall in {w.height:.0f}px"
         return None
+
+
+_FONTS = {}
+_GLYPH = {}
+_NONE = "\U0010fffd"             # a code point no font here has: its .notdef drawing
+_TAG = re.compile(r"\[(/?)(\w+)(?:=([^\]]*))?\]")
+
+
+def _font(name):
+    from kivy.resources import resource_find
+    if name not in _FONTS:
+        path = None
+        for cand in (name, f"{name}.ttf", f"{name}.otf"):
+            path = resource_find(cand)
+            if path:
+                break
+        if path is None:
+            from kivy.core.text import LabelBase
+            reg = LabelBase._fonts.get(name)
+            path = reg[0] if reg else None
+        from PIL import ImageFont
+        _FONTS[name] = ImageFont.truetype(path, 40) if path else None
+    return _FONTS[name]
+
+
+def _has_glyph(font_name, ch) -> bool:
+    key = (font_name, ch)
+    if key not in _GLYPH:
+        font = _font(font_name)
+        if font is None:
+            _GLYPH[key] = True
+        else:
+            a, b = font.getmask(ch), font.getmask(_NONE)
+            _GLYPH[key] = (a.size, bytes(a)) != (b.size, bytes(b))
+    return _GLYPH[key]
+
+
+def _runs(w):
+    """``(font name, text)`` runs of a label (markup ``[font=]`` spans their own)."""
+    if not w.markup:
+        return [(w.font_name, w.text)]
+    out, fonts, pos = [], [w.font_name], 0
+    for m in _TAG.finditer(w.text):
+        out.append((fonts[-1], w.text[pos:m.start()]))
+        pos = m.end()
+        if m.group(2) == "font":
+            if m.group(1):
+                if len(fonts) > 1:
+                    fonts.pop()
+            else:
+                fonts.append(m.group(3))
+    out.append((fonts[-1], w.text[pos:]))
+    return [(f, t.replace("&bl;", "[").replace("&br;", "]").replace("&amp;", "&"))
+            for f, t in out]
+
+
+def missing_glyphs(w) -> list:
+    """The characters of a label its font cannot draw (they come out as empty boxes)."""
+    import unicodedata
+    gone = []
+    for font, text in _runs(w):
+        for ch in set(text):
+            if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs"):
+                continue
+            if not _has_glyph(font, ch) and ch not in gone:
+                gone.append(ch)
+    return sorted(gone)
 
 
 def _clip(w):

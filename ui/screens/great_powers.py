@@ -195,6 +195,10 @@ class RevealScreen(ViewScreen):
         self._start()
 
     def on_leave(self):
+        self.stop()
+
+    def stop(self):
+        """No more steps by themselves (the screen is left, or the app closes)."""
         if self._ev is not None:
             self._ev.cancel()
             self._ev = None

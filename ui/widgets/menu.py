@@ -102,6 +102,10 @@ class TableMenu(Dialog):
         self.dismiss()
         App.get_running_app().table_home()
 
+    def join(self):
+        self.dismiss()
+        JoinDialog().open()
+
     def end_game(self):
         self.dismiss()
         app = App.get_running_app()
@@ -173,6 +177,31 @@ class HandoverDialog(Dialog):
         self.dismiss()
         if hasattr(app.hub, "cancel_handover"):
             app.command(app.hub.cancel_handover, self.seat)
+
+
+class JoinDialog(Dialog):
+    """The table's join QR at any time (the lobby shows it only before the start): a phone
+    that arrives late takes a free seat, and a player whose phone dropped out opens it again
+    to come back to their seat. The link and room code are public (``hub.join_url``)."""
+    url = StringProperty("")
+    room = StringProperty("")
+    seats_text = StringProperty("")
+
+    def on_open(self):
+        app = App.get_running_app()
+        hub = app.view.get("hub") or {}
+        self.url = hub.get("join_url") or ""
+        self.room = hub.get("room") or ""
+        seats = hub.get("seats") or []
+        free = [s.get("name") or f"Seat {s['seat'] + 1}" for s in seats if not s.get("phone")]
+        if free:
+            self.seats_text = (f"Free: {', '.join(free)}. A new phone scans this and takes "
+                               f"a free seat.")
+        elif seats:
+            self.seats_text = "Every seat has a phone. A player whose phone dropped out scans " \
+                              "this to come back."
+        else:
+            self.seats_text = "Choose a game on Home first."
 
 
 class NameKeyboard(BoxLayout):

@@ -1033,7 +1033,8 @@ class BattleBuilder(Game):
             if "bet_on" not in f:
                 raise IllegalMoveError("You are not a spectator of another match.")
             if isinstance(bet_on, bool) or bet_on not in f["bet_on"]:
-                raise IllegalMoveError(f"Bet on seat {f['bet_on'][0]} or {f['bet_on'][1]}.")
+                raise IllegalMoveError(f"Bet on {state.players[f['bet_on'][0]]} or "
+                                       f"{state.players[f['bet_on'][1]]}.")
             out["bet_on"] = bet_on
             out["stake"] = _int(stake, "Your stake", 1, f["stake"][1])
         if out.get("wager", 0) + out.get("stake", 0) > self.wallet(state, seat):

@@ -183,8 +183,10 @@ def test_scan_outside_a_check_is_just_shown():
     hub.subscribe(events.append)
     assert hub.scan("usa") is None
     last = events[-1]
+    # a card nobody asked about may be in a hand: acknowledged, never named in public
     assert (last["kind"], last["card"], last["name"], last["result"]) == \
-        ("scan", "usa", "USA", "read")
+        ("scan", None, "A card", "read")
+    assert hub.public_view()["hub"]["scan"]["card"] is None
     assert GAME.scan_move(hub.session.state, "not-a-card") is None
 
 
