@@ -2,7 +2,7 @@
 import time
 
 
-def wait_until(predicate, timeout=10.0, step=0.02, what="the condition"):
+def wait_until(predicate, timeout=15.0, step=0.02, what="the condition"):
     """Poll ``predicate()`` until it is truthy and return its value. The limit is generous (the
     machine is shared): it only turns a hang into a clear failure, never times anything."""
     end = time.monotonic() + timeout

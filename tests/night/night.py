@@ -28,6 +28,7 @@ from companion.net.brokers import free_port
 from companion.net.serve import TableServer
 from tests.phone.conftest import Phone
 from tests.ui.harness import Driver
+from tests.waiting import wait_until
 from ui.app import TableApp
 
 from . import minds
@@ -39,17 +40,6 @@ HOST = "127.0.0.1"
 
 def canonical(v) -> str:
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def wait_until(pred, timeout=15.0, step=0.01, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(step)
 
 
 # -- the table screen ---------------------------------------------------------------------------
