@@ -41,3 +41,17 @@ def drive(game, state, until=None, bot="greedy", seed=0, limit=20_000, salt=None
             record["salt"] = salt
         apply(game, state, record)
     raise AssertionError("the game did not end" if until is None else "never reached")
+
+
+def play_until(s, until, bot="greedy", seed=0, limit=20_000):
+    """Let ``bot`` answer through the session ``s`` (the first seat asked) until
+    ``until(s.state)`` is true; returns ``s``."""
+    rng = random.Random(seed)
+    answer = s.game.bots[bot]
+    for _ in range(limit):
+        if until(s.state):
+            return s
+        assert not s.state.is_over(), "the game ended first"
+        seat = min(s.state.prompts)
+        s.execute(seat, *answer(s.game, s.game.observe(s.state, seat), rng))
+    raise AssertionError("never reached")

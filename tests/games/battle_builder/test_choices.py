@@ -13,6 +13,7 @@ from companion.core import choices, views
 from companion.core.play import tap
 
 from ...conformance.driver import tapped
+from ..tables import play_until
 from .helpers import GAME, battle, do, fresh, in_battle, session, set_fighter, vote_monsters
 from .test_playthrough import SPREAD
 
@@ -118,12 +119,7 @@ def test_two_monsters_are_targeted_by_name():
 
 
 def _at_shop(seed=1, **opts):
-    s = session(2, seed=seed, **opts)
-    rng = random.Random(seed)
-    while s.state.phase != "shop":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
-    return s
+    return play_until(session(2, seed=seed, **opts), lambda st: st.phase == "shop", seed=seed)
 
 
 def test_the_shop_lists_every_card_by_name_with_its_price_and_why_not():

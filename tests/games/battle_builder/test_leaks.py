@@ -2,10 +2,9 @@
 defence deck's order is in no view. (Every sealed choice, the seed and private notices are
 checked for every game by the conformance suite: tests/conformance/test_registry.py.)"""
 import json
-import random
 
-
-from .helpers import GAME, session
+from ..tables import play_until
+from .helpers import session
 
 
 def test_dual_monster_draws_are_private_to_their_owner():
@@ -23,11 +22,7 @@ def test_dual_monster_draws_are_private_to_their_owner():
 
 
 def test_the_defence_deck_order_is_in_no_view():
-    s = session(2, seed=9)
-    rng = random.Random(2)
-    while s.state.phase != "battle":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
+    s = play_until(session(2, seed=9), lambda st: st.phase == "battle", seed=2)
     s.state.data.ddeck[0] = ["shield", "guard", "parry", "guard", "shield", "parry"]
     for view in (s.public_view(), s.seat_view(0), s.seat_view(1)):
         text = json.dumps(view)

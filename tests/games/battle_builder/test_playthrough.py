@@ -1,14 +1,13 @@
 """What only Battle Builder promises about a finished game (the conformance suite plays every
 game to the end, replays it and takes back commands: tests/conformance): every battle of the
 arc is fought, no count goes below zero; the turn timer; corrections of its counters."""
-import random
-
 import pytest
 
 from companion.core.clock import FakeClock
 from companion.core.session import fold
 from tests.conformance.driver import play
 
+from ..tables import play_until
 from .helpers import GAME, session
 
 SPREAD = [
@@ -48,10 +47,7 @@ def test_every_battle_of_the_arc_is_fought_and_no_count_goes_below_zero(n):
 def test_turn_timer_passes_for_seats_that_did_not_lock_in():
     clock = FakeClock()
     s = session(2, 3, clock=clock, turn_seconds=45, monster_abilities="none")
-    rng = random.Random(1)
-    while s.state.phase != "battle":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
+    play_until(s, lambda st: st.phase == "battle", seed=1)
     bid = next(iter(s.state.data.battles))
     assert s.next_deadline() == pytest.approx(clock.now() + 45)
     s.execute(0, "play_turn", {"card": "jab", "stamina": 1})

@@ -11,6 +11,7 @@ from companion.core import choices, views
 from companion.core.play import tap
 
 from ...conformance.driver import tapped
+from ..tables import play_until
 from .helpers import GAME, session, set_tokens
 
 OPTION_SPREAD = [{}, {"ties": "all"}, {"require_payment": False},
@@ -56,12 +57,8 @@ def test_bids_are_an_order_of_exactly_count_traits_and_blocked_ones_say_why():
 
 
 def _to_action(seed, n=4, **opts):
-    s = session(n, seed=seed, **opts)
-    rng = random.Random(seed)
-    while s.state.phase != "action":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
-    return s
+    return play_until(session(n, seed=seed, **opts), lambda st: st.phase == "action",
+                      seed=seed)
 
 
 def test_take_action_asks_for_a_target_by_name_only_for_cards_that_need_one():
