@@ -99,7 +99,7 @@ class Reader:
                     self.mismatch = True
                     break
         for s, card in sorted(chosen.items()):
-            if s not in night.hub.session.state.data.confirmed:
+            if s not in night.hub.session.state.data.pol.confirmed:
                 self.scan(card, "matched")
         night.look("policies-checked")
 
@@ -109,7 +109,7 @@ class Reader:
         for x in night.hub.public_view()["game_view"]["flip"]:
             if x.get("card"):
                 self.scan(x["card"], "matched")
-        assert all(p.get("checked") for p in night.hub.session.state.data.placements
+        assert all(p.get("checked") for p in night.hub.session.state.data.trade.placements
                    if p["state"] == "up")
         night.look("exports-checked", known=FLIP_BUG)
 
@@ -274,7 +274,7 @@ def export_by_scan(night, reader):
             night.seen_phone.add(key)
             assert not ph.unreadable(), ph.unreadable()
             ph.shot("aimed")
-        before = len(night.hub.session.state.data.placements)
+        before = len(night.hub.session.state.data.trade.placements)
         scan = reader.scan(args["card"], "recorded", secret=True)
         # a face-down card: the table screen and the public state say it was placed, and
         # never which card it is
@@ -282,7 +282,7 @@ def export_by_scan(night, reader):
         assert scan["card"] is None and name not in json.dumps(night.hub.public_view())
         night.d.pump()
         assert not any(name in t for t in night.d.texts(clip=False)), name
-        placed = night.hub.session.state.data.placements
+        placed = night.hub.session.state.data.trade.placements
         assert len(placed) == before + 1
         assert (placed[-1]["seat"], placed[-1]["partner"], placed[-1]["slot"]) == \
             (seat, args["partner"], args["slot"])
