@@ -174,7 +174,8 @@ class TableApp(App):
             return
         view = self.hub.public_view()
         sid = view.get("session")
-        if sid != self._session:
+        first_sight = sid != self._session
+        if first_sight:
             self.journal.clear()
             self._session = sid
             self._warned = set()
@@ -187,6 +188,11 @@ class TableApp(App):
         game = view.get("game") or (view.get("hub") or {}).get("game")
         if self.adapter.game != game:
             self.adapter = adapter_for(game)
+        if first_sight and sid is not None and not any(
+                ev.get("kind") == "changed" for ev in events):
+            # a screen that meets a game already under way (a restart, a resumed game) shows
+            # it as it is: a moment held for the table (a reveal) happened before it
+            self.nav.acks.update(self.adapter.moments_now(view, self.journal))
         self.view = view
         name = "timer" if self.moment.get("kind") == "time" and view.get("session") == \
             self.moment.get("session") and not self.nav.home else \
