@@ -41,6 +41,7 @@ class TableApp(App):
     following = BooleanProperty(True)        # the screen follows the game's phase
     top_title = StringProperty("Table Companion")
     top_status = StringProperty("")
+    top_status_short = StringProperty("")    # the status when the bar has no room for all
     timer_text = StringProperty("")
     timer_mode = StringProperty("")
     now = NumericProperty(0.0)               # session time, refreshed while a timer runs
@@ -224,6 +225,7 @@ class TableApp(App):
             g = hubpart.get("game")
             game = self.catalog.get(g) if g and name == "lobby" else None
             self.top_status = f"{game.title} · setting up" if game else ""
+            self.top_status_short = "Setting up" if game else ""
             self.rail_visible = False
             self.tabs = []
         else:
@@ -231,7 +233,9 @@ class TableApp(App):
             parts = [self.adapter.round_text(view), view.get("phase_label") or ""]
             if view.get("outcome") is not None:
                 parts = ["Game over"]
-            self.top_status = " · ".join(p for p in parts if p)
+            parts = [p for p in parts if p]
+            self.top_status = " · ".join(parts)
+            self.top_status_short = parts[-1] if parts else ""
             self.rail_visible = not self.nav.home
             tabs = [("round", "Round")]
             own = dict(self.adapter.tabs)

@@ -105,12 +105,13 @@ class Driver:
         return out
 
     def texts(self, clip=True):
-        """The texts on screen (``clip=False``: also those scrolled out of view)."""
-        return [w.text for w in self.widgets(Label, clip) if w.text]
+        """The texts on screen as a player reads them (markup left out; ``clip=False``: also
+        those scrolled out of view)."""
+        return [plain(w) for w in self.widgets(Label, clip) if w.text]
 
     def find(self, text, cls=None, exact=True, clip=True):
         hits = [w for w in self.widgets(cls or Label, clip)
-                if (w.text == text if exact else text in w.text)]
+                if (plain(w) == text if exact else text in plain(w))]
         return hits
 
     def one(self, text, cls=None, exact=True):
@@ -350,6 +351,11 @@ def _runs(w):
     out.append((fonts[-1], w.text[pos:]))
     return [(f, t.replace("&bl;", "[").replace("&br;", "]").replace("&amp;", "&"))
             for f, t in out]
+
+
+def plain(w) -> str:
+    """A label's text as drawn: without its markup tags."""
+    return "".join(t for _f, t in _runs(w)) if getattr(w, "markup", False) else w.text
 
 
 def missing_glyphs(w) -> list:
