@@ -50,7 +50,6 @@ class GreatPowersUI(GameUI):
 
     def route(self, view, acks, journal):
         phase, gv = view.get("phase"), view.get("game_view") or {}
-        turn = gv.get("turn") or view.get("round")
         if phase == "bid":
             key = self._recap(view, journal)
             if key is not None and key not in acks:
