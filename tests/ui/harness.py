@@ -2,7 +2,8 @@
 the window's touch dispatch, find widgets by text or id, take screenshots, and check that every
 text a player must read is legible at arm's length: at least 18 px at 800x480 (scaled with the
 layout unit at bigger sizes), never cut off, shortened, overlapping another text or a drawing
-it must keep clear of (the phase ring), nor pushed outside the screen area."""
+it must keep clear of (the phase ring), nor pushed outside the screen area, and drawn in a
+font that has its signs."""
 import math
 import os
 import pathlib
@@ -195,8 +196,11 @@ class Driver:
           ``[size=]`` included, and chart texts drawn on a canvas;
         * a text cut off, shortened (unless marked ``shorten_ok``: a long player name) or
           overflowing its box, or sticking out of the screen area it belongs to;
-        * two texts overlapping each other (within the screen, or within one dialog);
-        * a text crossing a drawing that keeps it out (the phase ring's arcs).
+        * two texts overlapping each other (within the screen, or within one dialog; the
+          toast floats over the screen for a few seconds and is left out of this one);
+        * a text crossing a drawing that keeps it out (the phase ring's arcs);
+        * a sign its font has no glyph for (drawn as an empty box: Roboto has no check mark),
+          markup ``[font=]`` spans read in their own font.
         """
         bad = []
         u = self.app.u
