@@ -41,6 +41,7 @@ class TableApp(App):
     following = BooleanProperty(True)        # the screen follows the game's phase
     top_title = StringProperty("Table Companion")
     top_status = StringProperty("")
+    top_status_short = StringProperty("")    # the status when the bar has no room for all
     timer_text = StringProperty("")
     timer_mode = StringProperty("")
     now = NumericProperty(0.0)               # session time, refreshed while a timer runs
@@ -174,7 +175,8 @@ class TableApp(App):
             return
         view = self.hub.public_view()
         sid = view.get("session")
-        if sid != self._session:
+        first_sight = sid != self._session
+        if first_sight:
             self.journal.clear()
             self._session = sid
             self._warned = set()
@@ -187,6 +189,11 @@ class TableApp(App):
         game = view.get("game") or (view.get("hub") or {}).get("game")
         if self.adapter.game != game:
             self.adapter = adapter_for(game)
+        if first_sight and sid is not None and not any(
+                ev.get("kind") == "changed" for ev in events):
+            # a screen that meets a game already under way (a restart, a resumed game) shows
+            # it as it is: a moment held for the table (a reveal) happened before it
+            self.nav.acks.update(self.adapter.moments_now(view, self.journal))
         self.view = view
         name = "timer" if self.moment.get("kind") == "time" and view.get("session") == \
             self.moment.get("session") and not self.nav.home else \
@@ -218,6 +225,7 @@ class TableApp(App):
             g = hubpart.get("game")
             game = self.catalog.get(g) if g and name == "lobby" else None
             self.top_status = f"{game.title} · setting up" if game else ""
+            self.top_status_short = "Setting up" if game else ""
             self.rail_visible = False
             self.tabs = []
         else:
@@ -225,7 +233,9 @@ class TableApp(App):
             parts = [self.adapter.round_text(view), view.get("phase_label") or ""]
             if view.get("outcome") is not None:
                 parts = ["Game over"]
-            self.top_status = " · ".join(p for p in parts if p)
+            parts = [p for p in parts if p]
+            self.top_status = " · ".join(parts)
+            self.top_status_short = parts[-1] if parts else ""
             self.rail_visible = not self.nav.home
             tabs = [("round", "Round")]
             own = dict(self.adapter.tabs)

@@ -14,7 +14,6 @@ Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through
 import json
 import pathlib
 import random
-import re
 import time
 
 from kivy.base import EventLoop
@@ -60,23 +59,11 @@ class Table(Driver):
         os.replace(path, final)
         return final
 
-    def check(self, name, known=()):
-        """The harness's check (a screenshot; every text legible at arm's length), except
-        for texts matching a ``known`` pattern (a reported bug in ui/, not ours to fix):
-        returns those found."""
+    def check(self, name):
+        """The harness's check: a screenshot, and every text legible at arm's length."""
         self.shot(name)
         bad = self.problems()
-        # tests/ui/harness.py means to leave the toast out (it floats over the screen for a
-        # few seconds) but compares with ``is`` to a weak proxy (``ids.toast``), so it never
-        # does: left out here
-        toast = self.app.toast
-        bad = [b for b in bad if not toast or (b[0] != toast and b[1] != f"overlaps {toast!r}")]
-        def is_known(b):
-            return any(re.fullmatch(k, b[0]) for k in known)
-        kept = [(name,) + b for b in bad if is_known(b)]
-        bad = [b for b in bad if not is_known(b)]
         assert bad == [], f"{name}: {bad}"
-        return kept
 
     def qr(self, name):
         """What a phone's camera reads off the table screen: the QR code on it, decoded."""
@@ -321,14 +308,10 @@ class Night:
         self.moves = 0
         self.table_taps = 0
         self.marks = {}
-        self.known = []                     # legibility problems already reported (ui/)
         self.spent = {}                     # seconds spent per kind of step (see ``timed``)
         self.toasts = []                    # every toast the table screen showed
         self._timing = False
         self.t0 = time.monotonic()
-        # no frame until this night's app exists: kv's ``app`` proxy takes whichever app is
-        # the running one when an expression asks for it, and an old app's pending events
-        # (a toast to clear, a scan to fade) would make it the previous test's app for good
         Window.size = (800, 480)
 
     # -- the table ------------------------------------------------------------------------
@@ -350,7 +333,7 @@ class Night:
         Window.add_widget(root)
         self.d = Table(self.app, self.prefix)
         self.d.pump()
-        from kivy.lang import global_idmap
+        from kivy.lang import global_idmap      # (a new app takes kv's ``app`` proxy)
         proxy = global_idmap["app"]
         assert object.__getattribute__(proxy, "_ensure_app")() is self.app, \
             "the screen's kv rules talk to an older app"
@@ -367,14 +350,10 @@ class Night:
                 if isinstance(w, ModalView):
                     w.dismiss(animation=False)
             Window.remove_widget(self.app.root)
-            self.app.close()
+            self.app.close()                   # nothing of it is scheduled any more
             for _ in range(3):
                 EventLoop.idle()
-            self.app.dispatch("on_stop")       # kv's ``app`` proxy lets go of this app ...
-            toast = getattr(self.app, "_toast_ev", None)
-            if toast is not None:              # ... and nothing of it runs again
-                toast.cancel()
-            self.app.root = None               # (a scan's fade refreshes only a live root)
+            self.app.dispatch("on_stop")
             self.app = self.d = None
         if self.link is not None:
             self.link.close()
@@ -457,11 +436,22 @@ class Night:
         self.mark("started")
         return url
 
-    def late_joiner(self, url, name="Di"):
-        """A player arrives after the start, opens the table's link and names the free seat:
-        every phone and the table screen show the name."""
+    def menu_join_qr(self):
+        """The join QR during the game, from the table's Menu (the lobby's is gone): what a
+        late phone's camera reads off the screen."""
+        self.tap("menu")
+        self.tap("menu:join")
+        url = self.d.qr("menu-join-qr")
+        assert url == self.hub.join_url
+        self.tap("join:close")
+        assert not self.d.dialogs()
+        return url
+
+    def late_joiner(self, name="Di"):
+        """A player arrives after the start, reads the join QR the table's Menu shows and
+        names the free seat: every phone and the table screen show the name."""
         seat = next(s.no for s in self.hub.seats if not s.phone)
-        [ph] = self.join(url, [name])
+        [ph] = self.join(self.menu_join_qr(), [name])
         assert self.hub.seats[seat].name == name
         assert self.hub.session.state.players[seat] == name
         for other in self.phones.values():
@@ -531,7 +521,8 @@ class Night:
     def tap(self, tid_or_text, pump=True):
         d = self.d
         # a person's taps are seconds apart: the screen's last command has finished (the
-        # screen drops a command tapped while another runs, Undo's confirm silently)
+        # screen drops a command tapped while another runs; Undo's confirm then stays open
+        # and says so)
         assert self.app.bridge.wait_idle(30), "the table's last command did not finish"
         try:
             w = d.tid(tid_or_text)
@@ -544,10 +535,9 @@ class Night:
         return w
 
     @timed
-    def look(self, name=None, known=()):
+    def look(self, name=None):
         """The table screen now; each screen the night has not seen yet is checked (legible
-        at arm's length) and saved. ``known``: texts with a reported legibility bug in ui/
-        (not ours to fix), tolerated and listed in ``self.known``."""
+        at arm's length) and saved."""
         if name is None:                 # after a move: a frame shows it, often enough
             EventLoop.idle()
             if self.app.bridge.events or self.app.bridge.busy():
@@ -557,7 +547,7 @@ class Night:
         key = name or self.app.screen_name
         if key not in self.seen_table:
             self.seen_table.add(key)
-            self.known.extend(self.d.check(key, known))
+            self.d.check(key)
 
     @timed
     def undo(self):
@@ -569,6 +559,7 @@ class Night:
         what = dlg.what
         self.look("undo-dialog")
         self.tap("undo:go")
+        assert dlg not in self.d.dialogs(), f"Undo was refused: {dlg.refused}"
         try:
             self.d.wait_for(lambda: self.hub.session.state.seq == before - 1, timeout=20)
         except AssertionError:

@@ -30,7 +30,7 @@ def prompted(night, move):
 def test_market_trading_night(night):
     night.open_table(game="market-trading", players=4, seed=SEED)
     night.look("lobby")
-    url = night.lobby_start(seed=SEED)
+    night.lobby_start(seed=SEED)
     night.mind = minds.market_trading
     night.look()
 
@@ -41,7 +41,7 @@ def test_market_trading_night(night):
     night.mark("reload")
     # the late joiner arrives before their first turn
     night.play(lambda: night.next_actor() == 3)
-    night.late_joiner(url)
+    night.late_joiner()
     night.mark("late joiner")
 
     # a build on the phone; the table undoes it and every phone follows

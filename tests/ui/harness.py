@@ -2,7 +2,8 @@
 the window's touch dispatch, find widgets by text or id, take screenshots, and check that every
 text a player must read is legible at arm's length: at least 18 px at 800x480 (scaled with the
 layout unit at bigger sizes), never cut off, shortened, overlapping another text or a drawing
-it must keep clear of (the phase ring), nor pushed outside the screen area."""
+it must keep clear of (the phase ring), nor pushed outside the screen area, and drawn in a
+font that has its signs."""
 import math
 import os
 import pathlib
@@ -105,12 +106,13 @@ class Driver:
         return out
 
     def texts(self, clip=True):
-        """The texts on screen (``clip=False``: also those scrolled out of view)."""
-        return [w.text for w in self.widgets(Label, clip) if w.text]
+        """The texts on screen as a player reads them (markup left out; ``clip=False``: also
+        those scrolled out of view)."""
+        return [plain(w) for w in self.widgets(Label, clip) if w.text]
 
     def find(self, text, cls=None, exact=True, clip=True):
         hits = [w for w in self.widgets(cls or Label, clip)
-                if (w.text == text if exact else text in w.text)]
+                if (plain(w) == text if exact else text in plain(w))]
         return hits
 
     def one(self, text, cls=None, exact=True):
@@ -194,8 +196,11 @@ class Driver:
           ``[size=]`` included, and chart texts drawn on a canvas;
         * a text cut off, shortened (unless marked ``shorten_ok``: a long player name) or
           overflowing its box, or sticking out of the screen area it belongs to;
-        * two texts overlapping each other (within the screen, or within one dialog);
-        * a text crossing a drawing that keeps it out (the phase ring's arcs).
+        * two texts overlapping each other (within the screen, or within one dialog; the
+          toast floats over the screen for a few seconds and is left out of this one);
+        * a text crossing a drawing that keeps it out (the phase ring's arcs);
+        * a sign its font has no glyph for (drawn as an empty box: Roboto has no check mark),
+          markup ``[font=]`` spans read in their own font.
         """
         bad = []
         u = self.app.u
@@ -350,6 +355,11 @@ def _runs(w):
     out.append((fonts[-1], w.text[pos:]))
     return [(f, t.replace("&bl;", "[").replace("&br;", "]").replace("&amp;", "&"))
             for f, t in out]
+
+
+def plain(w) -> str:
+    """A label's text as drawn: without its markup tags."""
+    return "".join(t for _f, t in _runs(w)) if getattr(w, "markup", False) else w.text
 
 
 def missing_glyphs(w) -> list:

@@ -16,7 +16,7 @@ from ui.widgets.common import TLabel
 from ui.widgets.dialogs import UndoDialog
 
 from .conftest import kv_app
-from .harness import SHOTS, missing_glyphs
+from .harness import SHOTS, missing_glyphs, play_until
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
@@ -136,3 +136,32 @@ def test_the_menu_shows_the_join_qr_during_a_game(hub, start_app):
     d.tap(d.tid("join:close"))
     assert not [w for w in Window.children if isinstance(w, ModalView)]
     assert SHOTS.exists()
+
+
+def test_a_paused_timer_and_an_alert_leave_the_digits_and_the_top_bar_legible(hub, clock,
+                                                                              start_app):
+    """The night's restart: Battle Builder's turn timer paused ("Paused 1:59" on the top bar,
+    beside "Battle 1 of 4 · Monster battle") under the restart alert's two lines."""
+    hub.configure("battle-builder", players=4, names=NAMES,
+                  options={"arc": "4+1", "turn_seconds": 120})
+    hub.start(seed=8)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "battle" and any(
+        not t["paused"] for t in v["timers"].values()), clock=clock)
+    hub.toggle_pause()
+    hub.alert("restart", "The table restarted: the 2 turn timers are paused at 1:59. Tap "
+                         "Resume when everyone is ready.")
+    d.pump()
+    assert d.app.timer_mode == "paused"
+    d.check("frame-battle-paused-alert")
+    status = d.app.root.ids.top.ids.status
+    assert status.text in (d.app.top_status, d.app.top_status_short)
+    d.tap(d.tid("timer-chip"))
+    assert d.app.screen_name == "timer" and "Resume" in d.texts()
+    digits = d.app.screen("timer").ids.digits
+    assert digits.texture_size[1] <= digits.height + 2
+    d.check("frame-timer-paused-alert")
+    for size in ((1280, 720), (1920, 1080)):
+        Window.size = size
+        d.pump()
+        d.check(f"frame-timer-paused-alert-{size[0]}")

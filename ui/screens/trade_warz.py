@@ -154,6 +154,7 @@ class FlipRow(BoxLayout):
     state = StringProperty("")
     colour = ColorProperty(theme.MUTED)
     bad = BooleanProperty(False)
+    contested = BooleanProperty(False)
 
 
 class FlipHeader(TLabel):
@@ -207,7 +208,8 @@ class FlipScreen(ViewScreen):
             w.player = x.get("player") or model.names(view, [x.get("seat")])
             w.card = x.get("name") or "no card"
             word = FLIP_WORDS.get(x.get("state"), x.get("state") or "")
-            w.state = "contested" if x.get("contested") and x.get("state") == "up" else word
+            w.contested = bool(x.get("contested") and x.get("state") == "up")
+            w.state = "contested" if w.contested else word
             if x.get("checked"):
                 w.state += " \u00b7 scanned"
             w.bad = x.get("state") in ("void", "discarded", "unpaid", "lost")

@@ -211,7 +211,9 @@
       default: return null;
     }
   }
-  function summaryOf(w) {
+  function summaryOf(w, widget) {
+    const own = widget && widget.words ? widget.words(w) : null;   // a move's own wording
+    if (own) return own;
     const parts = w.items.map(answerWords).filter((x) => x);
     const arrows = w.items.every((i) => i.spec.kind === "one" || i.spec.kind === "order" || !i.ok);
     return parts.join(arrows ? " → " : " · ");
@@ -1043,7 +1045,7 @@
     if (widget && widget.intro) { const x = widget.intro(v, m, w); if (x) form.append(x); }
     if (m.sealed) form.append(el("p", { class: "secret", data: { sealed: "1" } }, "Secret: nobody sees your choice until everyone has chosen."));
     for (const item of w.items) form.append(picker(v, m, item, answers, w, widget));
-    const words = summaryOf(w);
+    const words = summaryOf(w, widget);
     const sendLabel = w.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
       "Still to choose: " + w.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
     form.append(el("button", { type: "button", class: "primary big send", id: "send", data: { send: m.move },
@@ -1053,7 +1055,7 @@
         if (!now.complete) return;
         const window_ = m.sealed && v.prompt && v.prompt.window;
         send(m.move, now.args, m.sealed ? "Your secret choice" : m.label,
-          { key: key, sealed: m.sealed, window: window_, session: v.session, words: summaryOf(now) || m.label });
+          { key: key, sealed: m.sealed, window: window_, session: v.session, words: summaryOf(now, widget) || m.label });
       } }, sendLabel));
     if (!single && (m.args || []).length) {
       form.append(el("button", { type: "button", class: "link", data: { action: "close-form" },
@@ -1214,7 +1216,7 @@
             const btn = $("#send");
             if (btn) {
               btn.disabled = !now.complete || !!S.pending;
-              const words = summaryOf(now);
+              const words = summaryOf(now, widget);
               btn.textContent = now.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
                 "Still to choose: " + now.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
             }
@@ -1299,6 +1301,17 @@
   function context(...kids) { return el("div", { class: "context", data: { panel: "context" } }, kids); }
   const WIDGETS = {
     "great-powers": {},
+    "market-trading": {
+      // "Trade: take 1 Grain, give 1 Salt" (an arrow between them read either way round)
+      trade: { words: (w) => {
+        const said = (name) => {
+          const item = w.items.find((x) => x.spec.name === name);
+          return item && item.ok ? answerWords(item) : null;
+        };
+        const take = said("take"), give = said("give");
+        return take && give ? "take " + take + ", give " + give : null;
+      } },
+    },
     "trade-warz": {
       // the blind Leader pick as one ordered pick: the first tap is the wish, the next taps
       // the back-ups in case it is taken (the specs' `leader` and `ranking`)

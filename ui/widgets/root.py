@@ -17,6 +17,24 @@ class TopBar(BoxLayout):
     pass
 
 
+class StatusLabel(Label):
+    """The top bar's status: ``full`` when it fits on one line, else ``short``."""
+    full = StringProperty("")
+    short = StringProperty("")
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        for prop in ("full", "short", "width", "font_size"):
+            self.fbind(prop, self._pick)
+        self._pick()
+
+    def _pick(self, *_):
+        from kivy.core.text import Label as CoreLabel
+        core = CoreLabel(font_size=self.font_size, font_name=self.font_name)
+        fits = core.get_extents(self.full)[0] <= self.width - 2 if self.full else True
+        self.text = self.full if fits or not self.short else self.short
+
+
 class Toast(Label):
     """A short message floating over the bottom of the screen for a few seconds (app.kv):
     as wide as its text on one line, wrapped at ``max_w``, centred."""
