@@ -16,7 +16,7 @@ from ui.widgets.common import TLabel
 from ui.widgets.dialogs import UndoDialog
 
 from .conftest import kv_app
-from .harness import SHOTS, missing_glyphs, play_until
+from .harness import missing_glyphs, play_until
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
@@ -49,7 +49,7 @@ def test_home_top_bar_shows_home_after_a_game_is_over(hub, start_app):
     d.tap(d.tid("victory:new"))
     assert d.app.screen_name == "home"
     texts = d.texts()
-    assert "Great Powers" not in [d.app.top_title] and "Table Companion" in texts
+    assert d.app.top_title == "Table Companion" and "Table Companion" in texts
     assert not any("Game over" in t or "Turn " in t for t in texts), texts
     d.check("frame-home-after-game")
 
@@ -135,7 +135,6 @@ def test_the_menu_shows_the_join_qr_during_a_game(hub, start_app):
     assert hub.room_code in " ".join(d.texts())
     d.tap(d.tid("join:close"))
     assert not [w for w in Window.children if isinstance(w, ModalView)]
-    assert SHOTS.exists()
 
 
 def test_a_paused_timer_and_an_alert_leave_the_digits_and_the_top_bar_legible(hub, clock,
