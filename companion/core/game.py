@@ -173,9 +173,11 @@ class Game:
 
 # -- the flow engine --------------------------------------------------------------------------
 
-def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
+def new_state(game: Game, players, options=None, seed=0, now=0.0, lean=False) -> State:
+    """The state after set-up. ``lean``: a simulation's state (no notices, no commitments;
+    see :class:`~.session.LeanSession`)."""
     game.check_players(len(players))
-    state = State(game, players, game.resolve_options(options), seed)
+    state = State(game, players, game.resolve_options(options), seed, lean=lean)
     state.now = now
     game.setup(state)
     enter(game, state, game.start_phase)
@@ -320,7 +322,11 @@ def _apply_move(game, state, seat, name, args, salt):
     if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
         w.seal(seat, None, "0" * 32)        # raises the right SealedChoiceError
     choice = move.fn(state, seat, **args)
-    digest = w.seal(seat, choice, salt)
+    if salt is None and state.lean:
+        w.put(seat, choice)
+        digest = ""
+    else:
+        digest = w.seal(seat, choice, salt)
     state.clear_prompt(seat)
     state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
     if w.is_complete() and not w.hold:

@@ -8,7 +8,7 @@ import math
 import random
 
 from .log import MemoryLog
-from .session import Session
+from .session import LeanSession, Session
 from .views import observe
 
 
@@ -130,9 +130,14 @@ def wilson(k, n, z=1.96):
     return (max(0.0, mid - half), min(1.0, mid + half))
 
 
-def play_one(game, players, gseed, seat_bots, options=None):
-    """One bot game on the real session path; returns (outcome, session)."""
+def play_one(game, players, gseed, seat_bots, options=None, lean=False):
+    """One bot game; returns (outcome, session). The real session path, or with ``lean`` a
+    :class:`~.session.LeanSession` (the same rules and the same game for the same seed, without
+    log, commitments or notices: what simulations use)."""
     from .clock import FakeClock
+    if lean:
+        s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+        return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
     log = MemoryLog(copy_records=False)
     s = Session.start(game, players, log, options=options, seed=gseed, clock=FakeClock(),
                       entropy=random.Random(gseed).randbytes, session_id="sim")
@@ -162,10 +167,10 @@ def _play_chunk(game, players, seeds, bots, options):
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for gseed in seeds:
-        outcome, s = play_one(game, players, gseed, seat_bots, options)
+        outcome, s = play_one(game, players, gseed, seat_bots, options, lean=True)
         curve = getattr(s.state.data, "vp_curve", None) or []
         out.append((outcome.winners, [outcome.scores[i] for i in range(len(players))],
-                    _lead_changes(curve), len(s.records), game.summary(s.state)))
+                    _lead_changes(curve), s.version, game.summary(s.state)))
     return out
 
 
