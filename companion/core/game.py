@@ -196,6 +196,18 @@ def enter(game: Game, state: State, name: str) -> None:
         ph.on_begin(state)
 
 
+_REACTS = {}
+
+
+def _reacts(game) -> bool:
+    """Does the game's class have an ``after_command`` of its own (else nothing to call)?"""
+    t = type(game)
+    got = _REACTS.get(t)
+    if got is None:
+        got = _REACTS[t] = getattr(t, "after_command", None) is not Game.after_command
+    return got
+
+
 def settle(game: Game, state: State) -> None:
     """Let the flow settle without ending the phase: run the pending steps, let the game react
     (``after_command``) and derive the prompts (the phase's ``prompts``; an open question of a
@@ -205,9 +217,10 @@ def settle(game: Game, state: State) -> None:
         run_steps(game, state)
         if state.outcome is not None:
             return
-    game.after_command(state)
-    if state.outcome is not None:
-        return
+    if _reacts(game):
+        game.after_command(state)
+        if state.outcome is not None:
+            return
     ph = game.phases[state.phase]
     if ph.prompts is not None:
         state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
@@ -337,28 +350,31 @@ _PARAMS = {}
 
 
 def _params(fn):
-    """``(required, optional, takes_any)`` argument names of a move function."""
+    """``(required, allowed, takes_any)`` argument names of a move function (frozensets)."""
     key = getattr(fn, "__func__", fn)
     got = _PARAMS.get(key)
     if got is None:
         ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
         any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
         named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        got = _PARAMS[key] = ({p.name for p in named if p.default is p.empty},
-                              {p.name for p in named if p.default is not p.empty}, any_)
+        got = _PARAMS[key] = (frozenset(p.name for p in named if p.default is p.empty),
+                              frozenset(p.name for p in named), any_)
     return got
 
 
 def _check_arg_names(move, args):
     """Wrong or missing argument names, in a sentence (never Python's own words)."""
-    required, optional, any_ = _params(move.fn)
+    required, allowed, any_ = _params(move.fn)
+    keys = args.keys()
+    if required <= keys and (any_ or keys <= allowed):
+        return                              # the usual case: nothing to say
     what = f"{move.title()} ({move.name})" if move.label else move.name.replace("_", " ")
-    extra = sorted(set(args) - required - optional) if not any_ else []
+    extra = sorted(keys - allowed) if not any_ else []
     if extra:
-        takes = ", ".join(sorted(required | optional)) or "nothing"
+        takes = ", ".join(sorted(allowed)) or "nothing"
         raise BadArgumentsError(f"{what} does not take {', '.join(map(repr, extra))}; it "
                                 f"takes {takes}.")
-    missing = sorted(required - set(args))
+    missing = sorted(required - keys)
     if missing:
         raise BadArgumentsError(f"{what} needs {', '.join(missing)}: choose "
                                 f"{'it' if len(missing) == 1 else 'them'} first.")
@@ -380,9 +396,10 @@ def close_window(game: Game, state: State, w) -> None:
 def _reveal(game, state, w):
     w.reveal()
     state.last_reveal_seq = state.seq + 1
-    state.note("ChoicesRevealed", window=w.id, choices={
-        str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
-                 "defaulted": e.defaulted} for s, e in w.entries.items()})
+    if not state.lean:                  # a lean state keeps no notices: not built for nobody
+        state.note("ChoicesRevealed", window=w.id, choices={
+            str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
+                     "defaulted": e.defaulted} for s, e in w.entries.items()})
     w.on_reveal(state, w)
 
 

@@ -9,7 +9,6 @@ import random
 
 from .log import MemoryLog
 from .session import LeanSession, Session
-from .views import observe
 
 
 def resolve_bots(game, spec, n):
@@ -45,13 +44,18 @@ def play_out(session, bots, rng, max_commands=100_000):
             session.clock.set(max(session.clock.now(), due))
             session.tick()
             continue
-        seat = min(state.prompts, key=lambda s: -1 if s is None else s)
+        prompts = state.prompts
+        if len(prompts) == 1:
+            for seat in prompts:
+                break
+        else:                                       # the table first, then the lowest seat
+            seat = None if None in prompts else min(prompts)
         if seat is None:
             if table_bot is None:
                 raise RuntimeError(f"{game.title}: a table prompt but no table bot")
-            move, args = table_bot(game, observe(game, state, None), rng)
+            move, args = table_bot(game, game.observe(state, None), rng)
         else:
-            move, args = bots[seat](game, observe(game, state, seat), rng)
+            move, args = bots[seat](game, game.observe(state, seat), rng)
         session.execute(seat, move, args)
     raise RuntimeError("the game did not end")
 

@@ -95,6 +95,13 @@ def _card_value(game, view, cid):
     return v
 
 
+def _affords(tok, cost):
+    for t, n in cost.items():
+        if tok[t] < n:
+            return False
+    return True
+
+
 def greedy_bot(game, view, rng):
     p = view.prompt
     moves = p["moves"]
@@ -104,24 +111,30 @@ def greedy_bot(game, view, rng):
         mine = tokens[seat]
         scored = []
         others = [tokens[s] for s in range(view.n) if s != seat]
+        rand = rng.random
         for t in p["allowed"]:
-            best_other = max(tok[t] for tok in others)
-            gap = best_other - mine[t]
+            gap = max([tok[t] for tok in others]) - mine[t]
             # close behind the leader: a bid can make us highest before the Score phase
-            value = TRAIT_VP[t] / (1.0 + max(gap, 0)) + rng.random() * 0.5
+            value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
             scored.append((value, t))
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
+        actions = game.rules.actions
+        pay = view.options["require_payment"]
+        mine = tokens[seat]
         best, best_v = None, None
         for c in p["cards"]:
-            v = _card_value(game, view, c) if _payable(game, view, c) else -99
+            if pay and not _affords(mine, actions[c].cost):
+                v = -99
+            else:
+                v = _card_value(game, view, c)
             if best_v is None or v > best_v:
                 best, best_v = c, v
         if best_v <= 0:
             return "take_action", {"card": best, "resolve": False}
         args = {"card": best, "resolve": True}
-        if game.rules.actions[best].needs_target:
+        if actions[best].needs_target:
             args["target"] = _leader(view)
         return "take_action", args
     if "steal_colony" in moves:
