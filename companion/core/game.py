@@ -186,14 +186,16 @@ def new_state(game: Game, players, options=None, seed=0, now=0.0, lean=False) ->
 
 
 def enter(game: Game, state: State, name: str) -> None:
-    if state.phase_log and state.phase_log[-1][3] is None:
-        state.phase_log[-1][3] = state.now
+    log, now = state.phase_log, state.now
+    if log and log[-1][3] is None:
+        log[-1][3] = now
     state.phase = name
-    state.phase_log.append([name, state.round, state.now, None])
-    state.note("PhaseBegan", phase=name, round=state.round)
-    ph = game.phases[name]
-    if ph.on_begin is not None:
-        ph.on_begin(state)
+    log.append([name, state.round, now, None])
+    if not state.lean:
+        state.note("PhaseBegan", phase=name, round=state.round)
+    on_begin = game.phases[name].on_begin
+    if on_begin is not None:
+        on_begin(state)
 
 
 _REACTS = {}
@@ -340,8 +342,9 @@ def _apply_move(game, state, seat, name, args, salt):
         digest = ""
     else:
         digest = w.seal(seat, choice, salt)
-    state.clear_prompt(seat)
-    state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
+    state.prompts.pop(seat, None)
+    if not state.lean:
+        state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
     if w.is_complete() and not w.hold:
         _reveal(game, state, w)
 

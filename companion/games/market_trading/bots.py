@@ -18,11 +18,6 @@ class MTObservation(Observation):
     and what the seat may do with it."""
     __slots__ = ()
 
-    def __getattr__(self, name):
-        if name in _PUBLIC:
-            return getattr(self._state.data, name)
-        raise AttributeError(name)
-
     def usable(self):
         """The improvements the seat may run now."""
         return self.game.usable(self._state, self.seat)
@@ -36,6 +31,15 @@ class MTObservation(Observation):
 #: the trades this turn, every player's yields, builds, piles and tiles.
 _PUBLIC = frozenset(("hand", "market", "bowl", "turn_trades", "yields", "built", "piles",
                      "tiles_of"))
+
+
+def _public(name):
+    return property(lambda self: getattr(self._state.data, name),
+                    doc=f"The table's {name.replace('_', ' ')} (public).")
+
+
+for _name in sorted(_PUBLIC):           # a property each: bots read them on every decision
+    setattr(MTObservation, _name, _public(_name))
 
 
 def _profit(game, cid):
