@@ -219,7 +219,10 @@ def settle(game: Game, state: State) -> None:
         run_steps(game, state)
         if state.outcome is not None:
             return
-    if _reacts(game):
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    if reacts:
         game.after_command(state)
         if state.outcome is not None:
             return
@@ -240,7 +243,10 @@ def advance(game: Game, state: State) -> None:
                 state.phase_log[-1][3] = state.now
             return
         ph = game.phases[state.phase]
-        if flow.lanes or not ph.end_if(state):
+        if flow.lanes:
+            return
+        end_if = ph.end_if
+        if (state.prompts if end_if is _nobody_to_prompt else not end_if(state)):
             return
         if ph.on_end is not None:
             ph.on_end(state)
@@ -365,9 +371,15 @@ def _params(fn):
     return got
 
 
+_ARG_NAMES = {}                 # a move's function -> _params(function)
+
+
 def _check_arg_names(move, args):
     """Wrong or missing argument names, in a sentence (never Python's own words)."""
-    required, allowed, any_ = _params(move.fn)
+    got = _ARG_NAMES.get(move.fn)
+    if got is None:
+        got = _ARG_NAMES[move.fn] = _params(move.fn)
+    required, allowed, any_ = got
     keys = args.keys()
     if required <= keys and (any_ or keys <= allowed):
         return                              # the usual case: nothing to say
