@@ -235,14 +235,21 @@ def advance(game: Game, state: State) -> None:
     """Settle the flow (:func:`settle`), and while no step is pending and the phase's
     ``end_if`` says so, end the phase and enter the next one (and settle again)."""
     flow = state.flow
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    phases = game.phases
     for _ in range(10_000):
-        if state.outcome is None:
+        # settle, unless it has nothing to do (no step pending, no after-command hook, no
+        # derived prompts): the usual case after most moves of most games
+        if state.outcome is None and (flow.lanes or reacts or
+                                      phases[state.phase].prompts is not None):
             settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        ph = game.phases[state.phase]
+        ph = phases[state.phase]
         if flow.lanes:
             return
         end_if = ph.end_if
@@ -335,7 +342,9 @@ def _apply_move(game, state, seat, name, args, salt):
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    _check_arg_names(move, args)
+    names = _ARG_NAMES.get(move.fn)
+    if names is None or not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+        _check_arg_names(move, args)            # says what is wrong (or fills the cache)
     if move.sealed is None:
         move.fn(state, seat, **args)
         return
