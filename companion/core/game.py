@@ -175,9 +175,11 @@ class Game:
 
 # -- the flow engine --------------------------------------------------------------------------
 
-def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
+def new_state(game: Game, players, options=None, seed=0, now=0.0, lean=False) -> State:
+    """The state after set-up. ``lean``: a simulation's state (no notices, no commitments;
+    see :class:`~.session.LeanSession`)."""
     game.check_players(len(players))
-    state = State(game, players, game.resolve_options(options), seed)
+    state = State(game, players, game.resolve_options(options), seed, lean=lean)
     state.now = now
     game.setup(state)
     enter(game, state, game.start_phase)
@@ -186,14 +188,28 @@ def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
 
 
 def enter(game: Game, state: State, name: str) -> None:
-    if state.phase_log and state.phase_log[-1][3] is None:
-        state.phase_log[-1][3] = state.now
+    log, now = state.phase_log, state.now
+    if log and log[-1][3] is None:
+        log[-1][3] = now
     state.phase = name
-    state.phase_log.append([name, state.round, state.now, None])
-    state.note("PhaseBegan", phase=name, round=state.round)
-    ph = game.phases[name]
-    if ph.on_begin is not None:
-        ph.on_begin(state)
+    log.append([name, state.round, now, None])
+    if not state.lean:
+        state.note("PhaseBegan", phase=name, round=state.round)
+    on_begin = game.phases[name].on_begin
+    if on_begin is not None:
+        on_begin(state)
+
+
+_REACTS = {}
+
+
+def _reacts(game) -> bool:
+    """Does the game's class have an ``after_command`` of its own (else nothing to call)?"""
+    t = type(game)
+    got = _REACTS.get(t)
+    if got is None:
+        got = _REACTS[t] = getattr(t, "after_command", None) is not Game.after_command
+    return got
 
 
 def settle(game: Game, state: State) -> None:
@@ -205,9 +221,13 @@ def settle(game: Game, state: State) -> None:
         run_steps(game, state)
         if state.outcome is not None:
             return
-    game.after_command(state)
-    if state.outcome is not None:
-        return
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    if reacts:
+        game.after_command(state)
+        if state.outcome is not None:
+            return
     ph = game.phases[state.phase]
     if ph.prompts is not None:
         state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
@@ -217,15 +237,25 @@ def advance(game: Game, state: State) -> None:
     """Settle the flow (:func:`settle`), and while no step is pending and the phase's
     ``end_if`` says so, end the phase and enter the next one (and settle again)."""
     flow = state.flow
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    phases = game.phases
     for _ in range(10_000):
-        if state.outcome is None:
+        # settle, unless it has nothing to do (no step pending, no after-command hook, no
+        # derived prompts): the usual case after most moves of most games
+        if state.outcome is None and (flow.lanes or reacts or
+                                      phases[state.phase].prompts is not None):
             settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        ph = game.phases[state.phase]
-        if flow.lanes or not ph.end_if(state):
+        ph = phases[state.phase]
+        if flow.lanes:
+            return
+        end_if = ph.end_if
+        if (state.prompts if end_if is _nobody_to_prompt else not end_if(state)):
             return
         if ph.on_end is not None:
             ph.on_end(state)
@@ -316,7 +346,9 @@ def _apply_move(game, state, seat, name, args, salt):
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    _check_arg_names(move, args)
+    names = _ARG_NAMES.get(move.fn)
+    if names is None or not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+        _check_arg_names(move, args)            # says what is wrong (or fills the cache)
     if move.sealed is None:
         move.fn(state, seat, **args)
         return
@@ -324,9 +356,14 @@ def _apply_move(game, state, seat, name, args, salt):
     if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
         w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
-    digest = w.seal(seat, choice, salt, state.players[seat])
-    state.clear_prompt(seat)
-    state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
+    if salt is None and state.lean:
+        w.put(seat, choice)
+        digest = ""
+    else:
+        digest = w.seal(seat, choice, salt, state.players[seat])
+    state.prompts.pop(seat, None)
+    if not state.lean:
+        state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
     if w.is_complete() and not w.hold:
         _reveal(game, state, w)
 
@@ -335,28 +372,37 @@ _PARAMS = {}
 
 
 def _params(fn):
-    """``(required, optional, takes_any)`` argument names of a move function."""
+    """``(required, allowed, takes_any)`` argument names of a move function (frozensets)."""
     key = getattr(fn, "__func__", fn)
     got = _PARAMS.get(key)
     if got is None:
         ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
         any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
         named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        got = _PARAMS[key] = ({p.name for p in named if p.default is p.empty},
-                              {p.name for p in named if p.default is not p.empty}, any_)
+        got = _PARAMS[key] = (frozenset(p.name for p in named if p.default is p.empty),
+                              frozenset(p.name for p in named), any_)
     return got
+
+
+_ARG_NAMES = {}                 # a move's function -> _params(function)
 
 
 def _check_arg_names(move, args):
     """Wrong or missing argument names, in a sentence (never Python's own words)."""
-    required, optional, any_ = _params(move.fn)
+    got = _ARG_NAMES.get(move.fn)
+    if got is None:
+        got = _ARG_NAMES[move.fn] = _params(move.fn)
+    required, allowed, any_ = got
+    keys = args.keys()
+    if required <= keys and (any_ or keys <= allowed):
+        return                              # the usual case: nothing to say
     what = f"{move.title()} ({move.name})" if move.label else move.name.replace("_", " ")
-    extra = sorted(set(args) - required - optional) if not any_ else []
+    extra = sorted(keys - allowed) if not any_ else []
     if extra:
-        takes = ", ".join(sorted(required | optional)) or "nothing"
+        takes = ", ".join(sorted(allowed)) or "nothing"
         raise BadArgumentsError(f"{what} does not take {', '.join(map(repr, extra))}; it "
                                 f"takes {takes}.")
-    missing = sorted(required - set(args))
+    missing = sorted(required - keys)
     if missing:
         raise BadArgumentsError(f"{what} needs {', '.join(missing)}: choose "
                                 f"{'it' if len(missing) == 1 else 'them'} first.")
@@ -378,9 +424,10 @@ def close_window(game: Game, state: State, w) -> None:
 def _reveal(game, state, w):
     w.reveal()
     state.last_reveal_seq = state.seq + 1
-    state.note("ChoicesRevealed", window=w.id, choices={
-        str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
-                 "defaulted": e.defaulted} for s, e in w.entries.items()})
+    if not state.lean:                  # a lean state keeps no notices: not built for nobody
+        state.note("ChoicesRevealed", window=w.id, choices={
+            str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
+                     "defaulted": e.defaulted} for s, e in w.entries.items()})
     w.on_reveal(state, w)
 
 

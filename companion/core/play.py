@@ -8,8 +8,7 @@ import math
 import random
 
 from .log import MemoryLog
-from .session import Session
-from .views import observe
+from .session import LeanSession, Session
 
 
 def resolve_bots(game, spec, n):
@@ -51,13 +50,18 @@ def play_out(session, bots, rng, max_commands=100_000):
         if not state.prompts:
             run_out_the_clock(session)
             continue
-        seat = min(state.prompts, key=lambda s: -1 if s is None else s)
+        prompts = state.prompts
+        if len(prompts) == 1:
+            for seat in prompts:
+                break
+        else:                                       # the table first, then the lowest seat
+            seat = None if None in prompts else min(prompts)
         if seat is None:
             if table_bot is None:
                 raise RuntimeError(f"{game.title}: a table prompt but no table bot")
-            move, args = table_bot(game, observe(game, state, None), rng)
+            move, args = table_bot(game, game.observe(state, None), rng)
         else:
-            move, args = bots[seat](game, observe(game, state, seat), rng)
+            move, args = bots[seat](game, game.observe(state, seat), rng)
         session.execute(seat, move, args)
     raise RuntimeError("the game did not end")
 
@@ -131,9 +135,14 @@ def wilson(k, n, z=1.96):
     return (max(0.0, mid - half), min(1.0, mid + half))
 
 
-def play_one(game, players, gseed, seat_bots, options=None):
-    """One bot game on the real session path; returns (outcome, session)."""
+def play_one(game, players, gseed, seat_bots, options=None, lean=False):
+    """One bot game; returns (outcome, session). The real session path, or with ``lean`` a
+    :class:`~.session.LeanSession` (the same rules and the same game for the same seed, without
+    log, commitments or notices: what simulations use)."""
     from .clock import FakeClock
+    if lean:
+        s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+        return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
     log = MemoryLog(copy_records=False)
     s = Session.start(game, players, log, options=options, seed=gseed, clock=FakeClock(),
                       entropy=random.Random(gseed).randbytes, session_id="sim")
@@ -163,10 +172,10 @@ def _play_chunk(game, players, seeds, bots, options):
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for gseed in seeds:
-        outcome, s = play_one(game, players, gseed, seat_bots, options)
+        outcome, s = play_one(game, players, gseed, seat_bots, options, lean=True)
         curve = getattr(s.state.data, "vp_curve", None) or []
         out.append((outcome.winners, [outcome.scores[i] for i in range(len(players))],
-                    _lead_changes(curve), len(s.records), game.summary(s.state)))
+                    _lead_changes(curve), s.version, game.summary(s.state)))
     return out
 
 

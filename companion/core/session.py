@@ -324,6 +324,40 @@ class Session:
             return out
 
 
+class LeanSession:
+    """A session for simulations: the same rules through the same :func:`~.game.apply`, with
+    what only a table needs left out: no log (it counts its commands), no salts or
+    commitments, no notices (nobody reads them), no locks, transaction ids or status. It offers
+    what :func:`~.play.play_out` drives (``game``, ``state``, ``clock``, ``execute``, ``tick``)
+    and plays every game exactly as :class:`Session` does for the same seed
+    (tests/conformance/test_lean.py compares the final states of both paths)."""
+    __slots__ = ("game", "state", "clock", "commands")
+
+    def __init__(self, game, players, options=None, seed=0, clock=None):
+        from .clock import FakeClock
+        self.game = game
+        self.clock = clock or FakeClock()
+        self.state = new_state(game, players, game.resolve_options(options), seed,
+                               now=self.clock.now(), lean=True)
+        self.commands = 0
+
+    @property
+    def version(self) -> int:
+        """Records a :class:`Session` would hold now (the start and every command)."""
+        return self.commands + 1
+
+    def execute(self, seat, move, args=None):
+        apply(self.game, self.state, {"kind": "move", "seat": seat, "move": move,
+                                      "args": args or {}, "at": self.clock.now()})
+        self.commands += 1
+
+    def tick(self):
+        now = self.clock.now()
+        for name in self.state.due_timers(now):
+            apply(self.game, self.state, {"kind": "timer", "timer": name, "at": now})
+            self.commands += 1
+
+
 def _locked_window(state, rec):
     for n in state.notices:
         if n["kind"] == "ChoiceLocked" and n["seat"] == rec["seat"]:

@@ -44,8 +44,12 @@ class Outcome:
     code: str = "end"
 
 
+def _no_note(kind, to=None, **data):
+    """:meth:`State.note` of a lean state: nobody reads its notices."""
+
+
 class State:
-    def __init__(self, game, players, config, seed):
+    def __init__(self, game, players, config, seed, lean=False):
         self.game_name = game.name
         self.players = list(players)        # display names, seat order = clockwise
         self.n = len(self.players)
@@ -66,6 +70,12 @@ class State:
         self.notices = []                   # what the last command did, for views
         self.flow = _flow.Flow()            # pending steps and the questions they wait on
         self._derived = {}                  # key -> (record, its version, value)
+        # A lean state (simulations, core/session.py LeanSession): no notices are kept and
+        # sealed choices carry no salt or commitment; the rules run exactly as they do at a
+        # table (tests/conformance/test_lean.py proves the outcomes equal).
+        self.lean = lean
+        if lean:
+            self.note = _no_note
 
     # -- questions --------------------------------------------------------------------------
     def is_over(self) -> bool:

@@ -1,16 +1,17 @@
 """Bot games for reports and comparisons, as :class:`~companion.lab.facts.Facts`.
 
 The games are those of ``companion simulate`` for the same arguments: the same seeds drawn the
-same way, played by :func:`companion.core.play.play_out` on the same session path. Here each
-game also yields its score curve, who played first and the game's own summary. ``data``: an
-edited copy of the game's data folder (the workers build the game from it too).
+same way, played by :func:`companion.core.play.play_out` with the same rules, on a lean session
+(no log, commitments or notices; tests/conformance/test_lean.py shows it plays the same games).
+Here each game also yields its score curve, who played first and the game's own summary.
+``data``: an edited copy of the game's data folder (the workers build the game from it too).
 """
 import random
 
 from companion.core.clock import FakeClock
 from companion.core.log import MemoryLog
 from companion.core.play import play_out, resolve_bots
-from companion.core.session import Session
+from companion.core.session import LeanSession, Session
 
 from .facts import Tracker, from_state
 
@@ -38,15 +39,20 @@ class _Watched:
         return r
 
 
-def play_one(game, players, gseed, seat_bots, options):
-    """One bot game (as :func:`companion.core.play.play_one`) and its facts."""
-    log = MemoryLog(copy_records=False)
-    s = Session.start(game, players, log, options=options, seed=gseed, clock=FakeClock(),
-                      entropy=random.Random(gseed).randbytes, session_id="sim")
+def play_one(game, players, gseed, seat_bots, options, lean=True):
+    """One bot game (as :func:`companion.core.play.play_one`) and its facts. ``lean``: on a
+    :class:`~companion.core.session.LeanSession` (the same game, without log, commitments or
+    notices), else on a real session."""
+    if lean:
+        s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+    else:
+        s = Session.start(game, players, MemoryLog(copy_records=False), options=options,
+                          seed=gseed, clock=FakeClock(), entropy=random.Random(gseed).randbytes,
+                          session_id="sim")
     tracker = Tracker(game)
     play_out(_Watched(s, tracker), seat_bots, random.Random(gseed ^ 0x5EED))
     return from_state(game, s.state, source="sim", session=f"sim-{gseed}",
-                      first=tracker.first, commands=len(s.records) - 1)
+                      first=tracker.first, commands=s.version - 1)
 
 
 def _chunk(name, data, players, seeds, bots, options):

@@ -56,8 +56,9 @@ def _page_args(p, default_players=None):
     p.add_argument("--out", default=None, metavar="DIR",
                    help="where to write report.html and the CSV files (default: "
                         "./GAME-report)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="simulation worker processes (0 = one per core)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="simulation worker processes (default 0: one per core; the games and "
+                        "figures do not depend on it)")
     add_db_arg(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,

@@ -80,10 +80,20 @@ def _leader(view):
 _VALUES = {}
 
 
+def _card_values(game, n):
+    """``{card id: worth}`` to the greedy bot at an ``n``-seat table, filled as cards are seen
+    (one table per rules and count)."""
+    key = (id(game.rules), n)
+    table = _VALUES.get(key)
+    if table is None:
+        table = _VALUES[key] = {}
+    return table
+
+
 def _card_value(game, view, cid):
     """A card's worth to the greedy bot: its own gains, the harm to others, bid cards."""
-    key = (id(game.rules), cid, view.n)
-    v = _VALUES.get(key)
+    table = _card_values(game, view.n)
+    v = table.get(cid)
     if v is None:
         a = game.rules.actions[cid]
         v = a.gain.get("vp", 0) + 1.2 * sum(n for t, n in a.gain.items() if t != "vp")
@@ -91,8 +101,15 @@ def _card_value(game, view, cid):
         v += 0.9 * sum(a.target_loses.values()) + 2.0 * sum(a.steal.values())
         v += 0.5 * (view.n - 1) * sum(a.others_lose.values())
         v += 3.0 * a.extra_bids + 2.0 * a.target_fewer_bids + (1.0 if a.peek_event else 0)
-        _VALUES[key] = v
+        table[cid] = v
     return v
+
+
+def _affords(tok, cost):
+    for t, n in cost.items():
+        if tok[t] < n:
+            return False
+    return True
 
 
 def greedy_bot(game, view, rng):
@@ -104,24 +121,33 @@ def greedy_bot(game, view, rng):
         mine = tokens[seat]
         scored = []
         others = [tokens[s] for s in range(view.n) if s != seat]
+        rand = rng.random
         for t in p["allowed"]:
-            best_other = max(tok[t] for tok in others)
-            gap = best_other - mine[t]
+            gap = max([tok[t] for tok in others]) - mine[t]
             # close behind the leader: a bid can make us highest before the Score phase
-            value = TRAIT_VP[t] / (1.0 + max(gap, 0)) + rng.random() * 0.5
+            value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
             scored.append((value, t))
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
+        actions = game.rules.actions
+        pay = view.options["require_payment"]
+        mine = tokens[seat]
+        values = _card_values(game, view.n)
         best, best_v = None, None
         for c in p["cards"]:
-            v = _card_value(game, view, c) if _payable(game, view, c) else -99
+            if pay and not _affords(mine, actions[c].cost):
+                v = -99
+            else:
+                v = values.get(c)
+                if v is None:
+                    v = _card_value(game, view, c)
             if best_v is None or v > best_v:
                 best, best_v = c, v
         if best_v <= 0:
             return "take_action", {"card": best, "resolve": False}
         args = {"card": best, "resolve": True}
-        if game.rules.actions[best].needs_target:
+        if actions[best].needs_target:
             args["target"] = _leader(view)
         return "take_action", args
     if "steal_colony" in moves:

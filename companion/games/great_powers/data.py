@@ -34,8 +34,9 @@ class Action:
     target_fewer_bids: int = 0
     peek_event: bool = False
 
-    @property
+    @functools.cached_property
     def needs_target(self) -> bool:
+        """Does resolving it name another player (read on every take; worked out once)?"""
         return bool(self.target_loses or self.steal or self.target_fewer_bids)
 
 

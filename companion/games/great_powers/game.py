@@ -346,8 +346,9 @@ class GreatPowers(Game):
     def _resolve_card(self, state, seat, a, target):
         for t, n in a.cost.items():
             self._lose(state, seat, t, n)
+        tok = state.data.tokens[seat]
         for t, n in a.gain.items():
-            self._gain(state, seat, t, n)
+            tok[t] += n                                 # _gain, inline: read on every card
         for t, n in a.target_loses.items():
             self._lose(state, target, t, n)
         for t, n in a.steal.items():
@@ -407,9 +408,10 @@ class GreatPowers(Game):
         state.note("Scored", trait=trait, seats=winners, vp=vp)
         later = []
         for w in winners:
-            self._gain(state, w, "vp", vp)
+            tok = d.tokens[w]                           # _gain, inline: six rows a turn
+            tok["vp"] += vp
             for t, n in gain.items():
-                self._gain(state, w, t, n)
+                tok[t] += n
             if bonus == "extra_bid":
                 d.bid_mod[w] += 1
             elif bonus == "peek_event":

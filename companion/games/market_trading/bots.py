@@ -18,10 +18,17 @@ class MTObservation(Observation):
     and what the seat may do with it."""
     __slots__ = ()
 
-    def __getattr__(self, name):
-        if name in _PUBLIC:
-            return getattr(self._state.data, name)
-        raise AttributeError(name)
+    # The public facts a bot reads (all on the table), one property each (bots read them on
+    # every decision): the active hand, the market, the bowls, the trades this turn, every
+    # player's yields, builds, piles and tiles.
+    hand = property(lambda self: self._state.data.hand)
+    market = property(lambda self: self._state.data.market)
+    bowl = property(lambda self: self._state.data.bowl)
+    turn_trades = property(lambda self: self._state.data.turn_trades)
+    yields = property(lambda self: self._state.data.yields)
+    built = property(lambda self: self._state.data.built)
+    piles = property(lambda self: self._state.data.piles)
+    tiles_of = property(lambda self: self._state.data.tiles_of)
 
     def usable(self):
         """The improvements the seat may run now."""
@@ -30,12 +37,6 @@ class MTObservation(Observation):
     def affordable(self):
         """The improvements the active player can build now."""
         return self.game.affordable(self._state)
-
-
-#: The public facts a bot reads (all on the table): the active hand, the market, the bowls,
-#: the trades this turn, every player's yields, builds, piles and tiles.
-_PUBLIC = frozenset(("hand", "market", "bowl", "turn_trades", "yields", "built", "piles",
-                     "tiles_of"))
 
 
 def _profit(game, cid):

@@ -139,6 +139,7 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
         self._data_ref = None
         self._edited_ix = {}                # edition -> Index of an edited copy's cards
+        self._ix = {}                       # edition -> the Index this game plays (ix())
         self._moves_cache = {}
 
         def P(name, nxt, begin, done=None, end=None, prompts=None):

@@ -15,8 +15,13 @@ class Modifiers:
     """Mixed into the Game."""
 
     def ix(self, state):
-        """The edition's card :class:`~.rules.Index` (built once per process and data)."""
-        return self.index(state.config["edition"])
+        """The edition's card :class:`~.rules.Index` (built once per process and data; read
+        on nearly every rule, so kept by edition here)."""
+        edition = state.config["edition"]
+        got = self._ix.get(edition)
+        if got is None:
+            got = self._ix[edition] = self.index(edition)
+        return got
 
     # -- order and standing ----------------------------------------------------------------------
     def order(self, state, seats):
