@@ -43,7 +43,7 @@ case "$mode" in
   test)
     need_pkgs $RUN_PKGS $TEST_PKGS
     command -v node >/dev/null 2>&1 || need_pkgs nodejs   # the protocol doc's JavaScript check
-    python_env "[test]"
+    python_env "[test,lab]"
     export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-offscreen}" SDL_AUDIODRIVER=dummy KIVY_NO_ARGS=1
     exec .venv/bin/python -m pytest "$@"
     ;;

@@ -45,7 +45,7 @@ def _one_command_latencies(log, n):
             s = Session.start(g, ["A", "B", "C", "D"], log, seed=rng.getrandbits(32),
                               clock=FakeClock())
         seat = min(s.state.prompts)
-        move, args = g.bots["greedy"](g, s.state, seat, rng)
+        move, args = g.bots["greedy"](g, g.observe(s.state, seat), rng)
         t = time.perf_counter()
         s.execute(seat, move, args)
         out.append(time.perf_counter() - t)

@@ -135,7 +135,7 @@ def bench_latency(name, n=3000):
             s = Session.start(game, ["A", "B"], MemoryLog(), seed=rng.getrandbits(32),
                               clock=FakeClock())
         seat = min(s.state.prompts)
-        move, args = game.bots["greedy"](game, s.state, seat, rng)
+        move, args = game.bots["greedy"](game, game.observe(s.state, seat), rng)
         t = time.perf_counter()
         s.execute(seat, move, args)
         lat.append(time.perf_counter() - t)

@@ -57,8 +57,8 @@ def split(game, edition, games):
                 continue
             seat = min(st.prompts, key=lambda x: -1 if x is None else x)
             t0 = time.perf_counter()
-            mv = game.table_bot(game, st, None, rng) if seat is None else \
-                bots[seat](game, st, seat, rng)
+            mv = game.table_bot(game, game.observe(st, None), rng) if seat is None else \
+                bots[seat](game, game.observe(st, seat), rng)
             t1 = time.perf_counter()
             s.execute(seat, *mv)
             t2 = time.perf_counter()

@@ -40,6 +40,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from companion.core.args import is_whole
 from companion.core.errors import CompanionError
 
 SCHEME = "tc1"
@@ -139,7 +140,7 @@ class CardCode:
             v = getattr(self, name)
             if not isinstance(v, str) or not v:
                 raise ValueError(f"a card code's {name} must be non-empty text, not {v!r}")
-        if not isinstance(self.copy, int) or isinstance(self.copy, bool) or self.copy < 1:
+        if not is_whole(self.copy) or self.copy < 1:
             raise ValueError(f"a card code's copy must be a whole number from 1, not {self.copy!r}")
 
     def format(self) -> str:

@@ -39,7 +39,9 @@ import os
 import tomllib
 from pathlib import Path
 
-from companion.core.errors import ConfigError
+from companion.core.args import is_whole
+from companion.core.datafile import is_kind
+from hardware.errors import HardwareConfigError
 
 ENV_VAR = "TABLE_COMPANION_HARDWARE"
 
@@ -61,10 +63,6 @@ DEFAULT_PHASE_COLOURS = {
 NEUTRAL = (60, 60, 60)
 
 VALID_PINS = range(0, 28)   # BCM GPIO numbers on the 40-pin header
-
-
-class HardwareConfigError(ConfigError):
-    """A hardware config file has a mistake. The message names the file and the key."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,7 +186,7 @@ class _Parser:
             return None
         if isinstance(v, str) and v.upper().startswith("GPIO") and v[4:].isdigit():
             v = int(v[4:])
-        if not isinstance(v, int) or isinstance(v, bool) or v not in VALID_PINS:
+        if not is_whole(v) or v not in VALID_PINS:
             self.fail(name, key, f"{v!r} is not a BCM GPIO number 0-27"
                       + (" (or false for none)" if optional else ""))
         return v
@@ -201,9 +199,9 @@ class _Parser:
 
     def typed(self, sec, name, key, default, kind, check=None, what=None):
         v = sec.get(key, default)
-        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+        if kind is float and is_whole(v):
             v = float(v)
-        if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+        if not is_kind(v, kind):
             self.fail(name, key, f"must be {what or kind.__name__}, not {v!r}")
         if check and not check(v):
             self.fail(name, key, f"must be {what}, not {v!r}")
@@ -218,7 +216,7 @@ class _Parser:
                 except ValueError:
                     pass
         elif (isinstance(v, list) and len(v) == 3
-              and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in v)):
+              and all(is_whole(c) and 0 <= c <= 255 for c in v)):
             return tuple(v)
         self.fail(name, key, f"{v!r} is not a colour (\"#RRGGBB\" or [r, g, b] with 0-255)")
 

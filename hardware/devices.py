@@ -27,14 +27,11 @@ from gpiozero import Button, DigitalOutputDevice, PWMOutputDevice, RGBLED
 
 from hardware.config import NEUTRAL, HardwareConfig
 from hardware.cues import PATTERNS, UPKEEP_CUES
+from hardware.errors import (DeviceClosedError, PinFactoryError, UnknownButtonError,
+                             UnknownCueError, UnknownPatternError)
 from hardware.events import ButtonPressed
 
 log = logging.getLogger(__name__)
-
-
-class UnknownPatternError(KeyError):
-    def __str__(self):
-        return f"no buzzer pattern called {self.args[0]!r} (patterns: {', '.join(PATTERNS)})"
 
 
 class EdgeScheduler:
@@ -66,7 +63,7 @@ class EdgeScheduler:
         token = next(self._tokens)
         with self._cond:
             if self._closed:
-                raise RuntimeError("the buzzer is closed")
+                raise DeviceClosedError("the buzzer is closed")
             self._live[token] = False
             for t, on in edges:
                 heapq.heappush(self._heap, (t, next(self._order), on, token))
@@ -192,7 +189,7 @@ class TableBuzzer:
         try:
             pattern = PATTERNS[name]
         except KeyError:
-            raise UnknownPatternError(name) from None
+            raise UnknownPatternError(name, PATTERNS) from None
         if at is None:
             at = self.clock() + pattern.anchor
         return pattern.edges(at)
@@ -281,7 +278,7 @@ class TableLight:
         """The upkeep cue: fill colour, alternating with the ring colour (0.7 s / 0.3 s)."""
         cue = UPKEEP_CUES.get(str(letter).upper())
         if cue is None:
-            raise ValueError(f"upkeep letter must be C, M, Y or K, not {letter!r}")
+            raise UnknownCueError(f"upkeep letter must be C, M, Y or K, not {letter!r}")
         self.device.blink(on_time=0.7, off_time=0.3, on_color=self._scaled(cue.fill),
                           off_color=self._scaled(cue.ring), background=True)
         self.showing = ("upkeep", cue.letter)
@@ -305,7 +302,7 @@ class TableDevices:
 
     def __init__(self, config: HardwareConfig, pin_factory, clock=time.monotonic, on_event=None):
         if pin_factory is None:
-            raise ValueError("pass a gpiozero pin factory (e.g. MockFactory() in tests)")
+            raise PinFactoryError("pass a gpiozero pin factory (e.g. MockFactory() in tests)")
         self.config = config
         self.pin_factory = pin_factory
         self.clock = clock
@@ -355,7 +352,7 @@ class TableDevices:
     def press(self, name):
         """Act as if button ``name`` was pressed (for the screen's on-screen buttons, tests)."""
         if name not in self.BUTTONS:
-            raise ValueError(f"no button called {name!r}")
+            raise UnknownButtonError(f"no button called {name!r}")
         self._pressed(name, debounce=False)
 
     def describe(self) -> list:

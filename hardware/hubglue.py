@@ -7,11 +7,13 @@ view; buttons, scans and the reader's comings and goings become hub calls. Never
 
 or by hand: ``glue = attach(hub, DeviceLink(config, mock=True).start())``.
 
-Hub -> devices (on the glue's own thread, ``hub-devices``; the hub's subscriber only queues):
+Hub -> devices (on the glue's own thread, ``hub-devices``; the hub's subscriber only queues). The
+glue reads the hub's public view only (and the session clock, ``hub.session_time()``); what is
+for the devices is game-neutral, in ``view["hub"]["devices"]``:
 
 * every running timer in ``public_view()["timers"]`` gets a buzzer countdown for its deadline,
   converted from the session clock to the monotonic clock
-  (``time.monotonic() + (deadline - hub.session.clock.now())``): the warning chirp
+  (``time.monotonic() + (deadline - hub.session_time())``): the warning chirp
   ``warn_before`` seconds ahead and the 0:00 buzzer. A timer that is paused, stopped, undone or
   moved has its pending cues cancelled (a resume gets a new countdown); one that ran out is left
   to finish its buzzer. A timer that expired without a countdown (it was too late to schedule)
@@ -20,11 +22,11 @@ Hub -> devices (on the glue's own thread, ``hub-devices``; the hub's subscriber 
   reveal) for a command whose notices hold ``ChoicesRevealed`` (one count per command, however
   many windows it reveals), starting at once, or after the 0:00 buzzer if that is sounding. A game
   may ask instead: a public notice ``RevealCount`` (optional ``at``: the session time of the
-  reveal moment) plays the count for that moment; a game class with ``reveal_count = "notice"``
-  gets counts only when it asks, ``"off"`` never.
-* the light: game over -> ``game-over``; every timer paused -> ``paused``; an upkeep step in the
-  game's view (``game_view["upkeep"]["current"]`` = C/M/Y/K, as Trade Warz exposes it) -> the
-  C/M/Y/K cue; else the phase's colour from the config (a phase without one: neutral).
+  reveal moment) plays the count for that moment; a game whose ``devices.reveal_count`` is
+  ``"notice"`` gets counts only when it asks, ``"off"`` never.
+* the light: game over -> ``game-over``; every timer paused -> ``paused``; the game's cue
+  ``devices.cue`` (``{"upkeep": "C"}`` while Trade Warz resolves its C step) -> the C/M/Y/K
+  cue; else the phase's colour from the config (a phase without one: neutral).
 * an alert -> the error blip (at most one every 0.3 s); an accepted scan -> the ``ok`` chirp.
 
 Devices -> hub (on the link's ``device-events`` thread):
@@ -109,6 +111,7 @@ class HubGlue:
         self._q = queue.Queue()
         self._tls = threading.local()
         self._session_id = None
+        self._view = {}                     # the hub's public view, as last reconciled
         self._timers = {}                   # name -> (session deadline, monotonic deadline)
         self._light = None
         self._busy_until = -math.inf        # monotonic end of the last 0:00 buzzer
@@ -209,8 +212,7 @@ class HubGlue:
                 self._busy_until = max(self._busy_until, now + TIMEOUT_SECONDS)
 
     def _reveal_count(self, notices, offset):
-        session = self.hub.session
-        mode = getattr(session.game, "reveal_count", "auto") if session else "auto"
+        mode = _devices(self._view).get("reveal_count") or "auto"
         if mode == "off":
             return
         now = time.monotonic()
@@ -229,9 +231,9 @@ class HubGlue:
         """Make the countdowns and the light match the hub's public view. Returns the offset
         monotonic - session time (None without a session)."""
         hub = self.hub
-        view = hub.public_view()
-        session = hub.session
-        sid = session.id if session is not None else None
+        view = self._view = hub.public_view()
+        sid = view.get("session")
+        clock = hub.session_time() if sid is not None else None
         now = time.monotonic()
         if sid != self._session_id:
             for name, (_, mono) in self._timers.items():
@@ -241,9 +243,9 @@ class HubGlue:
             self._session_id = sid
         offset = None
         running = {}
-        if session is not None:
-            offset = time.monotonic() - session.clock.now()
-        if session is not None and not view.get("outcome"):   # a finished game's timers
+        if clock is not None:
+            offset = time.monotonic() - clock
+        if clock is not None and not view.get("outcome"):     # a finished game's timers
             for name, t in (view.get("timers") or {}).items():    # never buzz (as in the hub)
                 if not t.get("paused") and t.get("deadline") is not None:
                     dl = float(t["deadline"])
@@ -274,9 +276,8 @@ class HubGlue:
         timers = view.get("timers") or {}
         if timers and all(t.get("paused") for t in timers.values()):
             return ("phase", "paused")
-        gv = view.get("game_view")
-        up = gv.get("upkeep") if isinstance(gv, dict) else None
-        letter = up.get("current") if isinstance(up, dict) else None
+        cue = _devices(view).get("cue")
+        letter = cue.get("upkeep") if isinstance(cue, dict) else None
         if isinstance(letter, str) and letter.upper() in UPKEEP_CUES:
             return ("upkeep", letter.upper())
         phase = str(view.get("phase") or "lobby").lower()
@@ -330,8 +331,7 @@ class HubGlue:
             self._q.put(("sync", None))
 
     def _scan(self, event):
-        session = self.hub.session
-        game = session.game.name if session is not None else self.hub.game_name
+        game = self.hub.public_view()["hub"]["game"]
         resolved = []
 
         def resolve(code):
@@ -409,3 +409,9 @@ def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, c
         threading.Thread(target=_console, args=(sim,), name="reader-sim-console",
                          daemon=True).start()
     return link, link.description()
+
+
+def _devices(view):
+    hub = view.get("hub") if isinstance(view, dict) else None
+    got = hub.get("devices") if isinstance(hub, dict) else None
+    return got if isinstance(got, dict) else {}

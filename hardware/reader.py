@@ -32,7 +32,7 @@ import serial
 import serial.threaded
 from serial.tools import list_ports
 
-from companion.core.errors import CompanionError
+from hardware.errors import HardwareError
 from firmware import ndef, protocol
 from firmware.compat import from_hex, to_hex
 from hardware.events import (CardScanned, CommandAnswered, ReaderConnected, ReaderFault,
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 PICO_MICROPYTHON = (0x2E8A, 0x0005)
 
 
-class ReaderNotConnected(CompanionError):
+class ReaderNotConnected(HardwareError):
     """A command was sent while no card reader is connected."""
 
 

@@ -12,8 +12,10 @@ absolute monotonic times and matches every edge to its deadline exactly:
 import math
 import time
 
+from hardware.errors import HardwareError
 
-class EdgeMismatch(AssertionError):
+
+class EdgeMismatch(HardwareError, AssertionError):
     """The pin did not go through the planned states (missing, extra or wrong edges)."""
 
 

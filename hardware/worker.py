@@ -48,6 +48,8 @@ import time
 from multiprocessing.connection import Connection
 
 from companion.core.errors import CompanionError
+from hardware.errors import (HardwareError, NotSimulatedError, UnknownButtonError,
+                             UnknownCommandError, UnknownCueError, UnknownPatternError)
 from hardware.config import HardwareConfig
 from hardware.cues import PATTERNS, UPKEEP_CUES
 
@@ -69,7 +71,7 @@ def is_raspberry_pi(model_files=MODEL_FILES) -> bool:
     return False
 
 
-class DeviceWorkerError(CompanionError):
+class DeviceWorkerError(HardwareError):
     """The device process could not start, did not answer, or went away."""
 
 
@@ -184,7 +186,7 @@ class _Worker:
     def handle(self, op, args, kwargs):
         fn = getattr(self, f"op_{op}", None)
         if fn is None:
-            raise ValueError(f"the device process has no command {op!r}")
+            raise UnknownCommandError(f"the device process has no command {op!r}")
         return fn(*args, **kwargs)
 
     def op_play(self, name, at=None):
@@ -252,7 +254,8 @@ class _Worker:
             raise ReaderNotConnected("This table runs without a card reader.")
         calls = {"beep": r.beep, "led": r.set_led, "write": r.write_ndef, "who": r.who}
         if kind not in calls:
-            raise ValueError(f"no reader command {kind!r} (commands: {', '.join(calls)})")
+            raise UnknownCommandError(f"no reader command {kind!r} (commands: "
+                                      f"{', '.join(calls)})")
         return calls[kind](**body)
 
     def op_status(self):
@@ -300,7 +303,7 @@ class _Worker:
 
     def _need_mock(self):
         if not self.mock:
-            raise ValueError("pin histories exist only on mock pins (simulated hardware)")
+            raise NotSimulatedError("pin histories exist only on mock pins (simulated hardware)")
 
 
 def _terminated(signum, frame):
@@ -739,8 +742,7 @@ class DeviceLink:
         """Play a named pattern (:data:`hardware.cues.PATTERNS`) with its moment at ``at``
         (monotonic seconds; default: start now)."""
         if pattern not in PATTERNS:
-            raise ValueError(f"no buzzer pattern called {pattern!r} "
-                             f"(patterns: {', '.join(PATTERNS)})")
+            raise UnknownPatternError(pattern, PATTERNS)
         return self._cast("play", pattern, at)
 
     def countdown(self, deadline_monotonic, warn_before=30.0, *, name="timer", tick_every=None):
@@ -765,7 +767,7 @@ class DeviceLink:
     def show_upkeep(self, letter):
         letter = str(letter).upper()
         if letter not in UPKEEP_CUES:
-            raise ValueError(f"upkeep letter must be C, M, Y or K, not {letter!r}")
+            raise UnknownCueError(f"upkeep letter must be C, M, Y or K, not {letter!r}")
         return self._cast("show_upkeep", letter)
 
     def show_colour(self, rgb):
@@ -778,7 +780,7 @@ class DeviceLink:
     def press(self, name):
         """Press a button in the child (on mock pins: drive the pin, as a finger would)."""
         if name not in ("next", "pause", "undo"):
-            raise ValueError(f"no button called {name!r}")
+            raise UnknownButtonError(f"no button called {name!r}")
         return self._cast("press", name)
 
     def reader_command(self, kind, timeout=5.0, **body) -> int:

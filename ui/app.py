@@ -41,6 +41,7 @@ class TableApp(App):
     following = BooleanProperty(True)        # the screen follows the game's phase
     top_title = StringProperty("Table Companion")
     top_status = StringProperty("")
+    top_status_short = StringProperty("")    # the status when the bar has no room for all
     timer_text = StringProperty("")
     timer_mode = StringProperty("")
     now = NumericProperty(0.0)               # session time, refreshed while a timer runs
@@ -59,6 +60,7 @@ class TableApp(App):
         self.hub = hub
         self._catalog = catalog
         self.auto_resume = auto_resume
+        self.open_handovers = {}            # seat -> its handover QR dialog, while shown
         self.note = simulated_hardware_note or ""
         self.sound_on = sound
         self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
@@ -77,6 +79,8 @@ class TableApp(App):
         self._ticker = None
         self._toast_ev = None
         self._sound = None
+        self._fades = []                     # the scan banners' pending fades (Clock events)
+        self.closed = False
         self.bridge = None
         self.frames = 0                      # screen updates applied (tests, benchmarks)
         self.last_update = 0.0               # perf_counter() of the last applied update
@@ -103,9 +107,10 @@ class TableApp(App):
         Window.bind(size=self._resize)
         self._resize(Window, Window.size)
         from ui.widgets.root import TableRoot
+        self._claim_kv_app()
         self.root = TableRoot()
         self.bridge = HubBridge(self.hub, self._on_change, self.show_error, self._hub_event)
-        if self.auto_resume and self.hub.session is None:
+        if self.auto_resume and self.hub.game is None:
             try:
                 self.hub.resume()
             except Exception as e:             # a broken log must not keep the table dark
@@ -117,21 +122,44 @@ class TableApp(App):
         self.close()
 
     def close(self):
-        """Stop listening to the hub and the window (idempotent)."""
+        """Stop listening to the hub and the window, and cancel everything this app still
+        had scheduled (a toast to clear, a scan to fade, a held moment), so nothing of it runs
+        once it is gone (idempotent)."""
+        self.closed = True
         if self.root is not None:
             from kivy.core.window import Window
             Window.unbind(size=self._resize)
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
-        if self._moment_ev is not None:
-            self._moment_ev.cancel()
-            self._moment_ev = None
-        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
-        self._scans = {}                     # scan "at" -> where the game was when seen
-        self._faded = set()
+        for ev in (self._ticker, self._moment_ev, self._toast_ev, *self._fades):
+            if ev is not None:
+                ev.cancel()
+        self._ticker = self._moment_ev = self._toast_ev = None
+        self._fades = []
+        for screen in self._screens.values():     # a reveal stepping on by itself
+            stop = getattr(screen, "stop", None)
+            if stop is not None:
+                stop()
         if self.bridge is not None:
             self.bridge.close()
+        self._release_kv_app()
+
+    # kv's ``app`` (a ``kivy.lang.parser.ProxyApp``) takes whichever app is the running one the
+    # first time a rule asks, and lets go only at that app's ``on_stop``: an app made after
+    # another one was closed without ``on_stop`` (tests, a restart in the same process) would
+    # have its rules read the old app for good. The app claims the proxy when it builds its
+    # root, and lets go of it when it closes.
+    def _kv_proxy(self):
+        from kivy.lang import global_idmap
+        return global_idmap.get("app")
+
+    def _claim_kv_app(self):
+        proxy = self._kv_proxy()
+        if proxy is not None:
+            object.__setattr__(proxy, "_obj", self)
+
+    def _release_kv_app(self):
+        proxy = self._kv_proxy()
+        if proxy is not None and object.__getattribute__(proxy, "_obj") is self:
+            object.__setattr__(proxy, "_obj", None)
 
     def _resize(self, _win, size):
         w, h = size
@@ -143,14 +171,17 @@ class TableApp(App):
 
     def refresh(self, events=()):
         """Read the public view and show it (main thread)."""
+        if self.closed or self.root is None:
+            return
         view = self.hub.public_view()
         sid = view.get("session")
-        if sid != self._session:
+        first_sight = sid != self._session
+        if first_sight:
             self.journal.clear()
             self._session = sid
             self._warned = set()
-            if sid is not None and self.hub.session is not None:
-                self.journal.add(self.hub.session.version - 1, view.get("notices"))
+            if sid is not None:
+                self.journal.add(view["rev"] - 1, view.get("notices"))
         for ev in events:
             if ev.get("kind") == "changed" and sid is not None:
                 self.journal.add(ev.get("version", 0), ev.get("notices"))
@@ -158,12 +189,17 @@ class TableApp(App):
         game = view.get("game") or (view.get("hub") or {}).get("game")
         if self.adapter.game != game:
             self.adapter = adapter_for(game)
+        if first_sight and sid is not None and not any(
+                ev.get("kind") == "changed" for ev in events):
+            # a screen that meets a game already under way (a restart, a resumed game) shows
+            # it as it is: a moment held for the table (a reveal) happened before it
+            self.nav.acks.update(self.adapter.moments_now(view, self.journal))
         self.view = view
         name = "timer" if self.moment.get("kind") == "time" and view.get("session") == \
             self.moment.get("session") and not self.nav.home else \
             model.route(view, self.nav, self.adapter, self.journal)
         self.following = self.nav.tab is None
-        self._top(view)
+        self._top(view, name)
         self._show(name)
         from ui.widgets.root import banner_rows
         live = {(a.get("kind"), a.get("message")) for a in
@@ -180,13 +216,16 @@ class TableApp(App):
         self.frames += 1
         self.last_update = time.perf_counter()
 
-    def _top(self, view):
+    def _top(self, view, name=None):
         hubpart = view.get("hub") or {}
-        if view.get("session") is None:
+        if name == "home" or view.get("session") is None:
+            # Home is Home, whatever game the hub last held (one just over, one left open
+            # to resume): the game's title and "Game over" belong to that game's screens
             self.top_title = "Table Companion"
             g = hubpart.get("game")
-            game = self.catalog.get(g) if g else None
+            game = self.catalog.get(g) if g and name == "lobby" else None
             self.top_status = f"{game.title} · setting up" if game else ""
+            self.top_status_short = "Setting up" if game else ""
             self.rail_visible = False
             self.tabs = []
         else:
@@ -194,7 +233,9 @@ class TableApp(App):
             parts = [self.adapter.round_text(view), view.get("phase_label") or ""]
             if view.get("outcome") is not None:
                 parts = ["Game over"]
-            self.top_status = " · ".join(p for p in parts if p)
+            parts = [p for p in parts if p]
+            self.top_status = " · ".join(parts)
+            self.top_status_short = parts[-1] if parts else ""
             self.rail_visible = not self.nav.home
             tabs = [("round", "Round")]
             own = dict(self.adapter.tabs)
@@ -265,6 +306,8 @@ class TableApp(App):
         self.show_toast(message)
 
     def show_toast(self, message, seconds=5):
+        if self.closed:
+            return
         self.toast = message
         if self._toast_ev is not None:
             self._toast_ev.cancel()
@@ -307,7 +350,7 @@ class TableApp(App):
 
     def open_correction(self):
         from ui.widgets.dialogs import CorrectionDialog
-        if self.hub.session is None:
+        if self.hub.game is None:
             return
         CorrectionDialog(app=self).open()
 
@@ -323,7 +366,9 @@ class TableApp(App):
         if at not in self._scans:
             self._scans = {at: model.where(view)}
             if scan.get("result") not in model.SCAN_STICKY:
-                Clock.schedule_once(lambda dt: self._fade(at), self.scan_hold)
+                self._fades = [e for e in self._fades if e.is_triggered]
+                self._fades.append(Clock.schedule_once(lambda dt: self._fade(at),
+                                                       self.scan_hold))
         if at in self._faded:
             return None
         if scan.get("result") in model.SCAN_STICKY and self._scans[at] != model.where(view):
@@ -332,17 +377,17 @@ class TableApp(App):
 
     def _fade(self, at):
         self._faded.add(at)
-        if self.root is not None:
-            self.refresh()
+        self.refresh()
 
     def _moments(self, view, notices):
         """A timer ran out: the Timer screen holds 0:00 and "Time!" for ``time_hold`` seconds
         (at least two), whatever the game does next, so the buzzer moment is seen."""
         for n in notices:
             if n.get("kind") == "TimerExpired" and "to" not in n and self.time_hold:
+                now = Clock.get_boottime()
                 self.moment = {"kind": "time", "timer": n.get("timer") or "",
-                               "session": view.get("session"),
-                               "until": Clock.get_boottime() + max(2.0, self.time_hold)}
+                               "session": view.get("session"), "since": now,
+                               "until": now + max(2.0, self.time_hold)}
                 if self._moment_ev is not None:
                     self._moment_ev.cancel()
                 self._moment_ev = Clock.schedule_once(self.end_moment,
@@ -353,9 +398,6 @@ class TableApp(App):
         if self._moment_ev is not None:
             self._moment_ev.cancel()
             self._moment_ev = None
-        self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
-        self._scans = {}                     # scan "at" -> where the game was when seen
-        self._faded = set()
         if self.moment:
             self.moment = {}
             if self.root is not None:
@@ -363,8 +405,7 @@ class TableApp(App):
 
     # -- timers and sound -----------------------------------------------------------------------
     def clock_now(self):
-        s = self.hub.session
-        return s.clock.now() if s is not None else None
+        return self.hub.session_time()
 
     def _schedule_ticker(self, view):
         running = any(not t.get("paused") for t in (view.get("timers") or {}).values())
@@ -385,8 +426,11 @@ class TableApp(App):
             s.tick(now)
 
     def _tick_timer_chip(self):
+        if self.moment.get("kind") == "time":        # the buzzer moment: 0:00 everywhere
+            self.timer_text, self.timer_mode = "0:00", "done"
+            return
         name, t = model.main_timer(self.view)
-        if t is None:
+        if t is None or self.nav.home:          # Home shows no game's timer
             self.timer_text, self.timer_mode = "", ""
             return
         left = model.timer_left(t, self.clock_now())
@@ -399,6 +443,16 @@ class TableApp(App):
     def _hub_event(self, event):
         if event.get("kind") == "timer_warning":
             Clock.schedule_once(lambda dt: self._warn_from_hub(event.get("timer")))
+        elif event.get("kind") == "handover" and event.get("claimed"):
+            Clock.schedule_once(lambda dt: self._handover_claimed(event.get("seat")))
+
+    def _handover_claimed(self, seat):
+        dialog = self.open_handovers.get(seat)
+        if dialog is not None:
+            dialog.claimed()
+            players = self.view.get("players") or []
+            name = players[seat] if seat is not None and seat < len(players) else "The"
+            self.show_toast(f"{name}'s seat moved to the new phone.")
 
     def _warn_from_hub(self, name):
         """The hub's 0:30 warning, if that timer is still in its warning window when the

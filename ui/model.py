@@ -6,6 +6,7 @@ formats, orders and checks what the public view already says.
 import dataclasses
 import math
 
+from companion.core.args import is_whole
 from companion.core.sealed import verify
 
 
@@ -65,12 +66,12 @@ def rounds_total(view: dict):
     gv = view.get("game_view") or {}
     for key in ("rounds", "turns", "max_rounds", "round_limit"):
         v = gv.get(key)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        if is_whole(v) and v > 0:
             return v
     opts = (view.get("hub") or {}).get("options") or {}
     for key in ("rounds", "turns"):
         v = opts.get(key)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        if is_whole(v) and v > 0:
             return v
     return None
 
@@ -94,7 +95,7 @@ def names(view: dict, seats) -> str:
 def waiting_text(view: dict) -> str:
     w = view.get("waiting") or []
     if view.get("table_prompt"):
-        return "The table: tap Next to go on."
+        return "The table's turn: its buttons are below."
     if not w:
         return ""
     return f"Waiting for {names(view, w)}."
@@ -257,7 +258,10 @@ class Nav:
 
 
 def where(view: dict) -> tuple:
-    return (view.get("session"), view.get("phase"), view.get("round"))
+    """Where the game is: a tab tapped here holds until this changes (the game ending is a
+    change: the Victory screen takes over at once)."""
+    return (view.get("session"), view.get("phase"), view.get("round"),
+            view.get("outcome") is not None)
 
 
 def route(view: dict, nav: Nav, adapter, journal=None) -> str:

@@ -50,7 +50,7 @@ UPKEEP = {
     "M": {"letter": "M", "name": "Mint", "ring": rgba("#E4007C"), "fill": rgba("#98FFCC"),
           "scope": "personal effects"},
     "Y": {"letter": "Y", "name": "Yeti", "ring": rgba("#FFE600"), "fill": rgba("#C9F1FF"),
-          "scope": "opponent-targeting effects"},
+          "scope": "effects on opponents"},
     "K": {"letter": "K", "name": "Kraken", "ring": rgba("#000000"), "fill": rgba("#7B3FA0"),
           "scope": "trading-partner effects"},
 }
@@ -71,6 +71,19 @@ FONT = "Roboto"
 FONT_BOLD = "Roboto-Bold"
 FONT_SYM = "DejaVuSans"          # ships with Kivy: has the check mark, arrows and dots
 FONT_MONO = "RobotoMono-Regular"
+
+# Signs Roboto does not have (it draws them as empty boxes): a label in Roboto that shows one
+# takes markup from ``sym`` so the sign comes from FONT_SYM.
+SYMBOLS = frozenset("\u2713\u2717\u26a0\u25b6\u25a0\u25cf\u2605\u2190\u2192\u2191\u2193\u232b")
+
+
+def sym(text: str) -> str:
+    """``text`` as Kivy markup (set ``markup: True``), its signs drawn in FONT_SYM."""
+    out = []
+    for ch in text or "":
+        esc = {"&": "&amp;", "[": "&bl;", "]": "&br;"}.get(ch, ch)
+        out.append(f"[font={FONT_SYM}]{esc}[/font]" if ch in SYMBOLS else esc)
+    return "".join(out)
 
 # Type sizes in units (x app.u). Nothing a player reads is smaller than SIZE_MIN (18 px on the
 # 800x480 screen): the table is read at arm's length (tests/ui/harness.py checks every label).

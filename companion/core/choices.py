@@ -40,10 +40,11 @@ client uses the first spec whose ``when`` holds and skips an argument none appli
 >>> check(specs, {"card": "c"})
 Traceback (most recent call last):
 ...
-companion.core.errors.IllegalMoveError: Card: 'c' is not one of the choices.
+companion.core.errors.IllegalMoveError: 'c' is not one of the choices (Which card?).
 """
 import json
 
+from .args import is_whole
 from .errors import IllegalMoveError
 
 KINDS = ("one", "number", "order", "subset", "counts", "flag", "text")
@@ -171,9 +172,9 @@ def _check_one(s, v, got):
     vals = {_key(o["value"]) for o in options_now(s, got)}
     if kind == "one":
         if _key(v) not in vals:
-            raise IllegalMoveError(f"{label}: {v!r} is not one of the choices.")
+            raise IllegalMoveError(f"{v!r} is not one of the choices ({label}).")
     elif kind == "number":
-        if isinstance(v, bool) or not isinstance(v, int) or not s["min"] <= v <= s["max"]:
+        if not is_whole(v) or not s["min"] <= v <= s["max"]:
             raise IllegalMoveError(f"{label}: a whole number from {s['min']} to {s['max']}.")
     elif kind in ("order", "subset"):
         if not isinstance(v, list) or len({_key(x) for x in v}) != len(v):
@@ -185,7 +186,7 @@ def _check_one(s, v, got):
             raise IllegalMoveError(f"{label}: how many of each.")
         caps = {str(o["value"]): o.get("max", 10**6) for o in options_now(s, got)}
         for k, n in v.items():
-            if (k not in caps or isinstance(n, bool) or not isinstance(n, int)
+            if (k not in caps or not is_whole(n)
                     or not 0 <= n <= caps[k]):
                 raise IllegalMoveError(f"{label}: {k!r} {n!r} is not allowed.")
         total = sum(v.values())

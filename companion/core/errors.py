@@ -46,6 +46,20 @@ class DataFileError(CompanionError):
         super().__init__(f"{where}: {problem}")
 
 
+class DataFileErrors(DataFileError):
+    """Every mistake found in a set of data files at once. ``errors`` holds each
+    :class:`DataFileError`; the message is the first one and how many more there are."""
+
+    def __init__(self, errors):
+        self.errors = tuple(errors)
+        first = self.errors[0]
+        more = len(self.errors) - 1
+        problem = first.problem
+        if more:
+            problem += f" (and {more} more problem{'s' if more > 1 else ''})"
+        super().__init__(first.path, first.item, first.field, problem)
+
+
 class SessionFileError(CompanionError):
     """A session store is corrupt or not ours. Names the file; nothing is deleted."""
 

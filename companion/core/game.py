@@ -18,9 +18,13 @@ import dataclasses
 import inspect
 from typing import Any, Callable
 
+from .args import is_whole
+from .datafile import is_kind
 from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
                      UnknownMoveError)
+from .flow import run as run_steps
 from .state import State
+from .views import Observation
 
 
 def _nobody_to_prompt(state) -> bool:
@@ -41,9 +45,9 @@ class Option:
             raise ConfigError(f"Option {self.name} must be one of "
                               f"{', '.join(map(str, self.choices))}, not {value!r}.")
         kind = self.kind or type(self.default)
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        if kind is float and is_whole(value):
             value = float(value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        if not is_kind(value, kind):
             raise ConfigError(f"Option {self.name} must be a {kind.__name__}, "
                               f"not {value!r}.")
         return value
@@ -51,12 +55,18 @@ class Option:
 
 @dataclasses.dataclass(frozen=True)
 class Phase:
+    """A phase as configuration. ``on_begin`` sets it up (it may queue steps); ``end_if`` is a
+    pure question, asked only when no step is pending (default: nobody is prompted); then
+    ``on_end`` and ``next`` (a name, or a function of the state). ``prompts(state) -> {seat:
+    prompt}``, if given, derives who is asked what from the data each time the flow settles
+    (an open question of a pending step takes the place of them all)."""
     name: str
     next: str | Callable[[State], str]
     on_begin: Callable[[State], None] | None = None
     end_if: Callable[[State], bool] = _nobody_to_prompt
     on_end: Callable[[State], None] | None = None
     label: str = ""
+    prompts: Callable[[State], dict] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +101,10 @@ class Game:
     start_phase = ""
     moves: dict = {}
     counters: tuple = ()          # names a manual correction may change
-    bots: dict = {}               # name -> callable(game, state, seat, rng) -> (move, args)
+    bots: dict = {}               # name -> bot(game, observation, rng) -> (move, args)
+    observation = Observation     # what a bot is shown (core/views.py); games subclass it
+    steps: dict = {}              # step kind -> fn(state, step) (core/flow.py)
+    reveal_count = "auto"         # the 3-2-1 beeps: at every reveal, when a notice asks, off
 
     # -- set-up -----------------------------------------------------------------------------
     def resolve_options(self, given: dict | None) -> dict:
@@ -126,10 +139,24 @@ class Game:
     def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
         raise NotImplementedError
 
+    def observe(self, state: State, seat):
+        """What ``seat`` (None: the table) may know now, for a bot (:class:`Observation`)."""
+        return self.observation(self, state, seat)
+
+    def cue(self, state: State) -> dict | None:
+        """What the table's light should show now besides the phase, game-neutral (e.g.
+        ``{"upkeep": "C"}`` while the C step of Trade Warz's Upkeep resolves). Default: none."""
+        return None
+
     def any_time_moves(self, state: State, seat) -> tuple:
         """Names of ``any_time`` moves ``seat`` may make now although no prompt asks for them
         (a Tactic "any time before Trade ends"). They join ``legal`` in the seat's view."""
         return ()
+
+    def after_command(self, state: State) -> None:
+        """React to what just happened (boardgame.io's ``onMove``): called after every command
+        once the steps it queued have run, and again after each phase begins, before the
+        phase's ``end_if`` is asked. Default: nothing."""
 
     def on_timer(self, state: State, name: str) -> None:
         """A timer reached zero. Default: nothing more than the notice."""
@@ -148,9 +175,11 @@ class Game:
 
 # -- the flow engine --------------------------------------------------------------------------
 
-def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
+def new_state(game: Game, players, options=None, seed=0, now=0.0, lean=False) -> State:
+    """The state after set-up. ``lean``: a simulation's state (no notices, no commitments;
+    see :class:`~.session.LeanSession`)."""
     game.check_players(len(players))
-    state = State(game, players, game.resolve_options(options), seed)
+    state = State(game, players, game.resolve_options(options), seed, lean=lean)
     state.now = now
     game.setup(state)
     enter(game, state, game.start_phase)
@@ -159,24 +188,74 @@ def new_state(game: Game, players, options=None, seed=0, now=0.0) -> State:
 
 
 def enter(game: Game, state: State, name: str) -> None:
-    if state.phase_log and state.phase_log[-1][3] is None:
-        state.phase_log[-1][3] = state.now
+    log, now = state.phase_log, state.now
+    if log and log[-1][3] is None:
+        log[-1][3] = now
     state.phase = name
-    state.phase_log.append([name, state.round, state.now, None])
-    state.note("PhaseBegan", phase=name, round=state.round)
-    ph = game.phases[name]
-    if ph.on_begin is not None:
-        ph.on_begin(state)
+    log.append([name, state.round, now, None])
+    if not state.lean:
+        state.note("PhaseBegan", phase=name, round=state.round)
+    on_begin = game.phases[name].on_begin
+    if on_begin is not None:
+        on_begin(state)
+
+
+_REACTS = {}
+
+
+def _reacts(game) -> bool:
+    """Does the game's class have an ``after_command`` of its own (else nothing to call)?"""
+    t = type(game)
+    got = _REACTS.get(t)
+    if got is None:
+        got = _REACTS[t] = getattr(t, "after_command", None) is not Game.after_command
+    return got
+
+
+def settle(game: Game, state: State) -> None:
+    """Let the flow settle without ending the phase: run the pending steps, let the game react
+    (``after_command``) and derive the prompts (the phase's ``prompts``; an open question of a
+    pending step takes the place of them)."""
+    flow = state.flow
+    if flow.lanes:
+        run_steps(game, state)
+        if state.outcome is not None:
+            return
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    if reacts:
+        game.after_command(state)
+        if state.outcome is not None:
+            return
+    ph = game.phases[state.phase]
+    if ph.prompts is not None:
+        state.prompts = flow.prompts() if flow.asks else ph.prompts(state)
 
 
 def advance(game: Game, state: State) -> None:
+    """Settle the flow (:func:`settle`), and while no step is pending and the phase's
+    ``end_if`` says so, end the phase and enter the next one (and settle again)."""
+    flow = state.flow
+    reacts = _REACTS.get(type(game))
+    if reacts is None:
+        reacts = _reacts(game)
+    phases = game.phases
     for _ in range(10_000):
+        # settle, unless it has nothing to do (no step pending, no after-command hook, no
+        # derived prompts): the usual case after most moves of most games
+        if state.outcome is None and (flow.lanes or reacts or
+                                      phases[state.phase].prompts is not None):
+            settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        ph = game.phases[state.phase]
-        if not ph.end_if(state):
+        ph = phases[state.phase]
+        if flow.lanes:
+            return
+        end_if = ph.end_if
+        if (state.prompts if end_if is _nobody_to_prompt else not end_if(state)):
             return
         if ph.on_end is not None:
             ph.on_end(state)
@@ -233,7 +312,8 @@ def apply(game: Game, state: State, rec: dict) -> None:
     elif kind == "rename":
         seat = rec["seat"]
         if not isinstance(seat, int) or not 0 <= seat < state.n:
-            raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
+            raise IllegalMoveError(f"There is no seat {seat!r} at this table (seats are "
+                                   f"numbered from 0 to {state.n - 1}).")
         old, state.players[seat] = state.players[seat], rec["name"]
         state.note("SeatRenamed", seat=seat, old=old, name=rec["name"])
     elif kind == "end":
@@ -253,29 +333,37 @@ def _apply_move(game, state, seat, name, args, salt):
             raise NotYourTurnError(f"Only the table can {name.replace('_', ' ')}.")
     else:
         if not isinstance(seat, int) or not 0 <= seat < state.n:
-            raise NotYourTurnError(f"There is no seat {seat!r} at this table.")
+            raise NotYourTurnError(f"There is no seat {seat!r} at this table (seats are "
+                                   f"numbered from 0 to {state.n - 1}).")
         if not move.any_time:
             p = state.prompts.get(seat)
             if p is None and move.sealed is not None:
                 w = state.windows.get(move.sealed(state, seat))
                 if w is not None and w.has_locked(seat):
-                    w.seal(seat, None, "0" * 32)        # raises "already locked in"
+                    w.seal(seat, None, "0" * 32, state.players[seat])   # "already locked in"
             if p is None or name not in p["moves"]:
                 raise NotYourTurnError(f"{state.players[seat]} cannot "
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    _check_arg_names(move, args)
+    names = _ARG_NAMES.get(move.fn)
+    if names is None or not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+        _check_arg_names(move, args)            # says what is wrong (or fills the cache)
     if move.sealed is None:
         move.fn(state, seat, **args)
         return
     w = state.window(move.sealed(state, seat))
     if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
-        w.seal(seat, None, "0" * 32)        # raises the right SealedChoiceError
+        w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
-    digest = w.seal(seat, choice, salt)
-    state.clear_prompt(seat)
-    state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
+    if salt is None and state.lean:
+        w.put(seat, choice)
+        digest = ""
+    else:
+        digest = w.seal(seat, choice, salt, state.players[seat])
+    state.prompts.pop(seat, None)
+    if not state.lean:
+        state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
     if w.is_complete() and not w.hold:
         _reveal(game, state, w)
 
@@ -284,28 +372,37 @@ _PARAMS = {}
 
 
 def _params(fn):
-    """``(required, optional, takes_any)`` argument names of a move function."""
+    """``(required, allowed, takes_any)`` argument names of a move function (frozensets)."""
     key = getattr(fn, "__func__", fn)
     got = _PARAMS.get(key)
     if got is None:
         ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
         any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
         named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        got = _PARAMS[key] = ({p.name for p in named if p.default is p.empty},
-                              {p.name for p in named if p.default is not p.empty}, any_)
+        got = _PARAMS[key] = (frozenset(p.name for p in named if p.default is p.empty),
+                              frozenset(p.name for p in named), any_)
     return got
+
+
+_ARG_NAMES = {}                 # a move's function -> _params(function)
 
 
 def _check_arg_names(move, args):
     """Wrong or missing argument names, in a sentence (never Python's own words)."""
-    required, optional, any_ = _params(move.fn)
+    got = _ARG_NAMES.get(move.fn)
+    if got is None:
+        got = _ARG_NAMES[move.fn] = _params(move.fn)
+    required, allowed, any_ = got
+    keys = args.keys()
+    if required <= keys and (any_ or keys <= allowed):
+        return                              # the usual case: nothing to say
     what = f"{move.title()} ({move.name})" if move.label else move.name.replace("_", " ")
-    extra = sorted(set(args) - required - optional) if not any_ else []
+    extra = sorted(keys - allowed) if not any_ else []
     if extra:
-        takes = ", ".join(sorted(required | optional)) or "nothing"
+        takes = ", ".join(sorted(allowed)) or "nothing"
         raise BadArgumentsError(f"{what} does not take {', '.join(map(repr, extra))}; it "
                                 f"takes {takes}.")
-    missing = sorted(required - set(args))
+    missing = sorted(required - keys)
     if missing:
         raise BadArgumentsError(f"{what} needs {', '.join(missing)}: choose "
                                 f"{'it' if len(missing) == 1 else 'them'} first.")
@@ -327,10 +424,11 @@ def close_window(game: Game, state: State, w) -> None:
 def _reveal(game, state, w):
     w.reveal()
     state.last_reveal_seq = state.seq + 1
-    state.note("ChoicesRevealed", window=w.id, choices={
-        str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
-                 "defaulted": e.defaulted} for s, e in w.entries.items()})
-    getattr(game, w.on_reveal)(state, w)
+    if not state.lean:                  # a lean state keeps no notices: not built for nobody
+        state.note("ChoicesRevealed", window=w.id, choices={
+            str(s): {"choice": e.choice, "salt": e.salt, "commitment": e.commitment,
+                     "defaulted": e.defaulted} for s, e in w.entries.items()})
+    w.on_reveal(state, w)
 
 
 def end_early(game, state):
@@ -342,7 +440,7 @@ def end_early(game, state):
     top = max(scores.values())
     state.finish([s for s in sorted(scores) if scores[s] == top],
                  "The table ended the game early; the scores as they stood.",
-                 scores)
+                 scores, code="ended_early")
 
 
 def _correct(game, state, seat, counter, delta, reason):
@@ -351,7 +449,7 @@ def _correct(game, state, seat, counter, delta, reason):
                                f"Counters: {', '.join(game.counters)}.")
     if seat is not None and (not isinstance(seat, int) or not 0 <= seat < state.n):
         raise IllegalMoveError(f"There is no seat {seat!r} at this table.")
-    if not isinstance(delta, int) or isinstance(delta, bool) or delta == 0:
+    if not is_whole(delta) or delta == 0:
         raise IllegalMoveError("A correction needs a whole, non-zero amount.")
     if not reason or not str(reason).strip():
         raise IllegalMoveError("A correction needs a reason, e.g. 'card misread'.")

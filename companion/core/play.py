@@ -1,13 +1,14 @@
 """Driving a session with bots, and simulating many games (pure: no I/O but the log given).
 
-A bot is ``bot(game, state, seat, rng) -> (move, args)`` answering ``state.prompts[seat]``;
-``seat`` is ``None`` for a table prompt (a confirmation the table would tap).
+A bot is ``bot(game, view, rng) -> (move, args)`` answering ``view.prompt``: ``view`` is the
+seat's observation (:func:`.views.observe`: public facts and the seat's own, never the state);
+the table's bot gets the table's (seat ``None``: a confirmation the table would tap).
 """
 import math
 import random
 
 from .log import MemoryLog
-from .session import Session
+from .session import LeanSession, Session
 
 
 def resolve_bots(game, spec, n):
@@ -28,6 +29,17 @@ def resolve_bots(game, spec, n):
     return out
 
 
+def run_out_the_clock(session):
+    """Nobody is asked anything: let the next timer run out (the game waits for it)."""
+    state = session.state
+    due = state.next_deadline()
+    if due is None:
+        raise RuntimeError(f"{session.game.title}: nobody is prompted and no timer runs "
+                           f"(phase {state.phase})")
+    session.clock.set(max(session.clock.now(), due))
+    session.tick()
+
+
 def play_out(session, bots, rng, max_commands=100_000):
     """Let the bots answer every prompt until the game ends."""
     game, table_bot = session.game, getattr(session.game, "table_bot", None)
@@ -36,20 +48,20 @@ def play_out(session, bots, rng, max_commands=100_000):
         if state.outcome is not None:
             return state.outcome
         if not state.prompts:
-            due = state.next_deadline()
-            if due is None:
-                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
-                                   f"(phase {state.phase})")
-            session.clock.set(max(session.clock.now(), due))
-            session.tick()
+            run_out_the_clock(session)
             continue
-        seat = min(state.prompts, key=lambda s: -1 if s is None else s)
+        prompts = state.prompts
+        if len(prompts) == 1:
+            for seat in prompts:
+                break
+        else:                                       # the table first, then the lowest seat
+            seat = None if None in prompts else min(prompts)
         if seat is None:
             if table_bot is None:
                 raise RuntimeError(f"{game.title}: a table prompt but no table bot")
-            move, args = table_bot(game, state, None, rng)
+            move, args = table_bot(game, game.observe(state, None), rng)
         else:
-            move, args = bots[seat](game, state, seat, rng)
+            move, args = bots[seat](game, game.observe(state, seat), rng)
         session.execute(seat, move, args)
     raise RuntimeError("the game did not end")
 
@@ -88,12 +100,7 @@ def play_by_taps(session, rng, max_commands=20_000):
         if state.outcome is not None:
             return state.outcome, refused
         if not state.prompts:
-            due = state.next_deadline()
-            if due is None:
-                raise RuntimeError(f"{game.title}: nobody is prompted and no timer runs "
-                                   f"(phase {state.phase})")
-            session.clock.set(max(session.clock.now(), due))
-            session.tick()
+            run_out_the_clock(session)
             continue
         seats = sorted(state.prompts, key=lambda s: -1 if s is None else s)
         seat = rng.choice(seats)
@@ -128,27 +135,47 @@ def wilson(k, n, z=1.96):
     return (max(0.0, mid - half), min(1.0, mid + half))
 
 
-def play_one(game, players, gseed, seat_bots, options=None):
-    """One bot game on the real session path; returns (outcome, session)."""
+def play_one(game, players, gseed, seat_bots, options=None, lean=False):
+    """One bot game; returns (outcome, session). The real session path, or with ``lean`` a
+    :class:`~.session.LeanSession` (the same rules and the same game for the same seed, without
+    log, commitments or notices: what simulations use)."""
     from .clock import FakeClock
+    if lean:
+        s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+        return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
     log = MemoryLog(copy_records=False)
     s = Session.start(game, players, log, options=options, seed=gseed, clock=FakeClock(),
                       entropy=random.Random(gseed).randbytes, session_id="sim")
     return play_out(s, seat_bots, random.Random(gseed ^ 0x5EED)), s
 
 
-def _play_chunk(game_name, players, seeds, bots, options, data=None):
-    """Worker: play the games of these seeds; small per-game records only. ``data``: the
-    edited copy of the game's data folder the game is built from (None: shipped)."""
-    from companion.games import get
-    game = get(game_name, data=data)
+def _game_ref(game):
+    """How a worker process builds the same game: its package and the edited data copy it was
+    built from (None: the shipped data). A process cannot be handed the game itself."""
+    return type(game).__module__.rpartition(".")[0], getattr(game, "data_dir", None)
+
+
+def _game_from(ref):
+    """The game of :func:`_game_ref`: the package's ``GAME``, or its ``from_data(folder)``
+    (the games' protocol, companion/games/__init__.py; the core never imports the games)."""
+    import importlib
+    package, data = ref
+    mod = importlib.import_module(package)
+    return mod.from_data(data) if data is not None else mod.GAME
+
+
+def _play_chunk(game, players, seeds, bots, options):
+    """Play the games of these seeds; small per-game records only. ``game``: the game, or in a
+    worker process its :func:`_game_ref`."""
+    if isinstance(game, tuple):
+        game = _game_from(game)
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for gseed in seeds:
-        outcome, s = play_one(game, players, gseed, seat_bots, options)
+        outcome, s = play_one(game, players, gseed, seat_bots, options, lean=True)
         curve = getattr(s.state.data, "vp_curve", None) or []
         out.append((outcome.winners, [outcome.scores[i] for i in range(len(players))],
-                    _lead_changes(curve), len(s.records), game.summary(s.state)))
+                    _lead_changes(curve), s.version, game.summary(s.state)))
     return out
 
 
@@ -165,13 +192,11 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
     options = game.resolve_options(options)
     master = random.Random(seed)
     seeds = [master.getrandbits(48) for _ in range(games)]
-    data = getattr(game, "data_dir", None)       # an edited copy: the workers build it too
     results = []
     if jobs == 1 or games < 50:
         step = max(1, min(200, games // 20 or 1))
         for i in range(0, games, step):
-            results.extend(_play_chunk(game.name, players, seeds[i:i + step], bots, options,
-                                       data))
+            results.extend(_play_chunk(game, players, seeds[i:i + step], bots, options))
             if progress is not None:
                 progress(len(results), games)
     else:
@@ -181,8 +206,8 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
         size = max(10, games // (workers * 8))
         chunks = [seeds[i:i + size] for i in range(0, games, size)]
         with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            futures = [ex.submit(_play_chunk, game.name, players, c, bots, options, data)
-                       for c in chunks]
+            ref = _game_ref(game)
+            futures = [ex.submit(_play_chunk, ref, players, c, bots, options) for c in chunks]
             for f in futures:
                 results.extend(f.result())
                 if progress is not None:

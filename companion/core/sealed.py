@@ -75,7 +75,7 @@ class Window:
         self.seats = tuple(seats)
         self.entries = {}
         self.revealed_flag = False
-        self.on_reveal = on_reveal          # name of the Game method called at reveal
+        self.on_reveal = on_reveal          # fn(state, window), called at the reveal
         self.default = default              # used for seats left out when the table closes it
         self.label = label
         self.hold = hold                    # True: stays sealed when complete, until closed
@@ -94,20 +94,30 @@ class Window:
         return [s for s in self.seats if s not in self.entries]
 
     # -- changes ----------------------------------------------------------------------------
-    def seal(self, seat, choice, salt):
+    def seal(self, seat, choice, salt, who=None):
+        """Lock ``seat``'s choice in. ``who`` is the player's name for the messages (a seat
+        number means nothing to a player)."""
+        who = who or f"Seat {seat}"
         if self.revealed_flag:
             raise SealedChoiceError(f"{self.label or self.id} is already revealed.")
         if seat not in self.seats:
-            raise SealedChoiceError(f"Seat {seat + 1} has no choice to make in "
+            raise SealedChoiceError(f"{who} has no choice to make in "
                                     f"{self.label or self.id}.")
         if seat in self.entries:
-            raise SealedChoiceError(f"Seat {seat + 1} has already locked in for "
+            raise SealedChoiceError(f"{who} has already locked in for "
                                     f"{self.label or self.id}.")
         if not isinstance(salt, str) or len(salt) < 2 * SALT_BYTES:
             raise SealedChoiceError("A sealed choice needs a salt of at least 128 bits.")
         digest = commitment(self.id, seat, choice, salt)
         self.entries[seat] = Entry(choice, salt, digest)
         return digest
+
+    def put(self, seat, choice):
+        """Lock in a choice without salt or commitment: a lean state's (simulations), where
+        nobody is there to check one. The same checks as :meth:`seal`."""
+        if self.revealed_flag or seat not in self.seats or seat in self.entries:
+            self.seal(seat, choice, "0" * 32)           # raises the right error
+        self.entries[seat] = Entry(choice, "", "")
 
     def fill_defaults(self):
         for s in self.waiting_on():
@@ -139,7 +149,8 @@ class Window:
         return out
 
     def fingerprint(self):
-        return [self.id, self.kind, list(self.seats), self.revealed_flag, self.on_reveal,
+        return [self.id, self.kind, list(self.seats), self.revealed_flag,
+                getattr(self.on_reveal, "__name__", self.on_reveal),
                 self.hold,
                 sorted((s, e.choice, e.salt, e.commitment, e.defaulted)
                        for s, e in self.entries.items())]

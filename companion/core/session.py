@@ -95,14 +95,15 @@ class Session:
         return cls(game, log, session_id, [first], state, clock, entropy, wall)
 
     @classmethod
-    def load(cls, log, session_id, games=None, clock=None, entropy=os.urandom, wall=time.time):
-        """Resume a session from its log. The session clock continues from the last record."""
+    def load(cls, log, session_id, *, games, clock=None, entropy=os.urandom,
+             wall=time.time):
+        """Resume a session from its log; ``games(name)`` gives the game it was played (the
+        registry, ``companion.games.get``: the core never imports the games). The session clock
+        continues from the last record."""
         records = log.read(session_id)
         if not records or records[0].get("type") != "SessionStarted":
             raise SessionFileError(f"{getattr(log, 'path', 'the log')}: session {session_id} "
                                    f"does not begin with SessionStarted; nothing was changed.")
-        if games is None:
-            from companion.games import get as games
         game = games(records[0]["game"])
         try:
             state = fold(game, records)
@@ -260,6 +261,7 @@ class Session:
         st = self.state
         if st.outcome is not None:
             summary = {"winners": st.outcome.winners, "reason": st.outcome.reason,
+                       "code": st.outcome.code,
                        "scores": {str(k): v for k, v in st.outcome.scores.items()},
                        "players": st.players, "phase_log": st.phase_log}
             summary.update(self.game.summary(st))
@@ -320,6 +322,40 @@ class Session:
                         item.pop("salt", None)
                 out.append(item)
             return out
+
+
+class LeanSession:
+    """A session for simulations: the same rules through the same :func:`~.game.apply`, with
+    what only a table needs left out: no log (it counts its commands), no salts or
+    commitments, no notices (nobody reads them), no locks, transaction ids or status. It offers
+    what :func:`~.play.play_out` drives (``game``, ``state``, ``clock``, ``execute``, ``tick``)
+    and plays every game exactly as :class:`Session` does for the same seed
+    (tests/conformance/test_lean.py compares the final states of both paths)."""
+    __slots__ = ("game", "state", "clock", "commands")
+
+    def __init__(self, game, players, options=None, seed=0, clock=None):
+        from .clock import FakeClock
+        self.game = game
+        self.clock = clock or FakeClock()
+        self.state = new_state(game, players, game.resolve_options(options), seed,
+                               now=self.clock.now(), lean=True)
+        self.commands = 0
+
+    @property
+    def version(self) -> int:
+        """Records a :class:`Session` would hold now (the start and every command)."""
+        return self.commands + 1
+
+    def execute(self, seat, move, args=None):
+        apply(self.game, self.state, {"kind": "move", "seat": seat, "move": move,
+                                      "args": args or {}, "at": self.clock.now()})
+        self.commands += 1
+
+    def tick(self):
+        now = self.clock.now()
+        for name in self.state.due_timers(now):
+            apply(self.game, self.state, {"kind": "timer", "timer": name, "at": now})
+            self.commands += 1
 
 
 def _locked_window(state, rec):

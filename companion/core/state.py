@@ -8,6 +8,7 @@ import dataclasses
 import json
 import random
 
+from . import flow as _flow
 from .errors import IllegalMoveError
 from .sealed import Window
 
@@ -33,15 +34,22 @@ class Timer:
 
 @dataclasses.dataclass
 class Outcome:
-    """How a game ended: the winning seats, why, and the final scores."""
+    """How a game ended: the winning seats, why (a sentence), the final scores, and ``code``:
+    a short name for the way it ended that ``companion stats`` groups by (each game names its
+    own: ``last_turn``, ``boom``, ``stalled``...; the core's is ``ended_early``)."""
     winners: list
     reason: str
     scores: dict
     tiebreak: str | None = None
+    code: str = "end"
+
+
+def _no_note(kind, to=None, **data):
+    """:meth:`State.note` of a lean state: nobody reads its notices."""
 
 
 class State:
-    def __init__(self, game, players, config, seed):
+    def __init__(self, game, players, config, seed, lean=False):
         self.game_name = game.name
         self.players = list(players)        # display names, seat order = clockwise
         self.n = len(self.players)
@@ -60,6 +68,14 @@ class State:
         self.last_reveal_seq = 0            # undo may not cross this
         self.phase_log = []                 # [phase, round, started_at, ended_at]
         self.notices = []                   # what the last command did, for views
+        self.flow = _flow.Flow()            # pending steps and the questions they wait on
+        self._derived = {}                  # key -> (record, its version, value)
+        # A lean state (simulations, core/session.py LeanSession): no notices are kept and
+        # sealed choices carry no salt or commitment; the rules run exactly as they do at a
+        # table (tests/conformance/test_lean.py proves the outcomes equal).
+        self.lean = lean
+        if lean:
+            self.note = _no_note
 
     # -- questions --------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -94,11 +110,48 @@ class State:
     def clear_prompt(self, seat):
         self.prompts.pop(seat, None)
 
+    # -- derived data (core/derived.py) ----------------------------------------------------
+    def derived(self, key, compute, record):
+        """``compute()``, cached until the :class:`~.derived.Tracked` ``record`` it reads
+        changes (``key`` names the value, e.g. ``("mods", "slots")``)."""
+        got = self._derived.get(key)
+        version = record.version()
+        if got is not None and got[0] is record and got[1] == version:
+            return got[2]
+        value = compute()
+        self._derived[key] = (record, version, value)
+        return value
+
+    # -- pending steps (core/flow.py) ------------------------------------------------------
+    def push(self, steps, front=False, lane=_flow.MAIN):
+        """Queue steps for the flow to run: at the end, or (``front``) right after the running
+        one."""
+        self.flow.push(steps, front, lane)
+
+    def ask(self, seat, moves, lane=_flow.MAIN, **info):
+        """Pause the running step: ``seat`` (None: the table) is asked to make one of
+        ``moves``. A step function returns what this returns."""
+        return _flow.ask(self, seat, moves, lane, **info)
+
+    def question(self, lane=_flow.MAIN):
+        """The open question of a lane (``{"seat", "moves", ...}``), or None."""
+        return self.flow.asks.get(lane)
+
+    def waiting_step(self, seat, move, refusal=None):
+        """The step that waits for ``seat``'s ``move``; ``refusal`` (a sentence a player can
+        read) if none does."""
+        return self.flow.waiting_step(seat, move, refusal)
+
+    def resume(self, step):
+        """The answer is in ``step``: it runs again when the flow settles."""
+        _flow.resume(self, step)
+
     # -- sealed windows ---------------------------------------------------------------------
     def open_window(self, wid, kind, seats, on_reveal, default=None, label="",
                     hold=False) -> Window:
         """A sealed window. It reveals when every seat is in, or, with ``hold=True``, only
-        when the game or the table closes it (a face-down card that stays down until a flip)."""
+        when the game or the table closes it (a face-down card that stays down until a flip);
+        then ``on_reveal(state, window)`` is called (a method of the game)."""
         if wid in self.windows:
             raise IllegalMoveError(f"window {wid} is already open")
         w = Window(wid, kind, seats, on_reveal, default=default, label=label, hold=hold)
@@ -143,8 +196,9 @@ class State:
                 if t.deadline is not None and t.deadline <= now]
 
     # -- ending -----------------------------------------------------------------------------
-    def finish(self, winners, reason, scores, tiebreak=None):
-        self.outcome = Outcome(list(winners), reason, dict(scores), tiebreak)
+    def finish(self, winners, reason, scores, tiebreak=None, code="end"):
+        """The game is over: ``code`` names how it ended (see :class:`Outcome`)."""
+        self.outcome = Outcome(list(winners), reason, dict(scores), tiebreak, code)
         self.prompts.clear()
         self.note("GameEnded", winners=list(winners), reason=reason, tiebreak=tiebreak)
 
@@ -161,6 +215,8 @@ class State:
             "outcome": dataclasses.asdict(self.outcome) if self.outcome else None,
             "seq": self.seq, "last_reveal_seq": self.last_reveal_seq,
             "phase_log": self.phase_log,
+            "flow": {"steps": {str(k): v for k, v in self.flow.lanes.items()},
+                     "asks": {str(k): v for k, v in self.flow.asks.items()}},
         }
         return json.dumps(body, sort_keys=True, default=_plain)
 

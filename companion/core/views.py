@@ -79,3 +79,64 @@ def seat(game, state, seat_no: int, public_view=None) -> dict:
     view["legal"] = legal(game, state, seat_no)
     view["private"] = game.seat_view(state, seat_no)
     return view
+
+
+class Observation:
+    """What one seat (``None``: the table) may know now, as OpenSpiel hands an agent its
+    observation: bots decide from this, never from the state. It gives the seat's prompt, its
+    ``legal`` moves and its whole view (:func:`seat`, or the public view for the table), each
+    built when first read; a game subclasses it (``Game.observation``) with cheap accessors
+    for what its bots read: public facts and the seat's own, nothing else.
+
+    Everything it returns is read-only by convention: a bot never changes what it is shown."""
+
+    __slots__ = ("game", "_state", "seat", "_view", "_legal")
+
+    def __init__(self, game, state, seat):
+        self.game, self._state, self.seat = game, state, seat
+        self._view = self._legal = None
+
+    @property
+    def prompt(self):
+        """What the seat is asked (``{"moves": (...), ...}``), or None."""
+        return self._state.prompts.get(self.seat)
+
+    @property
+    def players(self):
+        return self._state.players
+
+    @property
+    def n(self):
+        return self._state.n
+
+    @property
+    def options(self):
+        """The table's options (public: everyone agreed on them)."""
+        return self._state.config
+
+    @property
+    def phase(self):
+        return self._state.phase
+
+    @property
+    def round(self):
+        return self._state.round
+
+    @property
+    def legal(self):
+        if self._legal is None:
+            self._legal = legal(self.game, self._state, self.seat)
+        return self._legal
+
+    @property
+    def view(self):
+        """The seat's view as its phone gets it (the public view for the table)."""
+        if self._view is None:
+            self._view = public(self.game, self._state) if self.seat is None else \
+                seat(self.game, self._state, self.seat)
+        return self._view
+
+
+def observe(game, state, seat):
+    """The observation of ``seat`` (None: the table) that bots decide from."""
+    return game.observe(state, seat)

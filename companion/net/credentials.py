@@ -28,6 +28,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from companion.core.args import is_whole
 from companion.core.errors import CompanionError
 
 from .topics import HUB_USER, check_seat_id, is_seat_id
@@ -70,7 +71,7 @@ def new_seat_id(number: int) -> str:
     >>> sid.startswith("s3-") and len(sid) == 9
     True
     """
-    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999:
+    if not is_whole(number) or not 0 <= number <= 9999:
         raise CredentialError(f"A seat number must be a whole number from 0 to 9999, "
                               f"not {number!r}.")
     return f"s{number}-{secrets.token_hex(3)}"

@@ -71,6 +71,7 @@ class TableServer:
             kw = {} if self.games is None else {"games": self.games}
             self.hub = Hub(self.log, table=self.table, clock=self.clock, **kw)
             self.resumed = None if self.fresh else self.hub.resume()
+            self.hub.next_seed = self.seed      # also when the table screen starts the game
             if self.resumed is None:
                 if self.game is None and self.start_mode != "manual":
                     raise ConfigError(f"Table {self.table} has no game to resume in "

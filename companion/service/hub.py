@@ -71,6 +71,14 @@ def clean_name(name) -> str:
     return name
 
 
+def _unnamed(message: str, name) -> str:
+    """A scan's message without the card's name (a card in someone's hand is private)."""
+    if not name or name not in message:
+        return message
+    out = message.replace(name, "this card")
+    return out[0].upper() + out[1:] if out.startswith("this card") else out
+
+
 def _script(ch) -> str:
     """The alphabet of a letter, from its Unicode name (LATIN, CYRILLIC, GREEK, CJK...)."""
     try:
@@ -125,6 +133,7 @@ class Hub:
         self._marked = 0.0                  # monotonic time of the last clock heartbeat
         self._timer_thread = None
         self._stopping = False
+        self.next_seed = None               # the seed of the next start, once (serve --seed)
         self._restore_lobby(kept.get("lobby"))
 
     # -- what a table keeps between runs ------------------------------------------------------------
@@ -156,7 +165,8 @@ class Hub:
             return
         lobby = None
         if self.session is None and self.game_name:
-            lobby = {"game": self.game_name, "options": self.options,
+            options = {k: v for k, v in self.options.items() if k != "data"}   # which copy
+            lobby = {"game": self.game_name, "options": options,        # is the run's --data
                      "seats": [{"name": x.name, "token_hash": x.token_hash, "phone": x.phone}
                                for x in self.seats]}
         try:
@@ -169,6 +179,7 @@ class Hub:
         """``fn(event)`` after every change. Events: ``{"kind": "changed", "version", "seq",
         "notices"}``
         (a command was applied), ``{"kind": "lobby"}``, ``{"kind": "alert", ...}``,
+        ``{"kind": "handover", "seat", "claimed": True}`` (a new phone took a handed-over seat),
         ``{"kind": "presence", "seat", "online"}``, ``{"kind": "timer_warning", "timer"}``."""
         self._subs.append(fn)
         return lambda: self._subs.remove(fn)
@@ -297,6 +308,7 @@ class Hub:
             seat.token_hash, seat.phone = _hash(token), True
             self._save_seats()
         self._emit({"kind": "lobby"})
+        self._emit({"kind": "handover", "seat": seat.no, "claimed": True})
         return seat.no, token
 
     def reclaim(self, token):
@@ -352,10 +364,15 @@ class Hub:
 
     # -- starting and resuming --------------------------------------------------------------------
     def start(self, seed=None):
+        """Start the game set up in the lobby. ``seed``: the deal (default: ``next_seed``
+        once, as ``companion serve --seed`` sets it, else a random one)."""
         with self._lock:
             if self.game_name is None:
                 raise ConfigError("Choose a game first.")
             game = self.games(self.game_name)
+            if seed is None:
+                seed = self.next_seed
+            self.next_seed = None
             seats = [{"name": s.name, "token_hash": s.token_hash, "phone": s.phone}
                      for s in self.seats]
             self.session = Session.start(
@@ -405,12 +422,18 @@ class Hub:
         out = []
         if s.state.is_over() or s.abandoned:
             return out
+        paused = {}                 # (kind, time left) -> how many: said once per group
         for t in list(s.state.timers.values()):
             if t.deadline is not None:
                 s.pause_timer(t.name)
                 left = math.ceil(s.state.timers[t.name].remaining - 1e-9)
-                out.append(f"the {t.name.replace('-', ' ')} timer is paused at "
-                           f"{left // 60}:{left % 60:02d}")
+                # "turn:b1.2" (one turn timer per battle) is a turn timer to the players
+                kind = t.name.split(":")[0].replace("-", " ")
+                key = (kind, f"{left // 60}:{left % 60:02d}")
+                paused[key] = paused.get(key, 0) + 1
+        for (kind, left), n in paused.items():
+            out.append(f"the {kind} timer is paused at {left}" if n == 1 else
+                       f"the {n} {kind} timers are paused at {left}")
         return out
 
     def resumable(self):
@@ -432,8 +455,8 @@ class Hub:
                     state = Session.load(self.log, info.id, games=self.games).state
                     item.update(players=list(state.players), round=state.round,
                                 phase_label=game.phases[state.phase].label or state.phase)
-            except CompanionError:
-                item["problem"] = "does not replay"
+            except CompanionError as e:
+                item["problem"] = str(e) or "does not replay"     # e.g. its edited data is gone
             out.append(item)
         return out
 
@@ -544,16 +567,30 @@ class Hub:
             hook = getattr(s.game, "scan_move", None)
             cmd = hook(s.state, card) if hook else None
             if cmd is None:
-                self._scanned(card, "read", "Read; nothing to check with it now.")
+                # a card nobody asked about may be in someone's hand: acknowledge the scan
+                # without naming it on the public screens
+                self._scanned(None, "read", "Read; nothing to check with it now.",
+                              name="A card")
                 return None
             seat, move, args = cmd
             result = s.execute(seat, move, args)
         except CompanionError as e:
-            self._scanned(card, "unknown" if card is None else "refused", str(e))
-            self._alert("scan", str(e), key="scan")
+            # a refused scan may be a card from someone's hand: its name stays off the public
+            # screens (whoever holds it to the reader knows which card it is)
+            message = _unnamed(str(e), self._card_name(card))
+            self._scanned(None, "unknown" if card is None else "refused", message,
+                          name="A card" if card is not None else None)
+            self._alert("scan", message, key="scan")
             return None
         kinds = {n["kind"] for n in result.notices}
-        if "ScanMismatch" in kinds:
+        sealed = getattr(s.game.moves.get(move), "sealed", None) is not None
+        if sealed and seat is not None:
+            # a card put down face down (a Trade Warz Export) is a sealed choice: the screens
+            # say that it was placed, never which card it is, until its reveal
+            self._scanned(None, "recorded", f"Placed for {s.state.players[seat]}; it stays "
+                                            f"secret until it is revealed.",
+                          name="Face-down card")
+        elif "ScanMismatch" in kinds:
             self._scanned(card, "mismatch", "Does not match what was chosen on the phone: "
                                             "the table decides which card counts.")
         elif "ScanConfirmed" in kinds:
@@ -563,16 +600,21 @@ class Hub:
         self.clear_alert("scan")
         return self._after(result)
 
-    def _scanned(self, card, result, message):
-        """Remember and announce a scan, so the screens can acknowledge every one."""
-        name = None
-        if card is not None and self.game_name:
-            try:
-                from companion.games import card_catalog
-                cat = card_catalog(self.game_name) or {}
-                name = (cat.get("cards") or {}).get(card)
-            except CompanionError:
-                name = None
+    def _card_name(self, card):
+        if card is None or not self.game_name:
+            return None
+        try:
+            from companion.games import card_catalog
+            return ((card_catalog(self.game_name) or {}).get("cards") or {}).get(card)
+        except CompanionError:
+            return None
+
+    def _scanned(self, card, result, message, name=None):
+        """Remember and announce a scan, so the screens can acknowledge every one. Only a
+        card whose identity is public (it matched, or failed to match, a revealed choice) is
+        named."""
+        if card is not None:
+            name = self._card_name(card) or name
         scan = {"card": card, "name": name or card, "result": result, "message": message,
                 "at": time.time()}
         with self._lock:
@@ -606,7 +648,44 @@ class Hub:
                 "game": self.game_name, "options": self.options,
                 "seats": [s.public() for s in self.seats],
                 "scan": self.last_scan,
-                "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts]}
+                "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts],
+                "devices": self._devices_part()}
+
+    def _devices_part(self):
+        """What the buzzer and the light follow, game-neutral (the hardware glue reads only
+        this view): the game's light cue and how it wants reveals counted down."""
+        s = self.session
+        if s is None:
+            return {"cue": None, "reveal_count": "auto"}
+        return {"cue": s.game.cue(s.state), "reveal_count": s.game.reveal_count}
+
+    @property
+    def game(self):
+        """The game the table plays, as a definition (its rules and data; None at Home): what
+        screens may read besides the views. Never its state."""
+        s = self.session
+        return s.game if s is not None else None
+
+    def history(self, viewer=None):
+        """The running game's log as ``viewer`` (a seat, None: the public) may see it ([] at
+        Home)."""
+        with self._lock:
+            return self.session.history(viewer) if self.session is not None else []
+
+    def session_time(self):
+        """The session clock now (None without a session), to turn a view's deadlines into
+        the devices' monotonic time."""
+        with self._lock:
+            return self.session.clock.now() if self.session is not None else None
+
+    def summary(self):
+        """The finished (or running) game's summary for the table screen: score curve, time
+        per phase and per round (:func:`companion.lab.facts.game_summary`); None with no game."""
+        with self._lock:
+            if self.session is None:
+                return None
+            from companion.lab.facts import game_summary
+            return game_summary(self.session)
 
     def public_view(self):
         with self._lock:
@@ -621,6 +700,7 @@ class Hub:
         with self._lock:
             hub = self._hub_part()
             hub.pop("alerts")
+            hub.pop("devices")
             if self.session is None:
                 return {"v": 1, "hub": hub, "phase": "lobby", "seat": seat}
             view = self.session.seat_view(seat)
@@ -634,6 +714,7 @@ class Hub:
             hub = self._hub_part()
             seat_hub = dict(hub)
             seat_hub.pop("alerts")
+            seat_hub.pop("devices")
             seats = range(len(self.seats)) if seats is None else seats
             if self.session is None:
                 return ({"v": 1, "hub": hub, "phase": "lobby"},

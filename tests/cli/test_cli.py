@@ -35,7 +35,10 @@ def test_play_prints_the_final_table_and_stores_the_session(capsys, tmp_path):
     st = json.loads(out3)
     assert st["sessions"] == {"great-powers": 1}
     assert sum(r["wins"] for r in st["seats"]) == pytest.approx(1.0)
-    assert {p["phase"] for p in st["phases"]} >= {"bid", "action", "score"}
+    # bots play on a clock that never runs: no time per phase is read from their game
+    assert st["phases"] == [] and st["timed"] == {}
+    code, text, _ = run(capsys, "stats", "--db", db)
+    assert "0.0s" not in text and "no table sessions yet" in text
 
 
 def test_simulate_reports_win_rates_with_intervals(capsys):
@@ -82,3 +85,29 @@ def test_foreign_store_is_named_and_untouched(tmp_path):
     assert p.returncode == 1
     assert "other.db" in p.stderr and "Traceback" not in p.stderr
     assert db.read_bytes() == before
+
+
+def test_stats_groups_finished_games_by_how_they_ended(capsys, tmp_path):
+    from companion.core.log import SQLiteLog
+    from companion.core.play import play_out, resolve_bots
+    from companion.core.session import Session
+    from companion.games import get
+    import random
+    db = str(tmp_path / "s.db")
+    log = SQLiteLog(db)
+    game = get("great-powers")
+    for seed in range(3):
+        s = Session.start(game, ["A", "B", "C"], log, seed=seed)
+        play_out(s, resolve_bots(game, "greedy", 3), random.Random(seed))
+        assert s.state.outcome.code == "last_turn"
+    s = Session.start(game, ["A", "B", "C"], log, seed=9)
+    s.end_early()
+    assert s.state.outcome.code == "ended_early"
+    log.close()
+    code, out, _ = run(capsys, "stats", "--db", db, "--json")
+    assert code == 0
+    assert json.loads(out)["endings"] == [
+        {"game": "great-powers", "code": "last_turn", "games": 3, "share": 0.75},
+        {"game": "great-powers", "code": "ended_early", "games": 1, "share": 0.25}]
+    code, out, _ = run(capsys, "stats", "--db", db)
+    assert "ended: last turn 3 (75%), ended early 1 (25%)" in out

@@ -16,12 +16,12 @@ def main(db, session_id, seed):
         s = Session.start(game, ["A", "B", "C", "D"], log, seed=int(seed))
         print(f"SESSION {s.id}", flush=True)
     else:
-        s = Session.load(log, session_id)
+        s = Session.load(log, session_id, games=get)
     bots = resolve_bots(game, "random", 4)
     rng = random.Random(int(seed) + s.version)
     while not s.state.is_over():
         seat = min(s.state.prompts)
-        move, args = bots[seat](game, s.state, seat, rng)
+        move, args = bots[seat](game, game.observe(s.state, seat), rng)
         r = s.execute(seat, move, args)
         print(f"ACK {r.version}", flush=True)
     print("DONE", flush=True)

@@ -9,6 +9,7 @@ import sys
 
 from companion.core.log import SQLiteLog
 from companion.core.session import Session, fold
+from companion.games import get
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHILD = pathlib.Path(__file__).with_name("crash_child.py")
@@ -45,7 +46,7 @@ def test_sigkill_at_random_points_loses_no_acknowledged_command(tmp_path):
         log = SQLiteLog(db)
         records = log.read(sid)
         assert len(records) - 1 >= last_ack, "an acknowledged command was lost"
-        s = Session.load(log, sid)
+        s = Session.load(log, sid, games=get)
         assert s.state.fingerprint() == fold(s.game, records).fingerprint()
         log.close()
     assert kills >= 3

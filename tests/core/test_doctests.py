@@ -5,7 +5,8 @@ import importlib
 import pytest
 
 MODULES = ["companion.core.sealed", "companion.core.clock", "companion.core.play",
-           "companion.core.datafile"]
+           "companion.core.datafile", "companion.core.choices", "companion.cardcodes",
+           "companion.core.args", "companion.core.derived", "companion.core.flow"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -34,7 +34,7 @@ class Toy(Game):
 
     def _begin(self, state):
         state.round += 1
-        w = state.open_window(f"r{state.round}", "number", list(state.seats()), "_revealed",
+        w = state.open_window(f"r{state.round}", "number", list(state.seats()), self._revealed,
                               default=0, label=f"Round {state.round}")
         for s in w.seats:
             state.prompt(s, ("bid",))
@@ -62,7 +62,7 @@ class Toy(Game):
     def _hide_window(self, state, seat):
         wid = f"hidden-{seat}-{state.data.get('hidden', 0)}"
         if wid not in state.windows:
-            state.open_window(wid, "hidden", (seat,), "_unhidden", hold=True)
+            state.open_window(wid, "hidden", (seat,), self._unhidden, hold=True)
         return wid
 
     def _hide(self, state, seat, card):

@@ -23,7 +23,8 @@ from hardware.sim import ReaderSim
 from hardware.worker import DeviceLink, WorkerStarted, is_raspberry_pi
 
 from ..core.toy import Toy
-from .test_worker import BUZZER, LATE_BOUND, Events, buzzer_plan, check_edges, wait_until
+from ..waiting import wait_until
+from .test_worker import BUZZER, LATE_BOUND, Events, buzzer_plan, check_edges
 
 GP = "great-powers"
 GP_VERSION = card_catalog(GP)["version"]
@@ -75,6 +76,27 @@ class Clockwork(Game):
 
     def public_view(self, state):
         return {"upkeep": {"current": state.data["upkeep"]}}
+
+    def cue(self, state):
+        letter = state.data["upkeep"]
+        return {"upkeep": letter} if letter else None
+
+
+def scanned_cards(hub):
+    """The cards the hub was given, as the glue resolved them. The public scan event names no
+    card that nothing asked for (it may be in someone's hand), so this listens one step
+    before: it wraps the hub's own ``scan`` (the glue calls ``hub.scan`` for every scan)."""
+    cards = queue.Queue()
+    real = hub.scan
+
+    def scan(code, resolve=None):
+        try:
+            cards.put(resolve(code) if resolve else code)
+        except Exception as e:                  # an unknown code: the hub says so itself
+            cards.put(e)
+        return real(code, resolve)
+    hub.scan = scan
+    return lambda: cards.get(timeout=10)
 
 
 def make_hub(game=None):
@@ -289,7 +311,7 @@ def test_a_game_can_ask_for_the_count_or_turn_it_off(link):
     link.cancel_all()
 
 
-def test_the_light_shows_the_upkeep_step_of_the_games_view(link):
+def test_the_light_shows_the_upkeep_cue_the_game_gives(link):
     hub = make_hub(Clockwork())
     hub.configure("clockwork", players=2)
     glue = attach(hub, link)
@@ -303,11 +325,13 @@ def test_the_light_shows_the_upkeep_step_of_the_games_view(link):
     hub.table_move("upkeep", {"letter": None})
     assert glue.flush()
     assert link.status()["light"] == ("colour", NEUTRAL)
-    # Trade Warz exposes its current step where the glue looks for it
+    # the glue reads the cue from the hub's public view, never the game's own view
+    assert hub.public_view()["hub"]["devices"] == {"cue": None, "reveal_count": "auto"}
+    # Trade Warz gives its current Upkeep step as the cue (none before the first Upkeep)
     tw = make_hub()
     tw.configure("trade-warz", players=3)
     tw.start(seed=1)
-    assert tw.public_view()["game_view"]["upkeep"] == {"steps": [], "current": None}
+    assert tw.public_view()["hub"]["devices"]["cue"] is None
 
 
 # --- the card reader -----------------------------------------------------------------------------
@@ -330,18 +354,20 @@ def table(tmp_path, events):
 def test_a_scanned_card_reaches_the_hub_and_chirps(table):
     hub, lk, sim, glue = table
     seen = HubEvents(hub)
+    card = scanned_cards(hub)
     since = len(lk.plans())
     sim.show_qr(format_code(GP, "gilded-age", 1, GP_VERSION))
-    assert seen.wait(lambda e: e["kind"] == "scan")["card"] == "gilded-age"
+    assert card() == "gilded-age"
+    assert seen.wait(lambda e: e["kind"] == "scan")["result"] == "read"
     assert glue.flush()
     assert [p for p, _, _ in lk.plans(since)] == ["ok"]
     out = lk.type_card("Militarism")                          # typed into the simulator
     assert "militarism" in out
-    assert seen.wait(lambda e: e["kind"] == "scan")["card"] == "militarism"
+    assert card() == "militarism"
     uid = "04C0FFEE000001"
     glue.resolver.bindings.bind(uid, format_code(GP, "mass-production", 1, GP_VERSION))
     sim.tap(uid=uid)                                          # a blank tag bound to a card
-    assert seen.wait(lambda e: e["kind"] == "scan")["card"] == "mass-production"
+    assert card() == "mass-production"
 
 
 @pytest.mark.parametrize("show, words", [
@@ -398,8 +424,10 @@ def test_start_devices_picks_simulated_hardware_off_a_pi_and_wires_everything(tm
         assert text == f"Simulated hardware: mock pins and reader simulator on {link.simulator.url}"
         assert link.simulator.url.startswith("/dev/pts/")
         wait_until(lambda: link.glue.reader is not None)
+        card = scanned_cards(hub)
         link.type_card("Gilded Age")
-        assert seen.wait(lambda e: e["kind"] == "scan")["card"] == "gilded-age"
+        assert card() == "gilded-age"
+        assert seen.wait(lambda e: e["kind"] == "scan")["result"] == "read"
         subs = len(hub._subs)
     finally:
         link.close()

@@ -17,6 +17,7 @@ from hardware.events import (CardScanned, CommandAnswered, ReaderConnected, Read
                              ReaderLost)
 from hardware.reader import CardReader, ReaderNotConnected, find_reader_port
 from hardware.sim import ReaderSim
+from ..waiting import wait_until
 
 VECTORS = json.loads((pathlib.Path(__file__).resolve().parents[2] / "firmware" /
                       "vectors.json").read_text())
@@ -183,13 +184,6 @@ class Waiter:
             self.seen.append(e)
             if isinstance(e, cls):
                 return e
-
-
-def wait_until(predicate, timeout=10.0):
-    end = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < end, "condition not reached"
-        time.sleep(0.005)
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from hardware.sim import ReaderSim
 from hardware.timing import edge_errors
 from hardware.worker import (DeviceLink, DeviceWorkerError, WorkerLost, WorkerStarted,
                              is_raspberry_pi)
+from ..waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BUZZER = HardwareConfig().buzzer.pin
@@ -56,16 +57,6 @@ class Events:
                 self.seen.append(self.q.get(timeout=left))
             except queue.Empty:
                 pass
-
-
-def wait_until(predicate, timeout=10.0, step=0.02):
-    end = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < end, "condition not reached in time"
-        time.sleep(step)
 
 
 def buzzer_plan(link, since):

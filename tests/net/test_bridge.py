@@ -19,19 +19,11 @@ from companion.net.brokers import free_port
 from companion.net.client import ConnectError, MqttClient
 from companion.net.seat_client import JoinFailed, SeatClient, post_join
 from companion.net.serve import TableServer
+from ..waiting import wait_until
 
 MODES = ["embedded", "mosquitto"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _tables = itertools.count(1)
-
-
-def wait_until(pred, timeout=5.0, step=0.01):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
 
 
 @pytest.fixture(params=MODES)

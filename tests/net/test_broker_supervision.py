@@ -12,15 +12,7 @@ from companion.net.brokers import find_mosquitto
 from companion.net.client import MqttClient
 from companion.net.seat_client import JoinFailed, SeatClient, post_join
 from companion.net.serve import TableServer
-
-
-def wait_until(pred, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
+from ..waiting import wait_until
 
 
 def test_a_dead_mosquitto_is_noticed_restarted_and_the_table_plays_on(tmp_path):

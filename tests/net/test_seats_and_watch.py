@@ -10,6 +10,7 @@ import pytest
 from companion.net.client import MqttClient
 from companion.net.seat_client import JoinFailed, post_join
 from companion.net.serve import TableServer
+from ..waiting import wait_until
 
 
 @pytest.fixture
@@ -30,15 +31,6 @@ def post(base, path, obj):
     out = r.status, json.loads(r.read() or b"{}")
     c.close()
     return out
-
-
-def wait_until(pred, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def test_handover_moves_the_seat_and_cuts_the_old_phone_off(table):

@@ -4,7 +4,6 @@ own browser context (own localStorage), 360 x 740 CSS pixels, touch. Screenshots
 screenshots/phone/ (git-ignored)."""
 import io
 import pathlib
-import time
 import urllib.request
 
 import pytest
@@ -13,6 +12,7 @@ from PIL import Image
 from companion.net.serve import TableServer
 from playwright.sync_api import sync_playwright
 from pyzbar.pyzbar import decode
+from ..waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "screenshots" / "phone"
@@ -152,15 +152,6 @@ def url_from_qr(server):
     return code.data.decode()
 
 
-def wait_until(pred, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
-
-
 def start_table(tmp_path, table, game, players, **kw):
     kw = {"http_port": 0, "mqtt_port": 0, "ws_port": 0, **kw}
     return TableServer(table, db=tmp_path / f"{table}.db", game=game, players=players,
@@ -221,10 +212,10 @@ def drive(hub, until, rng, limit=400, skip=()):
             raise AssertionError(f"only {sorted(st.prompts)} may act in {st.phase}")
         seat = min(seats, key=lambda x: -1 if x is None else x)
         if seat is None:
-            move, args = game.table_bot(game, st, None, rng)
+            move, args = game.table_bot(game, game.observe(st, None), rng)
             hub.table_move(move, args)
         else:
-            move, args = game.bots["greedy"](game, st, seat, rng)
+            move, args = game.bots["greedy"](game, game.observe(st, seat), rng)
             hub.submit(seat, move, args)
     raise AssertionError("the game never got there")
 

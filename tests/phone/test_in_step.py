@@ -65,7 +65,7 @@ def test_phones_follow_undo_correction_resume_abandon_and_a_new_game(servers, ph
         st = hub.session.state
         seat = min(st.prompts, key=lambda x: -1 if x is None else x)
         if seat is None:
-            hub.table_move(*game.table_bot(game, st, None, rng))
+            hub.table_move(*game.table_bot(game, game.observe(st, None), rng))
         else:
             hub.submit(seat, *tap(game, st, seat, rng))
     assert_in_step(hub, ps)

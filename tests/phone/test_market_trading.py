@@ -65,7 +65,7 @@ def test_market_trading_by_taps(servers, phones, tmp_path):
     assert values(p, "[data-arg=give]") == fits
     first = next(o for o in give["options"] if o["value"] == fits[0])
     p.click(value_sel("give", fits[0]))
-    assert p.text_content("#send") == f"Trade: {want['label']} → {first['label']}"
+    assert p.text_content("#send") == f"Trade: take {want['label']}, give {first['label']}"
     ph.shot("4-trade")
     version = hub.session.version
     p.click("#send")

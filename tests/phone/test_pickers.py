@@ -136,6 +136,9 @@ def test_every_spec_kind_is_a_tap(servers, phones, tmp_path):
     p.click("#send")
     assert wait_until(lambda: got(srv, "cheer"))
     assert got(srv, "cheer") == [{"who": 1}]
+    # the page sends one move at a time: until the cheer's reply is in, another tap is held
+    # back ("Still sending your last move…"), so wait for the reply as a player would
+    p.wait_for_selector("text=/^Sending /", state="detached", timeout=30_000)
 
     # a move without arguments is one tap
     p.click("[data-move=pass_turn]")

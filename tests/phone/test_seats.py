@@ -31,7 +31,9 @@ def test_rename_late_joiner_and_a_seat_moved_to_a_new_phone(servers, phones, tmp
     rename(ann, "Annie")
     assert wait_until(lambda: hub.seats[0].name == "Annie")
     ann.page.wait_for_selector("[data-action=rename]")          # the form closed
-    assert ann.page.text_content("#me .name") == "Annie"
+    # the new name comes with the next state, which may land just after the rename's answer
+    ann.page.wait_for_function("() => document.querySelector('#me .name').textContent "
+                               "=== 'Annie'")
     bo.page.wait_for_function("() => document.querySelector(\"#players li[data-seat='0'] .pname\")"
                               ".textContent === 'Annie'")
     # a name someone else has is refused, in words, and nothing changes

@@ -112,7 +112,7 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
     ph.page.click("#send")
     assert wait_until(lambda: any(p["seat"] == seat and p["partner"] == partner["value"]
                                   and p["slot"] == slot["value"]
-                                  for p in hub.session.state.data.placements))
+                                  for p in hub.session.state.data.trade.placements))
     ph.page.wait_for_selector("#status .ok")
 
     # a dispute: each bidder's phone bids on a stepper (never more than it has)

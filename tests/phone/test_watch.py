@@ -79,9 +79,9 @@ def test_watch_shows_the_table_and_nothing_private(servers, phones, tmp_path):
             break
         seat = min(st.prompts, key=lambda x: -1 if x is None else x)
         if seat is None:
-            hub.table_move(*game.table_bot(game, st, None, rng))
+            hub.table_move(*game.table_bot(game, game.observe(st, None), rng))
         else:
-            hub.submit(seat, *game.bots["greedy"](game, st, seat, rng))
+            hub.submit(seat, *game.bots["greedy"](game, game.observe(st, seat), rng))
     shows_rev(tv, hub.public_view()["rev"])
     hands = [c["name"] for s in range(3) for c in hub.seat_view(s)["private"]["hand"]]
     secret = only_private(hub, hands)

@@ -86,7 +86,7 @@ class Zoo(Game):
             state.prompt(s, ("place", "rank", "pick", "draw", "pass_turn"))
 
     def _begin_vote(self, state):
-        w = state.open_window(f"bid-{state.round}", "number", list(state.seats()), "_revealed",
+        w = state.open_window(f"bid-{state.round}", "number", list(state.seats()), self._revealed,
                               default=0, label=f"Bid {state.round}")
         for s in w.seats:
             state.prompt(s, ("bid",), window=w.id)

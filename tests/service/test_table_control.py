@@ -163,8 +163,10 @@ def test_every_scan_is_acknowledged_with_its_result():
     hub.start(seed=1)
     hub.scan("freedom-corn")                     # no check expected during the Leader pick
     scans = [e for e in events if e["kind"] == "scan"]
-    assert scans[-1]["result"] == "read" and scans[-1]["card"] == "freedom-corn"
-    assert hub.public_view()["hub"]["scan"]["name"] == "Freedom Corn"
+    assert scans[-1]["result"] == "read"
+    # a card nobody asked about may be in a hand: acknowledged, never named in public
+    assert "freedom" not in str(hub.public_view()).lower()
+    assert hub.public_view()["hub"]["scan"]["name"] == "A card"
 
 
 def test_end_game_needs_standings():
@@ -237,3 +239,28 @@ def test_every_game_can_be_ended_early_with_the_scores_as_they_stand(name, playe
     o = hub.session.state.outcome
     assert o.scores == expected and "ended the game early" in o.reason
     assert o.winners == [s for s in expected if expected[s] == max(expected.values())]
+
+
+def test_a_refused_scan_never_names_the_card_in_public():
+    """A card scanned out of turn may be in someone's hand: the screens say the scan was
+    refused and why, without its name."""
+    import random
+
+    from companion.core.play import tap
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("trade-warz", players=3, options={"edition": "trade"})
+    hub.start(seed=3)
+    rng = random.Random(3)
+    while hub.session.state.phase != "trade":
+        st = hub.session.state
+        seat = min(st.prompts, key=lambda x: -1 if x is None else x)
+        move, args = tap(hub.session.game, st, seat, rng)
+        hub.submit(seat, move, args) if seat is not None else hub.table_move(move, args)
+    st = hub.session.state
+    card = next(c for c in st.data.hands[0] if c in hub.session.game.ix(st).exports)
+    name = hub._card_name(card)
+    hub.scan(card)                              # nobody aimed: the table cannot place it
+    pub = hub.public_view()
+    assert pub["hub"]["scan"]["result"] == "refused"
+    assert name not in str(pub) and card not in str(pub)
+    assert any("first choose its Trade Partner" in a["message"] for a in pub["hub"]["alerts"])

@@ -44,9 +44,18 @@ def _entropy():
     return lambda n: bytes(rng.randrange(256) for _ in range(n))
 
 
+def kv_app():
+    """The app kv's ``app`` proxy talks to now (None: it will ask on the next rule)."""
+    from kivy.lang import global_idmap
+    return object.__getattribute__(global_idmap["app"], "_obj")
+
+
 @pytest.fixture
 def start_app(window):
-    """``start_app(hub, **kwargs) -> Driver``: the real app's root in the real window."""
+    """``start_app(hub, **kwargs) -> Driver``: the real app's root in the real window. The
+    app's kv rules talk to that app (the app claims kv's ``app`` proxy when it builds, and
+    lets go of it when it closes, its pending toasts and fades cancelled), whatever an
+    earlier test's app left scheduled."""
     apps = []
 
     def start(hub, **kw):
@@ -59,6 +68,7 @@ def start_app(window):
         apps.append((app, root))
         d = Driver(app)
         d.pump()
+        assert kv_app() is app, "the screen's kv rules talk to another app"
         return d
 
     yield start
@@ -67,7 +77,8 @@ def start_app(window):
             if isinstance(w, ModalView):
                 w.dismiss(animation=False)
         Window.remove_widget(root)
-        app.close()
-        for _ in range(3):             # let the detached tree's pending layouts run out ...
+        app.close()                    # nothing of it is scheduled any more
+        for _ in range(3):
             EventLoop.idle()
-        app.dispatch("on_stop")        # ... then kv's `app` proxy lets go of this app
+        app.dispatch("on_stop")
+        assert kv_app() is not app

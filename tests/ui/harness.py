@@ -2,7 +2,8 @@
 the window's touch dispatch, find widgets by text or id, take screenshots, and check that every
 text a player must read is legible at arm's length: at least 18 px at 800x480 (scaled with the
 layout unit at bigger sizes), never cut off, shortened, overlapping another text or a drawing
-it must keep clear of (the phase ring), nor pushed outside the screen area."""
+it must keep clear of (the phase ring), nor pushed outside the screen area, and drawn in a
+font that has its signs."""
 import math
 import os
 import pathlib
@@ -18,6 +19,8 @@ from kivy.uix.label import Label
 from kivy.uix.modalview import ModalView
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.stencilview import StencilView
+
+from ui.widgets.root import Toast
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = pathlib.Path(os.environ.get("UI_SHOTS_DIR", ROOT / "screenshots" / "ui"))
@@ -103,12 +106,13 @@ class Driver:
         return out
 
     def texts(self, clip=True):
-        """The texts on screen (``clip=False``: also those scrolled out of view)."""
-        return [w.text for w in self.widgets(Label, clip) if w.text]
+        """The texts on screen as a player reads them (markup left out; ``clip=False``: also
+        those scrolled out of view)."""
+        return [plain(w) for w in self.widgets(Label, clip) if w.text]
 
     def find(self, text, cls=None, exact=True, clip=True):
         hits = [w for w in self.widgets(cls or Label, clip)
-                if (w.text == text if exact else text in w.text)]
+                if (plain(w) == text if exact else text in plain(w))]
         return hits
 
     def one(self, text, cls=None, exact=True):
@@ -146,8 +150,14 @@ class Driver:
         p = w.parent
         while p is not None and p is not p.parent:
             if isinstance(p, ScrollView):
-                p.scroll_to(w, padding=10, animate=False)
-                self.pump()
+                a0, b0, a1, b1 = window_rect(p)
+                x0, y0, x1, y1 = window_rect(w)
+                if y0 < b0 or y1 > b1 or x0 < a0 or x1 > a1:     # not all of it in view
+                    p.scroll_to(w, padding=10, animate=False)
+                    # scroll_to may overshoot the ends; a player's finger stops there
+                    p.scroll_x = min(1.0, max(0.0, p.scroll_x))
+                    p.scroll_y = min(1.0, max(0.0, p.scroll_y))
+                    self.pump()
                 break
             p = p.parent
         x, y = w.to_window(*w.center)
@@ -186,8 +196,11 @@ class Driver:
           ``[size=]`` included, and chart texts drawn on a canvas;
         * a text cut off, shortened (unless marked ``shorten_ok``: a long player name) or
           overflowing its box, or sticking out of the screen area it belongs to;
-        * two texts overlapping each other (within the screen, or within one dialog);
-        * a text crossing a drawing that keeps it out (the phase ring's arcs).
+        * two texts overlapping each other (within the screen, or within one dialog; the
+          toast floats over the screen for a few seconds and is left out of this one);
+        * a text crossing a drawing that keeps it out (the phase ring's arcs);
+        * a sign its font has no glyph for (drawn as an empty box: Roboto has no check mark),
+          markup ``[font=]`` spans read in their own font.
         """
         bad = []
         u = self.app.u
@@ -195,12 +208,16 @@ class Driver:
         sm = self.app.root.ids.sm
         area = window_rect(sm)
         screen = sm.current_screen
-        toast = self.app.root.ids.get("toast")
         for top in self.tops():
             labels = [w for w in walk(top) if isinstance(w, Label) and shown(w)
-                      and w.text and w.text.strip() and w is not toast]
+                      and w.text and w.text.strip()]
             rects = []
             for w in labels:
+                gone = missing_glyphs(w)
+                if gone:
+                    bad.append((w.text, f"{w.font_name} has no glyph for "
+                                        f"{', '.join(f'U+{ord(c):04X} {c}' for c in gone)} "
+                                        f"(drawn as an empty box)"))
                 size = float(w.font_size)
                 tags = [float(x) for x in SIZE_TAG.findall(w.text)] if w.markup else []
                 if min([size] + tags) < least:
@@ -209,7 +226,8 @@ class Driver:
                 why = self._fit(w, screen, area)
                 if why:
                     bad.append((w.text, why))
-                rects.append((w, line_rects(w)))
+                if not isinstance(w, Toast):      # it floats over the screen for seconds
+                    rects.append((w, line_rects(w)))
             for i, (a, ra) in enumerate(rects):
                 for b, rb in rects[i + 1:]:
                     if _overlap(ra, rb):
@@ -270,6 +288,11 @@ class Driver:
         core = (MarkupLabel if w.markup else CoreLabel)(text=w.text, **kw)
         core.refresh()
         cw, ch = core.content_size
+        if w.text_size[0] is not None and not w.markup:
+            for word in w.text.split():                # a word wider than the box gets
+                ww = core.get_extents(word)[0]          # broken in two by the wrapping
+                if ww > width:
+                    return f"the word {word!r} ({ww:.0f}px) is broken in a {width:.0f}px box"
         limit = w.text_size[1] if w.text_size[1] is not None else w.height
         if ch > limit + 2:
             return f"needs {ch:.0f}px height, has {limit:.0f}"
@@ -278,6 +301,78 @@ class Driver:
         if w.text_size[1] is None and w.texture_size[1] > w.height + 2:
             return f"{w.texture_size[1]}px tall in {w.height:.0f}px"
         return None
+
+
+_FONTS = {}
+_GLYPH = {}
+_NONE = "\U0010fffd"             # a code point no font here has: its .notdef drawing
+_TAG = re.compile(r"\[(/?)(\w+)(?:=([^\]]*))?\]")
+
+
+def _font(name):
+    from kivy.resources import resource_find
+    if name not in _FONTS:
+        path = None
+        for cand in (name, f"{name}.ttf", f"{name}.otf"):
+            path = resource_find(cand)
+            if path:
+                break
+        if path is None:
+            from kivy.core.text import LabelBase
+            reg = LabelBase._fonts.get(name)
+            path = reg[0] if reg else None
+        from PIL import ImageFont
+        _FONTS[name] = ImageFont.truetype(path, 40) if path else None
+    return _FONTS[name]
+
+
+def _has_glyph(font_name, ch) -> bool:
+    key = (font_name, ch)
+    if key not in _GLYPH:
+        font = _font(font_name)
+        if font is None:
+            _GLYPH[key] = True
+        else:
+            a, b = font.getmask(ch), font.getmask(_NONE)
+            _GLYPH[key] = (a.size, bytes(a)) != (b.size, bytes(b))
+    return _GLYPH[key]
+
+
+def _runs(w):
+    """``(font name, text)`` runs of a label (markup ``[font=]`` spans their own)."""
+    if not w.markup:
+        return [(w.font_name, w.text)]
+    out, fonts, pos = [], [w.font_name], 0
+    for m in _TAG.finditer(w.text):
+        out.append((fonts[-1], w.text[pos:m.start()]))
+        pos = m.end()
+        if m.group(2) == "font":
+            if m.group(1):
+                if len(fonts) > 1:
+                    fonts.pop()
+            else:
+                fonts.append(m.group(3))
+    out.append((fonts[-1], w.text[pos:]))
+    return [(f, t.replace("&bl;", "[").replace("&br;", "]").replace("&amp;", "&"))
+            for f, t in out]
+
+
+def plain(w) -> str:
+    """A label's text as drawn: without its markup tags."""
+    return "".join(t for _f, t in _runs(w)) if getattr(w, "markup", False) else w.text
+
+
+def missing_glyphs(w) -> list:
+    """The characters of a label its font cannot draw (they come out as empty boxes)."""
+    import unicodedata
+    gone = []
+    for font, text in _runs(w):
+        for ch in set(text):
+            if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs"):
+                continue
+            if not _has_glyph(font, ch) and ch not in gone:
+                gone.append(ch)
+    return sorted(gone)
 
 
 def _clip(w):
@@ -350,7 +445,7 @@ def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
         if None in st.prompts:
             tb = getattr(g, "table_bot", None)
             p = st.prompts[None]
-            move, args = tb(g, st, None, rng) if tb else (p.get("next") or p["moves"][0],
+            move, args = tb(g, g.observe(st, None), rng) if tb else (p.get("next") or p["moves"][0],
                                                         p.get("next_args") or {})
             hub.table_move(move, args)
             continue
@@ -361,6 +456,6 @@ def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
             s.tick()
             continue
         bots = g.bots
-        move, args = bots.get(bot, bots["random"])(g, st, seats[0], rng)
+        move, args = bots.get(bot, bots["random"])(g, g.observe(st, seats[0]), rng)
         hub.submit(seats[0], move, args)
     raise AssertionError("the state was never reached")

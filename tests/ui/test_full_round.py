@@ -47,15 +47,15 @@ def test_a_trade_warz_round_from_the_lobby_to_the_scores(tmp_path, start_app):
             if st.round >= 2 or st.is_over():
                 break
             if None in st.prompts:
-                move, args = game.table_bot(game, st, None, rng)
+                move, args = game.table_bot(game, game.observe(st, None), rng)
                 hub.table_move(move, args)
                 table_moves += 1
                 continue
             seat = min(st.prompts)
-            move, args = game.bots["greedy"](game, st, seat, rng)
+            move, args = game.bots["greedy"](game, game.observe(st, seat), rng)
             if move == "place_export":
                 reply = phones[seat].send("aim_export", {"partner": args["partner"],
-                                                         "slot": args["slot"]})
+                                                         "slot": args["slot"]}, timeout=30)
                 assert reply["ok"], reply
                 before = hub.session.version
                 said = link.type_card(names[args["card"]])
@@ -63,7 +63,7 @@ def test_a_trade_warz_round_from_the_lobby_to_the_scores(tmp_path, start_app):
                 d.wait_for(lambda: hub.session.version > before, timeout=10)
                 scanned += 1
             else:
-                reply = phones[seat].send(move, args)
+                reply = phones[seat].send(move, args, timeout=30)   # a busy machine
                 assert reply["ok"], (move, args, reply)
                 phone_moves += 1
             d.pump(1)
@@ -74,7 +74,7 @@ def test_a_trade_warz_round_from_the_lobby_to_the_scores(tmp_path, start_app):
         assert len(placed) == scanned
         # each phone's own view holds its hand; nobody else's does
         for p in phones:
-            view = p.wait_view(lambda v: v.get("seq", 0) >= st.seq, timeout=5)
+            view = p.wait_view(lambda v: v.get("seq", 0) >= st.seq, timeout=30)
             assert view["seat"] == p.seat
         d.pump()
         d.tap(d.one("Scores"))

@@ -118,8 +118,9 @@ def test_closing_the_bids_takes_two_taps(hub, start_app):
 
 def test_an_action_card_by_touch_then_undo_then_pass(hub, start_app):
     start_gp(hub)
+    d = start_app(hub)                  # the screen sees the reveal happen, and moves on
     bid_all(hub, threads=False)
-    d = start_app(hub)
+    d.pump()
     d.tap(button(d, "Continue"))
     v = hub.public_view()
     seat = v["waiting"][0]
@@ -143,8 +144,9 @@ def test_an_action_card_by_touch_then_undo_then_pass(hub, start_app):
 
 def test_a_refused_move_says_why_and_changes_nothing(hub, start_app):
     start_gp(hub)
+    d = start_app(hub)                  # the screen sees the reveal happen, and moves on
     bid_all(hub, threads=False)
-    d = start_app(hub)
+    d.pump()
     d.tap(button(d, "Continue"))
     v = hub.public_view()
     card = next(c for c in v["game_view"]["face_up"] if c["target"])

@@ -140,3 +140,36 @@ def test_great_powers_recap_reads_the_turn_from_public_notices():
     assert rec["peeked"][0]["seat"] == 0
     assert adapter_for("great-powers") is GP
     assert type(adapter_for("no-such-game")) is GameUI
+
+
+def test_the_game_ending_takes_over_a_tab_tapped_before():
+    nav = model.Nav()
+    playing = {"session": "s", "phase": "income", "round": 5, "outcome": None}
+    nav.tab, nav.tab_at = "scores", model.where(playing)
+    over = dict(playing, outcome={"winners": [0], "reason": "", "scores": {}})
+    assert model.route(over, nav, GameUI()) == "victory"     # at once, same phase and round
+    nav.tab, nav.tab_at = "scores", model.where(over)          # a tab tapped after the end
+    assert model.route(over, nav, GameUI()) == "scores"
+
+
+@pytest.mark.parametrize("result,title,tone", [
+    ("matched", "Card scanned \u2713", "ok"), ("recorded", "Card scanned", "info"),
+    ("read", "Card scanned", "info"), ("mismatch", "Scanned card does not match", "danger"),
+    ("refused", "Scan not accepted", "warn"), ("unknown", "Card not recognised", "warn")])
+def test_every_scan_has_a_banner_under_its_own_heading(result, title, tone):
+    scan = {"card": "kale", "name": "Organic Kale Futures", "result": result,
+            "message": "Matches what was chosen on the phone.", "at": 12.5}
+    row = model.scan_row(scan)
+    assert row[0] == title and row[2] == tone and row[3] == ("scan", 12.5)
+    if result != "unknown":
+        assert row[1].startswith("Organic Kale Futures: ")
+    assert model.scan_row(None) is None
+
+
+def test_a_refused_scan_shows_once_under_the_scan_heading_not_as_an_alert():
+    view = {"hub": {"alerts": [{"kind": "scan", "message": "Not a card of this game."},
+                               {"kind": "reader", "message": "Reader unplugged"}],
+                    "scan": {"card": None, "result": "unknown", "at": 3.0,
+                             "message": "Not a card of this game."}}}
+    assert [r[0] for r in model.alert_rows(view)] == ["Card reader"]
+    assert model.scan_row(view["hub"]["scan"])[0] == "Card not recognised"

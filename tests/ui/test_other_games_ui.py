@@ -37,7 +37,7 @@ def test_battle_screen_hp_stamina_locks_and_turn_order(hub, clock, start_app):
     assert f"Turn 1 \u00b7 0 of {len(battle['seats'])} locked" in d.texts()
     seat = battle["seats"][0]
     s = hub.session
-    move, args = s.game.bots["random"](s.game, s.state, seat, __import__("random").Random(1))
+    move, args = s.game.bots["random"](s.game, s.game.observe(s.state, seat), __import__("random").Random(1))
     phone(hub.submit, seat, move, args)
     d.pump()
     assert f"Turn 1 \u00b7 1 of {len(battle['seats'])} locked" in d.texts()

@@ -1,5 +1,5 @@
 """The app is only a view: kill the table screen's process (SIGKILL, mid-game) and start it
-again on the same log; the game is where it was."""
+again on the same log; the game is where it was, on the same screen."""
 import json
 import os
 import signal
@@ -36,8 +36,7 @@ def test_killed_and_restarted_the_screen_shows_the_same_game(tmp_path, start_app
     after = hub.public_view()
     after.pop("hub")
     assert after == before["view"]
-    assert d.app.screen_name == "gp_reveal"  # the turn's reveal, then the same action phase
-    d.tap(d.one("Continue", TButton))
+    # the same screen: the turn's reveal was seen before the crash, it is not held again
     assert d.app.screen_name == "gp_action"
     seat = after["waiting"][0]
     assert d.find(f"{after['players'][seat]} passes", TButton)

@@ -80,6 +80,8 @@ def test_great_powers_screens(hub, start_app):
     d.tap(d.one("Now", TButton))
     assert d.app.screen_name == "victory"
     check(d, "800x480-victory")
+    summary = [t for t in d.texts() if t.startswith("Played in")]   # the game's summary
+    assert len(summary) == 1 and "\nBid (10×): " in summary[0], summary
 
 
 @pytest.mark.parametrize("n", [3, 8])
@@ -151,3 +153,15 @@ def test_timer_bigger(toy_hub, clock, start_app, size):
     clock.advance(40)
     d.app._tick()
     check(d, "%dx%d-timer" % size)
+
+
+def test_the_victory_summary_gives_the_game_length_and_time_per_phase_longest_first():
+    from ui.screens.victory import time_lines
+    summary = {"seconds": 3725.4, "phases": [
+        {"phase": "bid", "label": "Bid", "count": 10, "seconds": 610.0},
+        {"phase": "trade", "label": "Trade", "count": 1, "seconds": 1800.0},
+        {"phase": "score", "label": "Score", "count": 10, "seconds": 59.6}]}
+    assert time_lines(summary).split("\n") == [
+        "Played in 1:02:05; time per phase:", "Trade: 30:00", "Bid (10×): 10:10",
+        "Score (10×): 1:00"]
+    assert time_lines(None) == "" and time_lines({"phases": []}) == ""

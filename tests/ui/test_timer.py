@@ -82,3 +82,26 @@ def test_a_warning_announced_by_the_hub_sounds_once(toy_hub, clock, start_app):
     clock.advance(1)
     d.app._tick()
     assert len(d.app.sounds_played) == 1
+
+
+def test_time_is_up_shows_zero_and_time_for_at_least_two_seconds(toy_hub, clock, start_app):
+    d = start_app(toy_hub, catalog={"toy": Toy()}, time_hold=2.5)
+    app = d.app
+    digits = app.screen("timer").ids.digits
+    d.tap(d.tid("tab:round"))                         # looking elsewhere when time runs out
+    clock.advance(59.5)
+    app._tick()
+    d.pump()
+    assert app.root.ids.top.ids.timer_chip.text == "0:01"
+    clock.advance(0.6)
+    toy_hub.start_timers()                            # the hub's thread runs the deadline
+    d.wait_for(lambda: app.view.get("round") == 2)
+    assert app.screen_name == "timer"                 # the buzzer moment, never skipped
+    assert digits.text == "0:00" and app.screen("timer").state_text == "Time!"
+    assert "Time!" in d.texts()
+    m = app.moment
+    assert m["kind"] == "time" and m["timer"] == "bid" and m["until"] - m["since"] >= 2.0
+    d.check("timer-time-up")
+    d.wait_for(lambda: not app.moment, timeout=30)    # then the game's next moment
+    assert app.screen_name == "timer" and digits.text == "1:00"
+    assert app.screen("timer").state_text == ""

@@ -238,6 +238,17 @@ def test_the_flip_lists_every_export_and_the_disputes_show_at_once(hub, clock, s
         assert x["partner_name"] in texts and f"Slot {x['slot']}" in texts
         assert x["player"] in texts and (x["name"] or "no card") in texts
     d.check("tw-flip")
+    # every flipped card on the reader: each row says so on one line ("contested · scanned")
+    for x in gv["flip"]:
+        if x.get("card"):
+            phone(hub.scan, x["card"])
+    d.pump()
+    from ui.screens.trade_warz import FlipRow
+    rows = d.widgets(FlipRow, clip=False)
+    assert rows and all(r.state.endswith("\u00b7 scanned") for r in rows if r.card != "no card")
+    for r in rows:
+        assert r.contested == (r.state.startswith("contested"))
+    d.check("tw-flip-scanned")
     contests = gv["disputes"]["contests"]
     d.tap(d.tid("tab:tw_disputes"))
     if contests:

@@ -45,6 +45,12 @@ class GameUI:
         """The screen for this moment of the game, or None for the generic choice."""
         return None
 
+    def moments_now(self, view, journal) -> list:
+        """The ack keys of the moments ``route`` would hold on screen now (a reveal, a recap).
+        A screen that starts in the middle of a game (a restart, a resumed game) takes them
+        as seen: they happened before it, and it shows the game as it is."""
+        return []
+
     def rounds_total(self, view):
         return model.rounds_total(view)
 

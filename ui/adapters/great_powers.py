@@ -50,22 +50,43 @@ class GreatPowersUI(GameUI):
 
     def route(self, view, acks, journal):
         phase, gv = view.get("phase"), view.get("game_view") or {}
-        turn = gv.get("turn") or view.get("round")
-        sid = view.get("session")
         if phase == "bid":
-            prev = turn - 1
-            if prev >= 1 and ("recap", sid, prev) not in acks and journal is not None:
-                if turn_recap(journal.notices(), prev)["scored"]:
-                    return "gp_score"
+            key = self._recap(view, journal)
+            if key is not None and key not in acks:
+                return "gp_score"
             return "gp_powers"
         if phase == "action":
-            if gv.get("results") and ("reveal", sid, turn) not in acks:
+            key = self._reveal(view)
+            if key is not None and key not in acks:
                 return "gp_reveal"
             return "gp_action"
         if phase == "score":
             return "gp_score"
         if phase == "event":
             return "gp_war" if gv.get("war") else "gp_score"
+        return None
+
+    def moments_now(self, view, journal):
+        key = self._reveal(view) if view.get("phase") == "action" else \
+            self._recap(view, journal) if view.get("phase") == "bid" else None
+        return [key] if key is not None else []
+
+    @staticmethod
+    def _reveal(view):
+        """The bid reveal's ack key while this turn has one to show."""
+        gv = view.get("game_view") or {}
+        if gv.get("results"):
+            return ("reveal", view.get("session"), gv.get("turn") or view.get("round"))
+        return None
+
+    @staticmethod
+    def _recap(view, journal):
+        """The last turn's recap's ack key while there is one to show (its scoring is in the
+        journal of the notices this screen saw)."""
+        gv = view.get("game_view") or {}
+        prev = (gv.get("turn") or view.get("round") or 0) - 1
+        if prev >= 1 and journal is not None and turn_recap(journal.notices(), prev)["scored"]:
+            return ("recap", view.get("session"), prev)
         return None
 
     def score(self, view, journal=None):

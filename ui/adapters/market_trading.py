@@ -14,11 +14,9 @@ class MarketTradingUI(GameUI):
 
     def resources(self, game):
         """``[(id, name, tier, value)]`` from the game's data (static, not state)."""
-        try:
-            res = game.rules.resources
-        except AttributeError:
+        if game is None:
             return []
-        return [(k, r.name, r.tier, r.value) for k, r in res.items()]
+        return [(k, r.name, r.tier, r.value) for k, r in game.rules.resources.items()]
 
     def round_info(self, view):
         gv = view.get("game_view") or {}

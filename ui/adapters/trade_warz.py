@@ -47,12 +47,19 @@ class TradeWarzUI(GameUI):
     # -- navigation ---------------------------------------------------------------------------
     def route(self, view, acks, journal):
         phase, gv = view.get("phase"), view.get("game_view") or {}
-        if gv.get("leader_pick") and view.get("round") == 1 and phase in BEFORE_POLICY and \
-                ("leaders", view.get("session")) not in acks:
+        if self.moments_now(view, journal) and ("leaders", view.get("session")) not in acks:
             return "tw_leaders"
         if phase == "policy" and gv.get("policy_reveal"):
             return "tw_policies"
         return PHASE_SCREENS.get(phase)
+
+    def moments_now(self, view, journal):
+        """The Leader pick's result, shown until Continue (round 1, before the Policies)."""
+        gv = view.get("game_view") or {}
+        if gv.get("leader_pick") and view.get("round") == 1 and \
+                view.get("phase") in BEFORE_POLICY:
+            return [("leaders", view.get("session"))]
+        return []
 
     def ring(self, game):
         return [(n, ph.label or n) for n, ph in game.phases.items() if n != "leaders"]

@@ -195,6 +195,10 @@ class RevealScreen(ViewScreen):
         self._start()
 
     def on_leave(self):
+        self.stop()
+
+    def stop(self):
+        """No more steps by themselves (the screen is left, or the app closes)."""
         if self._ev is not None:
             self._ev.cancel()
             self._ev = None
@@ -233,6 +237,9 @@ class RevealScreen(ViewScreen):
 
     def _build_columns(self):
         box = self.ids.columns
+        if not getattr(self, "_bound", False):       # the chips' lines follow the room
+            self._bound = True
+            box.bind(height=lambda *_: self._draw() if self._view else None)
         box.clear_widgets()
         self._cols = {}
         u = self.app.u
@@ -250,10 +257,12 @@ class RevealScreen(ViewScreen):
         per_col = {}
         for st in steps:
             per_col.setdefault(st["trait"], []).append(st)
-        # every column has the same number of equal slots, filled from the top
+        # every column has the same number of equal slots, filled from the top; a chip is two
+        # lines (name, change) while two lines of 18 px fit in its slot, else one line
         slots = max([len(v) for v in per_col.values()] + [5])
-
-        compact = slots > 5         # more bids on a trait than fit as two-line chips
+        u = self.app.u
+        room = self.ids.columns.height - u * (32 + 4) - u * 2 * (slots - 1)
+        compact = room / slots < u * CHIP_TWO_LINES
 
         def chip(c, st):
             c.opacity = 0 if st is None else 1
@@ -304,6 +313,9 @@ class RevealScreen(ViewScreen):
     def done(self):
         v = self._view
         self.app.ack(("reveal", v.get("session"), (v.get("game_view") or {}).get("turn")))
+
+
+CHIP_TWO_LINES = 48        # units a bid chip needs for its two lines (18 px each, padding)
 
 
 def step_change(st, short=False) -> str:
@@ -373,6 +385,7 @@ class ActionScreen(ViewScreen):
             t.card, t.title, t.text, t.target, t.live = c, c["name"], c["text"], c["target"], live
             t.tid = f"gp:card:{c['id']}"
         fill(grid, cards, self._tile, tile)
+        self._share()
         self.ids.empty.opacity = 0 if cards else 1
         order = gv.get("order") or []
         taken = gv.get("taken") or {}
@@ -388,6 +401,8 @@ class ActionScreen(ViewScreen):
                 c.status = "took" if t.get("resolved") else "discarded"
             else:
                 c.status = "next" if phase == "action" else ""
+        # one row up to four players, two rows beyond (a name and its word fit)
+        self.ids.order.cols = max(1, len(order) if len(order) <= 4 else -(-len(order) // 2))
         fill(self.ids.order, order, OrderChip, chip)
         if self.chooser >= 0:
             who = seat_name(view, self.chooser)
@@ -405,8 +420,24 @@ class ActionScreen(ViewScreen):
 
     def _tile(self):
         t = CardTile()
-        t.bind(on_release=self.pick)
+        t.bind(on_release=self.pick, minimum_height=self._share)
         return t
+
+    def _share(self, *_):
+        """Every card as tall as the tallest needs (its title and text, inside its border),
+        and the rows fill the panel when they fit; otherwise they scroll."""
+        grid, scroll = self.ids.cards, self.ids.scroll
+        if not getattr(self, "_bound", False):
+            self._bound = True
+            scroll.bind(height=self._share)
+        tiles = list(grid.children)
+        if not tiles:
+            return
+        rows = max(1, -(-len(tiles) // grid.cols))
+        share = (scroll.height - grid.spacing[1] * (rows - 1)) / rows
+        h = max([share] + [t.minimum_height for t in tiles])
+        for t in tiles:
+            t.height = h
 
     def pick(self, tile):
         if self.chooser < 0:
@@ -496,10 +527,8 @@ class ScorePhaseScreen(ViewScreen):
         self._pending(view, gv, phase)
 
     def _rules(self):
-        try:
-            return self.app.hub.session.game.rules.score
-        except AttributeError:
-            return ()
+        game = self.app.hub.game
+        return game.rules.score if game is not None else ()
 
     def _awards(self, view, rec):
         scored = {n["trait"]: n for n in rec["scored"]}

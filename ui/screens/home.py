@@ -81,7 +81,7 @@ class HomeScreen(ViewScreen):
         if [getattr(b, "game", None) for b in reversed(box.children)] != list(cat):
             box.clear_widgets()
             for name, g in cat.items():
-                b = TButton(text=g.title, fs=20, size_hint_y=None, height=u * 50,
+                b = TButton(text=g.title, fs=20, size_hint_y=None, height=u * 46,
                             tid=f"home:game:{name}")
                 b.game = name
                 b.bind(on_release=lambda btn: self.pick_game(btn.game))

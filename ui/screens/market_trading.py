@@ -37,7 +37,7 @@ class MarketScreen(ViewScreen):
     def update(self, view):
         gv = view.get("game_view") or {}
         app = self.app
-        game = app.hub.session.game if app.hub.session else None
+        game = app.hub.game
         res = app.adapter.resources(game) if game is not None else []
         if not res:
             res = [(k, k.replace("-", " ").capitalize(), 1, "") for k in gv.get("market") or {}]

@@ -65,10 +65,10 @@ class RoundScreen(ViewScreen):
 
     def update(self, view):
         app = self.app
-        session = app.hub.session
-        if session is None:
+        game = app.hub.game
+        if game is None:
             return
-        ring = app.adapter.ring(session.game)
+        ring = app.adapter.ring(game)
         names = [n for n, _ in ring]
         self.ids.ring.phases = [label for _, label in ring]
         self.ids.ring.current = names.index(view["phase"]) if view.get("phase") in names else -1

@@ -33,6 +33,18 @@ class TimerScreen(ViewScreen):
     can_next = BooleanProperty(False)
     next_text = StringProperty("")
     hint = StringProperty("")
+    # little height (a banner above, players' rows below): the hint line gives its room to
+    # the digits (decided from the screen's height, not the digits', so it never flickers)
+    tight = BooleanProperty(False)
+
+    def on_size(self, *_):
+        self._tight()
+
+    def _tight(self):
+        rows = self.ids.get("rows")
+        if rows is None:
+            return
+        self.tight = bool(rows.opacity) and self.height < self.app.u * 400
 
     def update(self, view):
         self._view = view
@@ -77,7 +89,8 @@ class TimerScreen(ViewScreen):
             w.colour = COLOURS.get(row[2], theme.MUTED)
         fill(box, rows, SeatStatus, put)
         box.opacity = 1 if rows else 0
-        box.cols = 1 if len(rows) <= 1 else (2 if len(rows) <= 4 else 3)
+        box.cols = 1 if len(rows) <= 1 else 2
+        self._tight()
 
     def tick(self, now):
         view = getattr(self, "_view", None)

@@ -98,6 +98,8 @@ def policy_meta(r) -> str:
         parts.append(f"at {r['partner_name']}")
     if r.get("fast_pass"):
         parts.append("Fast-Pass: board locked")
+    if r.get("checked"):
+        parts.append("scanned, matches")
     return " \u00b7 ".join(parts)
 
 
@@ -132,7 +134,7 @@ class PoliciesScreen(ViewScreen):
             c.text = r.get("text") or ""
             c.colour = theme.seat_colour(s)
         grid = self.ids.cards
-        grid.cols = 2 if len(rows) <= 4 else 3
+        grid.cols = 2                        # large cards; five or six players scroll
         cards = fill(grid, rows, PolicyCard, card)
         for c in cards:
             c.unbind(minimum_height=self._even)
@@ -152,6 +154,7 @@ class FlipRow(BoxLayout):
     state = StringProperty("")
     colour = ColorProperty(theme.MUTED)
     bad = BooleanProperty(False)
+    contested = BooleanProperty(False)
 
 
 class FlipHeader(TLabel):
@@ -205,7 +208,10 @@ class FlipScreen(ViewScreen):
             w.player = x.get("player") or model.names(view, [x.get("seat")])
             w.card = x.get("name") or "no card"
             word = FLIP_WORDS.get(x.get("state"), x.get("state") or "")
-            w.state = "contested" if x.get("contested") and x.get("state") == "up" else word
+            w.contested = bool(x.get("contested") and x.get("state") == "up")
+            w.state = "contested" if w.contested else word
+            if x.get("checked"):
+                w.state += " \u00b7 scanned"
             w.bad = x.get("state") in ("void", "discarded", "unpaid", "lost")
             w.colour = theme.seat_colour(x.get("seat") or 0)
         self.ids.none.opacity = 0 if flip else 1
@@ -248,20 +254,16 @@ class UpkeepScreen(ViewScreen):
                                      "effects": [], "state": "empty"}
                                     for k, v in theme.UPKEEP.items()]
         app = self.app
-        u = app.u
         box = self.ids.steps
-        if not box.children:                        # four columns with arrows between
-            for i in range(4):
+        if not box.children:                        # four columns, in upkeep order
+            for _ in range(4):
                 box.add_widget(StepColumn())
-                if i < 3:
-                    box.add_widget(TLabel(text="\u2192", font_name=theme.FONT_SYM,
-                                          halign="center", fs=20, size_hint_x=None,
-                                          width=u * 18, color=theme.MUTED))
         columns = [w for w in reversed(box.children) if isinstance(w, StepColumn)]
         for col, st in zip(columns, steps):
             look = theme.UPKEEP.get(st["letter"], {})
             col.letter, col.name = st["letter"], st["name"]
-            col.scope, col.state = st.get("resolves", ""), st.get("state", "")
+            col.scope = look.get("scope") or st.get("resolves", "")
+            col.state = st.get("state", "")
             col.ring = look.get("ring", theme.MUTED)
             col.fill = look.get("fill", theme.PANEL_HI)
             shown = st.get("effects") or []
@@ -346,7 +348,7 @@ class DisputesScreen(ViewScreen):
         def chip(c, s):
             c.name = view["players"][s]
             c.detail = f"{gdp[s] if s < len(gdp) else '?'} GDP" + \
-                (" \u00b7 chooses" if s == chooser else "")
+                (" \u00b7 chooses" if s == chooser and len(order) <= 4 else "")
             c.colour, c.lit = theme.seat_colour(s), s == chooser
         fill(self.ids.order, order, TWOrderChip, chip)
         contests = [c for c in disp.get("contests") or []

@@ -18,20 +18,40 @@ def winner_line(view) -> str:
     return f"{model.names(view, w)} share the win!"
 
 
+def _mmss(seconds) -> str:
+    seconds = int(round(seconds or 0))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def time_lines(summary) -> str:
+    """The game's length and time per phase, from the hub's summary (the session clock, so a
+    pause is not counted): 'Played in 48:10' then one line per phase, most time first."""
+    if not summary or not summary.get("phases"):
+        return ""
+    lines = [f"Played in {_mmss(summary.get('seconds'))}; time per phase:"]
+    for row in sorted(summary["phases"], key=lambda r: -r["seconds"]):
+        times = f" ({row['count']}×)" if row["count"] > 1 else ""
+        lines.append(f"{row['label']}{times}: {_mmss(row['seconds'])}")
+    return "\n".join(lines)
+
+
 class VictoryScreen(ViewScreen):
     winners = StringProperty("")
     why = StringProperty("")
     tiebreak = StringProperty("")
     saved = StringProperty("")
+    times = StringProperty("")          # the game's length and time per phase (the summary)
 
     def update(self, view):
         o = view.get("outcome") or {}
         self.winners = winner_line(view)
         reason = o.get("reason") or ""
-        self.why = f"Why: {reason}." if reason else ""
+        self.why = f"Why: {reason.rstrip('.')}." if reason else ""
         tb = o.get("tiebreak")
         self.tiebreak = f"Tiebreak used: {tb}." if tb else "No tiebreak was needed."
         self.saved = self._saved(view)
+        self.times = time_lines(self.app.hub.summary())
         players = view.get("players") or []
         scores = o.get("scores") or {}
         winners = o.get("winners") or []

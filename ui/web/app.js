@@ -211,7 +211,9 @@
       default: return null;
     }
   }
-  function summaryOf(w) {
+  function summaryOf(w, widget) {
+    const own = widget && widget.words ? widget.words(w) : null;   // a move's own wording
+    if (own) return own;
     const parts = w.items.map(answerWords).filter((x) => x);
     const arrows = w.items.every((i) => i.spec.kind === "one" || i.spec.kind === "order" || !i.ok);
     return parts.join(arrows ? " → " : " · ");
@@ -227,6 +229,26 @@
     lastPromptSig: null, timeUp: null, seenTimeUpRev: null, moments: [], renaming: false, dev: DEV,
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
+
+  // Half an answer survives a reload (a swipe, a browser that dropped the tab in the
+  // background): what was picked and which move was open, for this tab (sessionStorage), for
+  // this seat; drawn again like any answer, so a pick the game no longer offers is dropped.
+  const DRAFTS = "tc.drafts." + location.host;
+  function saveDrafts() {
+    const sid = S.view && S.view.session;
+    if (sid) for (const k of Object.keys(S.answers)) if (!k.startsWith(sid + ":")) delete S.answers[k];
+    try {
+      sessionStorage.setItem(DRAFTS, JSON.stringify({ seat: S.creds ? S.creds.seat : null, answers: S.answers, open: S.openMove },
+        (k, v) => (v === CLEARED ? { cleared: true, draft: 1 } : v)));
+    } catch (e) { /* private mode or full: no drafts */ }
+  }
+  (function loadDrafts() {
+    try {
+      const d = JSON.parse(sessionStorage.getItem(DRAFTS) || "null",
+        (k, v) => (v && v.draft === 1 && v.cleared === true ? CLEARED : v));
+      if (d && typeof d === "object") { S.answers = d.answers || {}; S.openMove = d.open || {}; S.draftSeat = d.seat; }
+    } catch (e) { /* a broken draft is no draft */ }
+  })();
 
   // -- screens -----------------------------------------------------------------------------------
   function showJoin(message) {
@@ -274,6 +296,8 @@
   }
   const postJoin = (body) => post("/join", body);
   function adopt(creds) {
+    if (S.draftSeat !== undefined && S.draftSeat !== null && S.draftSeat !== creds.seat) { S.answers = {}; S.openMove = {}; }
+    S.draftSeat = creds.seat;
     S.creds = creds;
     save(STORE, { token: creds.token, table: creds.table, name: creds.name, seat: creds.seat });
     showGame();
@@ -506,6 +530,10 @@
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent." };
       if (p.key) delete S.answers[p.key];
+      // the question is answered: its pickers close (an open form with nothing chosen reads
+      // as if the move had not been taken)
+      const session = S.view && S.view.session;
+      if (session && S.openMove[session] === p.move) S.openMove[session] = null;
       vibrate(30);
     } else {
       S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
@@ -757,6 +785,7 @@
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
     if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
+    if (v.game === "trade-warz") return [v.phase === "trade"];
     return null;
   }
   function gameStats(v, gv) {
@@ -784,6 +813,12 @@
         out.push(el("details", {}, el("summary", { text: "Your hand (" + hand.length + " cards)" }), list));
       }
       if (p.facedown && p.facedown.length) out.push(el("p", { class: "muted", text: "Your face-down Exports: " + p.facedown.map((f) => (f.name || "?") + " → " + partnerName(v, f.partner) + " slot " + f.slot).join("; ") }));
+      // where the next card put on the table's reader goes (Aim), so the player knows the
+      // aim was taken and what to do next
+      if (Array.isArray(p.aim) && p.aim.length === 2 && v.phase === "trade") {
+        out.push(el("p", { class: "aim", data: { panel: "aim" } }, "Your next scanned Export goes to ",
+          el("b", { text: partnerName(v, p.aim[0]) + ", slot " + p.aim[1] }), ": put the card on the table's reader."));
+      }
     } else if (v.game === "battle-builder") {
       const stats = el("div", { class: "stats" });
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
@@ -916,6 +951,7 @@
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     redraw(box, kids);
+    saveDrafts();
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
@@ -1009,7 +1045,7 @@
     if (widget && widget.intro) { const x = widget.intro(v, m, w); if (x) form.append(x); }
     if (m.sealed) form.append(el("p", { class: "secret", data: { sealed: "1" } }, "Secret: nobody sees your choice until everyone has chosen."));
     for (const item of w.items) form.append(picker(v, m, item, answers, w, widget));
-    const words = summaryOf(w);
+    const words = summaryOf(w, widget);
     const sendLabel = w.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
       "Still to choose: " + w.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
     form.append(el("button", { type: "button", class: "primary big send", id: "send", data: { send: m.move },
@@ -1019,7 +1055,7 @@
         if (!now.complete) return;
         const window_ = m.sealed && v.prompt && v.prompt.window;
         send(m.move, now.args, m.sealed ? "Your secret choice" : m.label,
-          { key: key, sealed: m.sealed, window: window_, session: v.session, words: summaryOf(now) || m.label });
+          { key: key, sealed: m.sealed, window: window_, session: v.session, words: summaryOf(now, widget) || m.label });
       } }, sendLabel));
     if (!single && (m.args || []).length) {
       form.append(el("button", { type: "button", class: "link", data: { action: "close-form" },
@@ -1175,11 +1211,12 @@
           autocomplete: "off", enterkeyhint: "done",
           oninput: (e) => {
             answers[spec.name] = e.target.value;
+            saveDrafts();
             const now = walk(m.args || [], answers);
             const btn = $("#send");
             if (btn) {
               btn.disabled = !now.complete || !!S.pending;
-              const words = summaryOf(now);
+              const words = summaryOf(now, widget);
               btn.textContent = now.complete ? ((m.sealed ? "Lock in" : m.label) + (words ? (m.sealed ? " " : ": ") + words : "")) :
                 "Still to choose: " + now.missing.map((s) => (s.label || pretty(s.name)).replace(/[?:]\s*$/, "")).join(", ");
             }
@@ -1264,6 +1301,17 @@
   function context(...kids) { return el("div", { class: "context", data: { panel: "context" } }, kids); }
   const WIDGETS = {
     "great-powers": {},
+    "market-trading": {
+      // "Trade: take 1 Grain, give 1 Salt" (an arrow between them read either way round)
+      trade: { words: (w) => {
+        const said = (name) => {
+          const item = w.items.find((x) => x.spec.name === name);
+          return item && item.ok ? answerWords(item) : null;
+        };
+        const take = said("take"), give = said("give");
+        return take && give ? "take " + take + ", give " + give : null;
+      } },
+    },
     "trade-warz": {
       // the blind Leader pick as one ordered pick: the first tap is the wish, the next taps
       // the back-ups in case it is taken (the specs' `leader` and `ranking`)
@@ -1447,7 +1495,8 @@
       const online = sid && sid in S.presence ? S.presence[sid] : !!(seats[i] && seats[i].online);
       const tags = [];
       if (i === mySeat) tags.push(el("span", { class: "tag you", text: "you" }));
-      if (st.phase === "lobby" && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
+      // a seat nobody has joined yet (a late joiner may still take it), in the game too
+      if (!st.outcome && seats[i] && !seats[i].phone) tags.push(el("span", { class: "tag", text: "free seat" }));
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       if (st.outcome) { /* the game is over: nobody is choosing or to play */ } else
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));

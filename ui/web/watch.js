@@ -110,6 +110,7 @@
     const open = (d.windows || []).filter((w) => !w.revealed);
     const tag = (i) => {
       if (d.outcome) return null;
+      if (seats[i] && !seats[i].phone) return ["", "free seat"];     // nobody here to choose yet
       for (const w of open) if ((w.seats || []).includes(i)) return String(i) in (w.locked || {}) ? ["lock", "locked in"] : ["wait", "choosing"];
       return (d.waiting || []).includes(i) ? ["wait", "to play"] : null;
     };

@@ -18,12 +18,10 @@ def event_words(event_type: str) -> str:
     return " ".join([words[0]] + [w.lower() for w in words[1:]]) if words else "move"
 
 
-def last_command(session) -> str | None:
+def last_command(hub) -> str | None:
     """What Undo would take back, described from the public history."""
-    if session is None:
-        return None
-    hist = session.history(None)
-    players = session.state.players
+    hist = hub.history(None)
+    players = hub.public_view().get("players") or []
     for item in reversed(hist):
         if item.get("undone") or item.get("kind") not in COMMAND_KINDS:
             continue
@@ -46,18 +44,31 @@ class Dialog(ModalView):
 class UndoDialog(Dialog):
     app = ObjectProperty(None)
     what = StringProperty("")
+    refused = StringProperty("")         # why the last tap on Undo did nothing, or ""
+
+    BUSY = ("Not undone yet: the table is still finishing the last tap. "
+            "Tap Undo again in a moment.")
+    CLOSED = "Not undone: the table screen is shutting down."
 
     def on_open(self):
-        w = last_command(self.app.hub.session)
+        w = last_command(self.app.hub)
         self.what = w or "Nothing to undo."
         self.ids.go.disabled = w is None
+        self.refused = ""
 
     def confirm(self):
+        """Undo through the command worker. If the worker does not take it (a command is
+        still running, the screen is closing), the dialog stays open and says why: a tap that
+        does nothing must never look like one that worked."""
         app = self.app
-        app.command(app.hub.undo, done=lambda r: app.show_toast(
+        taken = app.command(app.hub.undo, done=lambda r: app.show_toast(
             "Undone: " + event_words(next((n.get("what") for n in r.notices
                                            if n.get("kind") == "Undone"), "") or "move")))
+        if not taken:
+            self.refused = self.CLOSED if app.bridge is None or app.closed else self.BUSY
+            return False
         self.dismiss()
+        return True
 
 
 class CorrectionDialog(Dialog):
@@ -70,7 +81,7 @@ class CorrectionDialog(Dialog):
 
     def on_open(self):
         app = self.app
-        self.game = app.hub.session.game
+        self.game = app.hub.game
         self.counters = app.adapter.counters(self.game)
         if self.counters and not self.counter:
             self.counter = self.counters[0][0]

@@ -102,6 +102,10 @@ class TableMenu(Dialog):
         self.dismiss()
         App.get_running_app().table_home()
 
+    def join(self):
+        self.dismiss()
+        JoinDialog().open()
+
     def end_game(self):
         self.dismiss()
         app = App.get_running_app()
@@ -151,11 +155,53 @@ class SeatDialog(Dialog):
 
 class HandoverDialog(Dialog):
     """The one-seat join code as a QR big enough to scan across the table, the player's name,
-    and Cancel. The old phone is cut off when the new one opens the link."""
+    and Cancel (which withdraws the code if no phone has used it yet). The old phone is cut
+    off when the new one opens the link."""
     seat = NumericProperty(0)
     name = StringProperty("")
     url = StringProperty("")
     minutes = NumericProperty(10)
+
+    def on_open(self):
+        App.get_running_app().open_handovers[self.seat] = self
+
+    def on_dismiss(self):
+        App.get_running_app().open_handovers.pop(self.seat, None)
+
+    def claimed(self):
+        """A new phone took the seat: the code is used up; the dialog closes by itself."""
+        self.dismiss()
+
+    def cancel(self):
+        app = App.get_running_app()
+        self.dismiss()
+        if hasattr(app.hub, "cancel_handover"):
+            app.command(app.hub.cancel_handover, self.seat)
+
+
+class JoinDialog(Dialog):
+    """The table's join QR at any time (the lobby shows it only before the start): a phone
+    that arrives late takes a free seat, and a player whose phone dropped out opens it again
+    to come back to their seat. The link and room code are public (``hub.join_url``)."""
+    url = StringProperty("")
+    room = StringProperty("")
+    seats_text = StringProperty("")
+
+    def on_open(self):
+        app = App.get_running_app()
+        hub = app.view.get("hub") or {}
+        self.url = hub.get("join_url") or ""
+        self.room = hub.get("room") or ""
+        seats = hub.get("seats") or []
+        free = [s.get("name") or f"Seat {s['seat'] + 1}" for s in seats if not s.get("phone")]
+        if free:
+            self.seats_text = (f"Free: {', '.join(free)}. A new phone scans this and takes "
+                               f"a free seat.")
+        elif seats:
+            self.seats_text = "Every seat has a phone. A player whose phone dropped out scans " \
+                              "this to come back."
+        else:
+            self.seats_text = "Choose a game on Home first."
 
 
 class NameKeyboard(BoxLayout):
@@ -230,10 +276,16 @@ class RenameDialog(Dialog):
     name = StringProperty("")
 
     def on_open(self):
-        self.ids.keys.text = ""
+        kb = self.ids.kb
+        kb.bind(text=self._typed)
+        kb.text = ""
+        self._typed(kb, "")
+
+    def _typed(self, _kb, text):
+        self.ids.save.disabled = not text.strip()
 
     def save(self):
-        new = " ".join(self.ids.keys.text.split())
+        new = " ".join(self.ids.kb.text.split())
         if not new:
             return
         app = App.get_running_app()

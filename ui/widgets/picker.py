@@ -162,6 +162,8 @@ class MovePicker(BoxLayout):
         box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=u * 4)
         box.bind(minimum_height=box.setter("height"))
         cur = self.args.get(name) or {}
+        hi = spec.get("total", spec.get("max", 10**6))
+        full = sum(cur.values()) >= hi
         for o in options:
             key = str(o["value"])
             n = cur.get(key, 0)
@@ -173,7 +175,7 @@ class MovePicker(BoxLayout):
                                    spec, self.args.get(name), k, -1, options)),
                                lambda k=key: self.set(name, model.pick_step_count(
                                    spec, self.args.get(name), k, 1, options)),
-                               n > 0, n < int(o.get("max", 10**6)))
+                               n > 0, n < int(o.get("max", 10**6)) and not full)
             st.size_hint_x = None
             st.width = u * 200
             row.add_widget(st)

@@ -1,8 +1,10 @@
 """The frame around every screen: top bar, alert banners, the nav rail, the toast."""
 from kivy.app import App
-from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
+                             StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
+from kivy.uix.label import Label
 
 from ui import model
 
@@ -13,6 +15,43 @@ class TableRoot(FloatLayout):
 
 class TopBar(BoxLayout):
     pass
+
+
+class StatusLabel(Label):
+    """The top bar's status: ``full`` when it fits on one line, else ``short``."""
+    full = StringProperty("")
+    short = StringProperty("")
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        for prop in ("full", "short", "width", "font_size"):
+            self.fbind(prop, self._pick)
+        self._pick()
+
+    def _pick(self, *_):
+        from kivy.core.text import Label as CoreLabel
+        core = CoreLabel(font_size=self.font_size, font_name=self.font_name)
+        fits = core.get_extents(self.full)[0] <= self.width - 2 if self.full else True
+        self.text = self.full if fits or not self.short else self.short
+
+
+class Toast(Label):
+    """A short message floating over the bottom of the screen for a few seconds (app.kv):
+    as wide as its text on one line, wrapped at ``max_w``, centred."""
+    max_w = NumericProperty(600)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.fbind("text", self._fit)
+        self.fbind("font_size", self._fit)
+        self.fbind("max_w", self._fit)
+        self._fit()
+
+    def _fit(self, *_):
+        from kivy.core.text import Label as CoreLabel
+        one_line = CoreLabel(font_size=self.font_size, font_name=self.font_name) \
+            .get_extents(self.text or " ")[0]
+        self.text_size = (max(1, min(self.max_w, one_line + 2)), None)
 
 
 class NavRail(BoxLayout):

@@ -109,7 +109,7 @@ def _source(mod, check):
     """What to load: the shipped data, a designer's directory, or the shipped files with one
     replaced by the designer's copy of the same name."""
     if check is None:
-        return None, str(mod.DATA_DIR)
+        return mod.DATA_DIR, str(mod.DATA_DIR)
     path = Path(check)
     if path.is_dir() or not path.exists() or path.suffix != ".toml":
         return path, str(path)

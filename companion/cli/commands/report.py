@@ -1,16 +1,27 @@
-"""`companion report battle-builder ...` and `companion report market-trading ...`:
-game-specific figures from bot games (the generic `companion simulate GAME` gives win rate per
-seat, VP spread and lead changes for every game).
+"""`companion report GAME`: the playtest report, a self-contained HTML page with plots and CSV
+files, from the table sessions in the store and, with ``--simulate N``, N bot games of the same
+setup beside them (docs/reports.md):
+
+    companion report great-powers --simulate 10000 --out gp-report
+    companion report trade-warz --sessions ID,ID --data my-cards/
+
+Battle Builder and Market Trading also keep their game-specific text figures from bot games
+(used when none of --sessions/--simulate/--out is given):
 
     companion report battle-builder --battles 1000 --difficulty all [--option k=v ...]
     companion report market-trading --players 2 --games 1000
 """
-import json
 
-from companion.cli.common import print_win_rates
+import json
+import os
+import sys
+import time
+
+from companion.cli.common import add_db_arg, open_log, print_win_rates
 from companion.core.errors import ConfigError
 from companion.games import get
 
+PAGE_GAMES = ("great-powers", "trade-warz")
 DIFFS = ("easy", "medium", "hard", "all", "free")
 
 
@@ -36,10 +47,37 @@ def _common(p):
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
+def _page_args(p, default_players=None):
+    p.add_argument("--sessions", default=None, metavar="ID,ID",
+                   help="only these stored sessions (default: every finished table session of "
+                        "the game played with the same data)")
+    p.add_argument("--simulate", type=int, default=0, metavar="N",
+                   help="add N bot games of the same setup (players, options, data)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="where to write report.html and the CSV files (default: "
+                        "./GAME-report)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="simulation worker processes (default 0: one per core; the games and "
+                        "figures do not depend on it)")
+    add_db_arg(p)
+    if default_players is None:
+        p.add_argument("--players", type=int, default=None,
+                       help="player count to simulate (default: the table sessions' most "
+                            "played count)")
+        p.add_argument("--data", default=None, metavar="DIR",
+                       help="report on a designer's edited copy of the data folder")
+        _common(p)
+
+
 def register(sub):
-    p = sub.add_parser("report", help="game-specific figures from bot games "
-                                      "(Battle Builder calibration, Market Trading length)")
+    p = sub.add_parser("report", help="playtest report: an HTML page with plots and CSV from "
+                                      "table sessions and bot games (and Battle Builder's "
+                                      "calibration, Market Trading's length)")
     games = p.add_subparsers(dest="report_game", metavar="GAME")
+    for name in PAGE_GAMES:
+        gp = games.add_parser(name, help="the playtest report page (HTML and CSV)")
+        _page_args(gp)
+        gp.set_defaults(func=run_page, page_game=name)
     bb = games.add_parser("battle-builder", help="monster win rate per difficulty against "
                                                  "the design targets, with 95%% intervals")
     bb.add_argument("--battles", type=int, default=1000,
@@ -47,18 +85,24 @@ def register(sub):
     bb.add_argument("--difficulty", default="all", choices=DIFFS,
                     help="one difficulty, all three, or free (ordinary games: what the bots "
                          "choose and how it goes)")
-    bb.add_argument("--players", type=int, default=2)
+    bb.add_argument("--players", type=int, default=None, help="players (default 2; the page: "
+                    "the table sessions' most played count)")
     bb.add_argument("--data", default=None, help="a directory of alternative data files "
                     "(rules.toml, monsters.toml, cards.toml, effects.toml) to calibrate")
     _common(bb)
-    bb.set_defaults(func=run_battle_builder)
+    _page_args(bb, default_players=2)
+    bb.set_defaults(func=run_battle_builder, page_game="battle-builder")
     mt = games.add_parser("market-trading", help="win rate per seat, game length, stalls")
-    mt.add_argument("--players", type=int, default=2)
+    mt.add_argument("--players", type=int, default=None, help="players (default 2; the page: "
+                    "the table sessions' most played count)")
     mt.add_argument("--games", type=int, default=1000)
     mt.add_argument("--show-board", action="store_true",
                     help="also print the first game's boards as text")
+    mt.add_argument("--data", default=None, help="a directory of alternative data files "
+                    "(improvements.toml, resources.toml, rules.toml)")
     _common(mt)
-    mt.set_defaults(func=run_market_trading)
+    _page_args(mt, default_players=2)
+    mt.set_defaults(func=run_market_trading, page_game="market-trading")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -68,13 +112,16 @@ def _check(game, players, count, what):
         raise ConfigError(f"--{what} must be at least 1.")
 
 
+def _wants_page(args):
+    return bool(args.sessions or args.simulate or args.out)
+
+
 def run_battle_builder(args):
+    if _wants_page(args):
+        return run_page(args)
     from companion.games.battle_builder.report import calibrate, free_choice
-    game = get("battle-builder")
-    if args.data:
-        from companion.games.battle_builder.data import load_rules
-        from companion.games.battle_builder.game import BattleBuilder
-        game = BattleBuilder(load_rules(args.data))
+    game = get("battle-builder", data=args.data)
+    args.players = 2 if args.players is None else args.players
     _check(game, args.players, args.battles, "battles")
     options = _options(args.option)
     if "monster_pool" in options and args.difficulty != "free":
@@ -121,8 +168,11 @@ def run_battle_builder(args):
 
 
 def run_market_trading(args):
+    if _wants_page(args):
+        return run_page(args)
     from companion.games.market_trading.report import report
-    game = get("market-trading")
+    game = get("market-trading", data=args.data)
+    args.players = 2 if args.players is None else args.players
     _check(game, args.players, args.games, "games")
     options = _options(args.option)
     r = report(game, args.players, args.games, args.seed, args.bots, options)
@@ -149,4 +199,51 @@ def run_market_trading(args):
         for s in st.seats():
             print(f"\n{st.players[s]}'s board (seed {args.seed}):")
             print(game.board_text(st, s))
+    return 0
+
+
+def _progress(total):
+    if total < 2000 or not sys.stderr.isatty():
+        return None
+    start = time.perf_counter()
+
+    def show(done, total=total):
+        rate = done / max(time.perf_counter() - start, 1e-9)
+        print(f"\rsimulating: {done}/{total} games, {rate:,.0f}/s", end="", file=sys.stderr)
+        if done == total:
+            print(file=sys.stderr)
+    return show
+
+
+def run_page(args):
+    from companion.lab.report import build
+    name = args.page_game
+    game = get(name, data=getattr(args, "data", None))
+    if args.simulate < 0:
+        raise ConfigError("--simulate must be 0 or more.")
+    sessions = [x.strip() for x in args.sessions.split(",") if x.strip()] \
+        if args.sessions else None
+    out = args.out or f"{name}-report"
+    log = open_log(args)
+    r = build(game, log, out=out, sessions=sessions, simulate=args.simulate,
+              players=args.players, options=_options(args.option), seed=args.seed,
+              bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate))
+    if args.json:
+        print(json.dumps(r, indent=2, default=str))
+        return 0
+    secs = r["seconds"]
+    print(f"{game.title} playtest report: {os.path.join(out, 'report.html')} (and "
+          f"{len(r['files']) - 1} CSV files in {out})")
+    print(f"  data: {game.data_ref.label}")
+    print(f"  table sessions: {r['live']} with this data, {r['matching']} of them with "
+          f"{r['players']} players and the compared options")
+    if r["simulated"]:
+        print(f"  simulated: {r['simulated']} games in {secs['simulate']:.1f} s "
+              f"({r['simulated'] / max(secs['simulate'], 1e-9):,.0f} games/s, jobs "
+              f"{args.jobs})")
+    print(f"  page and CSV written in {secs['write']:.1f} s; {secs['total']:.1f} s in all")
+    if r["bots"]:
+        print(f"  left out: {r['bots']} bot games stored by companion play")
+    for sid, why in r["left_out"]:
+        print(f"  left out: {sid}: {why}")
     return 0

@@ -16,7 +16,7 @@ import re
 import signal
 import sys
 
-from companion.cli.commands.play import _options
+from companion.cli.commands.play import _options, add_data_arg, use_table_data
 from companion.cli.common import add_db_arg, default_db
 from companion.core.errors import ConfigError
 
@@ -46,6 +46,7 @@ def register(sub):
     p.add_argument("--hardware-config", default=None, help="pins and parts (TOML)")
     p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     p.add_argument("--size", default=None, help="window size, e.g. 800x480 (with --windowed)")
+    add_data_arg(p, "play")
     add_db_arg(p)
     p.set_defaults(func=run)
 
@@ -98,6 +99,9 @@ def run(args):
     from companion.net.serve import TableServer
     if args.new and not args.game:
         raise ConfigError("--new sets up the game named by --game; give --game too.")
+    data_note = use_table_data(args)
+    if data_note:
+        print(f"companion: {data_note}", file=sys.stderr)
     server = TableServer(args.table, db=args.db or default_db(), game=args.game,
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,

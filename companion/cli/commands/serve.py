@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 
-from companion.cli.commands.play import _options
+from companion.cli.commands.play import _options, add_data_arg, use_table_data
 from companion.cli.common import add_db_arg, default_db
 from companion.core.errors import CompanionError, ConfigError
 
@@ -53,6 +53,7 @@ def register(sub):
     p.add_argument("--seat-logins", default=None, help="external broker: a file of seat "
                    "logins, one 'username:password' a line, in seat order")
     p.add_argument("--quiet", action="store_true", help="print only the join details")
+    add_data_arg(p, "play")
     add_db_arg(p)
     p.set_defaults(func=run_serve)
 
@@ -168,6 +169,9 @@ def run_serve(args):
         raise ConfigError("An external broker needs --ws-url ws://host:port/mqtt for the "
                           "phones.")
     start = "now" if args.start_now else "manual" if args.no_autostart else "full"
+    data_note = use_table_data(args)
+    if data_note and not args.quiet:
+        print(data_note, flush=True)
     server = TableServer(
         args.table, db=args.db or default_db(), game=args.game, players=args.players,
         options=_options(args.option), names=_names(args.names, args.players), start=start,

@@ -4,6 +4,8 @@ import os
 from .data import DATA as DATA_DIR, load_rules
 from .game import BattleBuilder
 
+__all__ = ["DATA_DIR", "GAME", "card_catalog", "from_data"]
+
 GAME = BattleBuilder()
 
 

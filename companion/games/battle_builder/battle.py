@@ -74,7 +74,7 @@ def start_battle(game, state, bid, kind, seats, monster_ids, effect=None, mods=N
     battle = {"id": bid, "kind": kind, "seats": list(seats), "monsters": monsters, "turn": 0,
               "round": 1, "round_wins": {}, "effect": effect, "over": False, "result": None,
               "winner": None, "started": state.now, "ended": None, "window": None,
-              "queue": [], "plays": {}, "speeds": {}, "order": [], "log": [], "fastest": None,
+              "plays": {}, "speeds": {}, "order": [], "log": [], "fastest": None,
               "opportunity_used": [], "last_ko": None, "turn_dealt": {}}
     d.battles[bid] = battle
     for s in seats:
@@ -96,7 +96,7 @@ def open_turn(game, state, battle):
         what = " & ".join(m["name"] for m in battle["monsters"])
     else:
         what = "PvP " + " vs ".join(state.players[s] for s in battle["seats"])
-    state.open_window(wid, "turn", seats, "_turn_revealed", default=dict(NO_CHOICE),
+    state.open_window(wid, "turn", seats, game._turn_revealed, default=dict(NO_CHOICE),
                       label=f"{what}: turn {battle['turn']}")
     targets = [i for i, m in enumerate(battle["monsters"]) if m["hp"] > 0]
     for s in seats:
@@ -192,34 +192,47 @@ def resolve_turn(game, state, battle, choices):
     battle["plays"] = {str(s): p for s, p in plays.items()}
     battle["speeds"] = dict((str(k), v) for k, v in speeds.items())
     battle["order"] = order
-    battle["queue"] = [list(a) for a in order]
     battle["log"] = log
     battle["turn_dealt"] = {}
     battle["opportunity_used"] = []
     state.note("TurnRevealed", battle=battle["id"], turn=battle["turn"],
                order=[a[1] if a[0] == "p" else f"m{a[1]}" for a in order],
                plays={str(s): p for s, p in plays.items()})
-    process_queue(game, state, battle)
+    bid = battle["id"]
+    state.push([{"step": "act", "battle": bid, "who": list(a)} for a in order] +
+               [{"step": "end_turn", "battle": bid}], lane=bid)
 
 
-def process_queue(game, state, battle):
+# The turn's actions are steps in the battle's own lane of the core's flow (one battle waiting
+# for an extra attack never holds up another): each actor in speed order, then the end of turn.
+def act_step(game, state, step):
     d = state.data
-    q = battle["queue"]
-    while q:
-        kind, who = q.pop(0)
-        if kind == "p":
-            if d.hp[who] <= 0:
-                continue
-            cid, _st, target = battle["plays"][str(who)]
-            if cid is None:
-                continue
-            if player_attack(game, state, battle, who, cid, target):
-                return                                   # waiting for an extra attack
-        else:
-            monster_attack(game, state, battle, who)
-        if battle["kind"] != "monster" and any(d.hp[s] <= 0 for s in battle["seats"]):
-            q.clear()
-    end_turn(game, state, battle)
+    battle = d.battles[step["battle"]]
+    kind, who = step["who"]
+    if "extra" in step:                                  # the attack of opportunity, chosen
+        card = step["extra"]
+        _cycle(state, who, card, game.rules.cards[card])
+        state.note("ExtraAttack", seat=who, card=card, battle=battle["id"])
+        player_attack(game, state, battle, who, card, None, extra=True)
+        return None
+    if kind == "p":
+        if d.hp[who] <= 0:
+            return None
+        cid, _st, target = battle["plays"][str(who)]
+        if cid is None:
+            return None
+        if player_attack(game, state, battle, who, cid, target):
+            return state.ask(who, ("extra_attack",), lane=battle["id"], battle=battle["id"],
+                             cards=sorted(set(d.pile[who])))
+    else:
+        monster_attack(game, state, battle, who)
+    if battle["kind"] != "monster" and any(d.hp[s] <= 0 for s in battle["seats"]):
+        state.flow.drop(battle["id"], keep=lambda st: st["step"] != "act")
+    return None
+
+
+def end_turn_step(game, state, step):
+    end_turn(game, state, state.data.battles[step["battle"]])
 
 
 def _draw_defense(state, seat):
@@ -246,7 +259,8 @@ def _monster_block(state, m):
 
 
 def player_attack(game, state, battle, seat, cid, target, extra=False):
-    """Returns True if the resolution must wait for an extra attack (PvP Variant A)."""
+    """Returns True if the seat earned an extra attack (PvP Variant A): the turn waits for
+    it."""
     d, r = state.data, game.rules
     card = r.cards[cid]
     eff = effect_of(game, battle)
@@ -298,11 +312,10 @@ def player_attack(game, state, battle, seat, cid, target, extra=False):
     # Variant A, attack of opportunity: acting before the foe and bringing it below the mark
     below = r.pvp["opportunity_below"]
     if (state.config["opportunity"] and not extra and d.hp[foe] > 0 and before >= below >
-            d.hp[foe] and any(a == ["p", foe] for a in battle["queue"]) and
+            d.hp[foe] and any(st.get("who") == ["p", foe]
+                              for st in state.flow.steps(battle["id"])) and
             seat not in battle["opportunity_used"] and d.pile[seat]):
         battle["opportunity_used"].append(seat)
-        state.prompt(seat, ("extra_attack",), battle=battle["id"],
-                     cards=sorted(set(d.pile[seat])))
         state.note("AttackOfOpportunity", seat=seat, foe=foe, battle=battle["id"])
         return True
     return False
@@ -461,7 +474,6 @@ def finish(game, state, battle, result, why=None):
     battle["over"] = True
     battle["result"] = result
     battle["ended"] = state.now
-    battle["queue"] = []
     for s in battle["seats"]:
         d.win_of[s] = None
         d.battle_of[s] = None

@@ -1,6 +1,6 @@
-"""Battle Builder bots: ``bot(game, state, seat, rng) -> (move, args)`` for
-``state.prompts[seat]``. They read only public information (the public view's facts: decks,
-tokens, HP, monsters) and their own seat's prompt and private draws.
+"""Battle Builder bots: ``bot(game, view, rng) -> (move, args)`` answering ``view.prompt``;
+``view`` is the seat's :class:`BBObservation`: public facts (decks, tokens, HP, monsters, the
+battles) and the seat's own prompt, never the state.
 
 * ``random``: any legal answer, uniformly.
 * ``greedy``: a reasonable player. Picks the monster with the best expected reward for its
@@ -11,8 +11,50 @@ tokens, HP, monsters) and their own seat's prompt and private draws.
 import math
 
 from companion.core.errors import IllegalMoveError
+from companion.core.views import Observation
 
 VP_WORTH = 5.0          # tokens a greedy bot would trade for 1 VP
+
+
+class BBObservation(Observation):
+    """The table as Battle Builder's bots read it: every seat's decks, tokens and HP, the
+    teams, the battles and the monsters picked (all on the table), and what things cost the
+    seat."""
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name in _PUBLIC:
+            return getattr(self._state.data, name)
+        raise AttributeError(name)
+
+    def active_abilities(self):
+        return self.game.active_abilities(self._state)
+
+    def max_hp(self, seat):
+        from .battle import max_hp
+        return max_hp(self.game, self._state, seat)
+
+    def team_of(self, seat):
+        return self.game.team_of(self._state, seat)
+
+    def card_cost(self, cid):
+        return self.game.card_cost(self._state, self.seat, cid)
+
+    def upgrade_cost(self, stat):
+        return self.game.upgrade_cost(self._state, self.seat, stat)
+
+    def deck_value(self, seat):
+        return self.game.deck_value(self._state, seat)
+
+    def wallet(self):
+        return self.game.wallet(self._state, self.seat)
+
+    def system(self):
+        return self.game.system(self._state)
+
+
+_PUBLIC = frozenset(("attack", "defense", "tokens", "teams", "battles", "battle_of", "hp",
+                     "picks"))
 
 
 # -- shared helpers ------------------------------------------------------------------------------
@@ -22,33 +64,32 @@ def _avg(values, default=0.0):
     return sum(values) / len(values) if values else default
 
 
-def _attack_avg(game, state, seat):
+def _attack_avg(game, view, seat):
     cards = game.rules.cards
-    return _avg(cards[c].damage for c in state.data.attack[seat])
+    return _avg(cards[c].damage for c in view.attack[seat])
 
 
-def _block_avg(game, state, seat):
+def _block_avg(game, view, seat):
     cards = game.rules.cards
-    return _avg(cards[c].block for c in state.data.defense[seat])
+    return _avg(cards[c].block for c in view.defense[seat])
 
 
-def win_chance(game, state, team, monster_ids):
+def win_chance(game, view, team, monster_ids):
     """A rough chance that ``team`` beats these monsters with its current decks."""
-    from .battle import max_hp
     mons = [game.rules.monsters[m] for m in monster_ids]
-    active = game.active_abilities(state)
+    active = view.active_abilities()
     dmg = 0.0
     for s in team:
-        hit = _attack_avg(game, state, s)
+        hit = _attack_avg(game, view, s)
         dmg += max(1.0, hit - _avg([_avg(m.defense) for m in mons]))
     hp_total = sum(m.hp for m in mons)
     regen = sum(game.rules.battle["regeneration"] for m in mons
                 if "regeneration" in m.abilities and "regeneration" in active)
     per_turn = max(0.5, dmg - regen)
     turns = math.ceil(hp_total / per_turn)
-    weakest = min(team, key=lambda s: max_hp(game, state, s))
-    hp = max_hp(game, state, weakest)
-    block = _block_avg(game, state, weakest)
+    weakest = min(team, key=view.max_hp)
+    hp = view.max_hp(weakest)
+    block = _block_avg(game, view, weakest)
     incoming = 0.0
     for m in mons:
         atk = m.attack
@@ -64,77 +105,75 @@ def win_chance(game, state, team, monster_ids):
     return 1.0 / (1.0 + math.exp(min(5.0 * (danger - 1.0), 700.0)))
 
 
-def monster_value(game, state, team, monster_ids):
-    p = win_chance(game, state, team, monster_ids)
+def monster_value(game, view, team, monster_ids):
+    p = win_chance(game, view, team, monster_ids)
     reward = sum(game.rules.monsters[m].reward for m in monster_ids)
     return p * (reward + VP_WORTH * game.rules.battle["vp_monster"]) + (1 - p) * reward * 0.25
 
 
-def _team(game, state, seat):
-    k = game.team_of(state, seat)
-    return state.data.teams[k] if k is not None else [seat]
+def _team(game, view):
+    k = view.team_of(view.seat)
+    return view.teams[k] if k is not None else [view.seat]
 
 
-def _affordable_cards(game, state, seat):
+def _affordable_cards(game, view):
     out = []
-    d = state.data
     for cid, c in game.rules.cards.items():
         if not c.tier:
             continue
         try:
-            t, cost = game.card_cost(state, seat, cid)
+            t, cost = view.card_cost(cid)
         except IllegalMoveError:
             continue
-        if d.tokens[seat][t] >= cost:
+        if view.tokens[view.seat][t] >= cost:
             out.append((cid, cost))
     return out
 
 
-def _affordable_upgrades(game, state, seat):
+def _affordable_upgrades(game, view):
     out = []
     for stat in ("hp", "stamina"):
         try:
-            t, cost = game.upgrade_cost(state, seat, stat)
+            t, cost = view.upgrade_cost(stat)
         except IllegalMoveError:
             continue
-        if state.data.tokens[seat][t] >= cost:
+        if view.tokens[view.seat][t] >= cost:
             out.append((stat, cost))
     return out
 
 
-def _thin(game, state, seat, cid):
+def _thin(game, view, cid):
     """With deck thinning, the weakest basic card of the same kind to drop."""
-    if not state.config["deck_thinning"]:
+    if not view.options["deck_thinning"]:
         return None
     cards = game.rules.cards
     kind = cards[cid].kind
-    own = state.data.attack[seat] if kind == "attack" else state.data.defense[seat]
+    own = view.attack[view.seat] if kind == "attack" else view.defense[view.seat]
     basics = [c for c in own if cards[c].tier == 0]
     if not basics:
         return None
     return min(basics, key=lambda c: (cards[c].damage + cards[c].block, c))
 
 
-def _play_args(game, state, seat, card, stamina, p):
+def _play_args(game, view, card, stamina, p):
     args = {"card": card, "stamina": stamina}
     if "targets" in p:
-        d = state.data
-        b = d.battles[d.battle_of[seat]]
+        b = view.battles[view.battle_of[view.seat]]
         args["target"] = min(p["targets"], key=lambda i: (b["monsters"][i]["hp"], i))
     return args
 
 
 # -- random ----------------------------------------------------------------------------------------
 
-def random_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def random_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
-    d = state.data
+    seat = view.seat
     if "play_turn" in moves:
         cards = game.rules.cards
         playable = [c for c in p["cards"] if cards[c].min_stamina <= p["stamina"]]
         if not playable:
-            return "play_turn", _play_args(game, state, seat, rng.choice(p["cards"]), 0, p)
+            return "play_turn", _play_args(game, view, rng.choice(p["cards"]), 0, p)
         card = rng.choice(playable)
         lo = cards[card].min_stamina
         stamina = rng.randint(lo, min(p["stamina"], lo + 8))
@@ -158,11 +197,11 @@ def random_bot(game, state, seat, rng):
                                "stake": rng.randint(1, p["most"])}
         return "prepare", {}
     if "done_shopping" in moves:
-        options = [("buy", {"card": c}) for c, _ in _affordable_cards(game, state, seat)]
-        options += [("upgrade", {"stat": s}) for s, _ in _affordable_upgrades(game, state, seat)]
+        options = [("buy", {"card": c}) for c, _ in _affordable_cards(game, view)]
+        options += [("upgrade", {"stat": s}) for s, _ in _affordable_upgrades(game, view)]
         if "convert" in moves:
-            types = game.system(state).types
-            give = [t for t in types if d.tokens[seat][t] >= game.rules.conversion[0]]
+            types = view.system().types
+            give = [t for t in types if view.tokens[seat][t] >= game.rules.conversion[0]]
             if give:
                 g = rng.choice(give)
                 options.append(("convert", {"give": g, "get": rng.choice(
@@ -171,7 +210,7 @@ def random_bot(game, state, seat, rng):
             return "done_shopping", {}
         move, args = rng.choice(options)
         if move == "buy":
-            rem = _thin(game, state, seat, args["card"])
+            rem = _thin(game, view, args["card"])
             if rem is not None and rng.random() < 0.5:
                 args["remove"] = rem
         return move, args
@@ -207,48 +246,47 @@ def _random_pvp_prep(p, rng):
 
 # -- greedy ----------------------------------------------------------------------------------------
 
-def greedy_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def greedy_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
-    d = state.data
+    seat = view.seat
     if "play_turn" in moves:
-        return "play_turn", _greedy_turn(game, state, seat, p)
+        return "play_turn", _greedy_turn(game, view, p)
     if "extra_attack" in moves:
         cards = game.rules.cards
         return "extra_attack", {"card": max(p["cards"], key=lambda c: (cards[c].damage, c))}
     if "choose_monster" in moves:
-        team = _team(game, state, seat)
+        team = _team(game, view)
         if p.get("mode") == "dual":
             team_size = len(team)
             best = max(p["options"], key=lambda m: (monster_value(
-                game, state, team, [m] * team_size), m))
+                game, view, team, [m] * team_size), m))
         else:
-            best = max(p["options"], key=lambda m: (monster_value(game, state, team, [m]), m))
+            best = max(p["options"], key=lambda m: (monster_value(game, view, team, [m]), m))
         return "choose_monster", {"monster": best}
     if "bid_auction" in moves:
         return "bid_auction", {"tokens": 1 if p["most"] >= 5 else 0}
     if "pick_monster" in moves:
-        team = _team(game, state, seat)
+        team = _team(game, view)
         return "pick_monster", {"monster": max(p["pool"], key=lambda m: (
-            monster_value(game, state, team, [m]), m))}
+            monster_value(game, view, team, [m]), m))}
     if "prepare" in moves:
         if "roles" in p:
-            team = _team(game, state, seat)
+            team = _team(game, view)
             return "prepare", {"role": p["roles"][team.index(seat) % len(p["roles"])]}
-        k = game.team_of(state, seat)
-        picks = d.picks[k] if k is not None else []
-        if p["most"] > 0 and picks and win_chance(game, state, _team(game, state, seat),
-                                                   picks) > 0.8:
+        k = view.team_of(seat)
+        picks = view.picks[k] if k is not None else []
+        if p["most"] > 0 and picks and win_chance(game, view, _team(game, view), picks) > 0.8:
             return "prepare", {"bet": "no_fall", "stake": 1}
         return "prepare", {}
     if "done_shopping" in moves:
-        return _greedy_shop(game, state, seat, moves)
+        return _greedy_shop(game, view, moves)
     if "vote_pvp" in moves:
-        others = [game.deck_value(state, s) for s in state.seats() if s != seat]
-        return "vote_pvp", {"pvp": game.deck_value(state, seat) >= _avg(others)}
+        others = [view.deck_value(s) for s in range(view.n) if s != seat]
+        return "vote_pvp", {"pvp": view.deck_value(seat) >= _avg(others)}
     if "choose_opponent" in moves:
         return "choose_opponent", {"opponent": min(p["candidates"], key=lambda s: (
-            game.deck_value(state, s), s))}
+            view.deck_value(s), s))}
     if "prepare_pvp" in moves:
         args = {}
         if "wager" in p:
@@ -257,7 +295,7 @@ def greedy_bot(game, state, seat, rng):
             args["revenge"] = "damage"
         if "bet_on" in p and p["stake"][1] - args.get("wager", 0) >= 1:
             a, b = p["bet_on"]
-            args["bet_on"] = a if game.deck_value(state, a) >= game.deck_value(state, b) else b
+            args["bet_on"] = a if view.deck_value(a) >= view.deck_value(b) else b
             args["stake"] = 1
         return "prepare_pvp", args
     if "choose_pile" in moves:
@@ -268,50 +306,50 @@ def greedy_bot(game, state, seat, rng):
     raise RuntimeError(f"greedy bot cannot answer {moves}")
 
 
-def _greedy_turn(game, state, seat, p):
-    d = state.data
+def _greedy_turn(game, view, p):
+    d, seat = view, view.seat
     cards = game.rules.cards
     b = d.battles[d.battle_of[seat]]
     stamina = p["stamina"]
     playable = [c for c in p["cards"] if cards[c].min_stamina <= stamina]
     if not playable:                                 # a fumble: throw the weakest away
-        return _play_args(game, state, seat, min(p["cards"], key=lambda c: (
-            cards[c].damage, c)), 0, p)
+        return _play_args(game, view, min(p["cards"], key=lambda c: (cards[c].damage, c)), 0,
+                          p)
     card = max(playable, key=lambda c: (cards[c].damage + (2 if cards[c].recycle else 0), c))
     c = cards[card]
     if b["kind"] == "monster":
         alive = [m for m in b["monsters"] if m["hp"] > 0]
         left = sum(m["hp"] for m in alive)
-        team_hit = sum(_attack_avg(game, state, s) for s in b["seats"] if d.hp[s] > 0)
+        team_hit = sum(_attack_avg(game, view, s) for s in b["seats"] if d.hp[s] > 0)
         turns = max(1, math.ceil(left / max(1.0, team_hit)))
         budget = stamina // turns
         target_hp = min(m["hp"] for m in alive)
         speed = max(m["speed"] for m in alive)
-        kill = target_hp <= c.damage + team_hit - _attack_avg(game, state, seat)
+        kill = target_hp <= c.damage + team_hit - _attack_avg(game, view, seat)
         bid = budget
         if kill and stamina >= speed + 1 - c.speed:
             bid = max(bid, speed + 1 - c.speed)
     else:
         foe = next(s for s in b["seats"] if s != seat)
-        turns = max(1, math.ceil(d.hp[foe] / max(1.0, _attack_avg(game, state, seat))))
+        turns = max(1, math.ceil(d.hp[foe] / max(1.0, _attack_avg(game, view, seat))))
         bid = stamina // turns
         if c.damage >= d.hp[foe]:
             bid = stamina
     bid = max(c.min_stamina, min(stamina, bid))
-    return _play_args(game, state, seat, card, bid, p)
+    return _play_args(game, view, card, bid, p)
 
 
-def _greedy_shop(game, state, seat, moves):
-    d = state.data
+def _greedy_shop(game, view, moves):
+    d, seat = view, view.seat
     cards = game.rules.cards
     r = game.rules
-    atk = _attack_avg(game, state, seat)
-    blk = _block_avg(game, state, seat)
+    atk = _attack_avg(game, view, seat)
+    blk = _block_avg(game, view, seat)
     best, best_v = None, 0.0
-    reserve = r.pvp["wager_min"] + 2 if state.config["pvp_rewards"] == "wager" else 0
-    spare = game.wallet(state, seat) - reserve
+    reserve = r.pvp["wager_min"] + 2 if view.options["pvp_rewards"] == "wager" else 0
+    spare = view.wallet() - reserve
     hungry = sum(cards[c].min_stamina for c in d.attack[seat])     # stamina the deck needs
-    for cid, cost in _affordable_cards(game, state, seat):
+    for cid, cost in _affordable_cards(game, view):
         if cost > spare:
             continue
         c = cards[cid]
@@ -323,7 +361,7 @@ def _greedy_shop(game, state, seat, moves):
         v = gain / max(1, cost)
         if v > best_v:
             best, best_v = ("buy", {"card": cid}), v
-    for stat, cost in _affordable_upgrades(game, state, seat):
+    for stat, cost in _affordable_upgrades(game, view):
         if cost > spare:
             continue
         gain = r.shop["hp_step"] * 0.5 if stat == "hp" else r.shop["stamina_step"] * 0.15
@@ -332,13 +370,13 @@ def _greedy_shop(game, state, seat, moves):
             best, best_v = ("upgrade", {"stat": stat}), v
     if best is not None:
         if best[0] == "buy":
-            rem = _thin(game, state, seat, best[1]["card"])
+            rem = _thin(game, view, best[1]["card"])
             if rem is not None:
                 best[1]["remove"] = rem
         return best
     if "convert" in moves:
         tok = d.tokens[seat]
-        types = game.system(state).types
+        types = view.system().types
         big = max(types, key=lambda t: (tok[t], t))
         small = min(types, key=lambda t: (tok[t], t))
         if tok[big] >= 6 and tok[small] < 4 and big != small:
@@ -347,3 +385,4 @@ def _greedy_shop(game, state, seat, moves):
 
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}
+__all__ = ["BOTS", "BBObservation"]

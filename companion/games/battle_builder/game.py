@@ -14,6 +14,7 @@ revenge and spectator bets (``prepare_pvp``).
 """
 import dataclasses
 
+from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
@@ -87,7 +88,7 @@ class BBData:
 
 
 def _int(value, what, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise IllegalMoveError(f"{what} must be a whole number, not {value!r}.")
     if value < lo or (hi is not None and value > hi):
         rng = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
@@ -248,8 +249,11 @@ class BattleBuilder(Game):
             Move("choose_pile", self._choose_pile, "PileChosen", doc="pile: a or b",
                  label="Choose your reward", choices=spec(ch.choose_pile)),
         )}
-        from .bots import BOTS
+        self.steps = {"act": lambda st, step: engine.act_step(self, st, step),
+                      "end_turn": lambda st, step: engine.end_turn_step(self, st, step)}
+        from .bots import BOTS, BBObservation
         self.bots = BOTS
+        self.observation = BBObservation
 
     # == set-up ===================================================================================
     def setup(self, state):
@@ -436,7 +440,7 @@ class BattleBuilder(Game):
                 d.dual_draws[s] = [self._draw_monster(state) for _ in
                                    range(r.select["dual_draw"])]
             w = state.open_window(f"monster-{state.round}", "monster", list(state.seats()),
-                                  "_monsters_revealed", default=None,
+                                  self._monsters_revealed, default=None,
                                   label=f"Battle {state.round}: monster picks")
             for s in state.seats():
                 state.prompt(s, ("choose_monster",), window=w.id, mode="dual",
@@ -447,7 +451,7 @@ class BattleBuilder(Game):
             d.pool = [self._draw_monster(state) for _ in
                       range(len(d.teams) + r.select["auction_extra"])]
             w = state.open_window(f"auction-{state.round}", "auction", list(state.seats()),
-                                  "_auction_revealed", default=0,
+                                  self._auction_revealed, default=0,
                                   label=f"Battle {state.round}: monster auction")
             for s in state.seats():
                 state.prompt(s, ("bid_auction",), window=w.id, most=self.wallet(state, s),
@@ -457,7 +461,7 @@ class BattleBuilder(Game):
         d.offers = [[self._draw_monster(state) for _ in range(r.select["draw"])]
                     for _ in d.teams]
         w = state.open_window(f"monster-{state.round}", "monster", list(state.seats()),
-                              "_monsters_revealed", default=None,
+                              self._monsters_revealed, default=None,
                               label=f"Battle {state.round}: monster vote")
         for s in state.seats():
             state.prompt(s, ("choose_monster",), window=w.id, mode="vote",
@@ -558,7 +562,7 @@ class BattleBuilder(Game):
         if mode not in ("roles", "betting"):
             return
         w = state.open_window(f"prep-{state.round}", "prep", list(state.seats()),
-                              "_prep_revealed", default={},
+                              self._prep_revealed, default={},
                               label=f"Battle {state.round}: " +
                                     ("roles" if mode == "roles" else "bets"))
         b = self.rules.betting
@@ -645,16 +649,12 @@ class BattleBuilder(Game):
 
     def _extra_attack(self, state, seat, card):
         d = state.data
+        step = state.waiting_step(seat, "extra_attack", "You have no extra attack to make now.")
         if not isinstance(card, str) or card not in d.pile[seat]:
             raise IllegalMoveError(f"{card!r} is not in your attack pile; you can play "
                                    f"{', '.join(sorted(set(d.pile[seat])))}.")
-        battle = d.battles[d.battle_of[seat]]
-        state.clear_prompt(seat)
-        c = self.rules.cards[card]
-        engine._cycle(state, seat, card, c)
-        state.note("ExtraAttack", seat=seat, card=card, battle=battle["id"])
-        engine.player_attack(self, state, battle, seat, card, None, extra=True)
-        engine.process_queue(self, state, battle)
+        step["extra"] = card
+        state.resume(step)
 
     def on_timer(self, state, name):
         if name.startswith("turn:"):
@@ -915,7 +915,7 @@ class BattleBuilder(Game):
             state.note("PvPForced", left=left, battles_left=remaining)
             return
         w = state.open_window(f"vote-{state.round}", "vote", list(state.seats()),
-                              "_vote_revealed", default=False,
+                              self._vote_revealed, default=False,
                               label=f"After battle {state.round}: PvP now?")
         for s in state.seats():
             state.prompt(s, ("vote_pvp",), window=w.id)
@@ -1010,7 +1010,7 @@ class BattleBuilder(Game):
         if not seats:
             return
         w = state.open_window(f"pvp-{state.data.pvp_no}", "pvp-prep", seats,
-                              "_pvp_prep_revealed", default={},
+                              self._pvp_prep_revealed, default={},
                               label=f"PvP {state.data.pvp_no}: wagers and bets")
         for s in seats:
             state.prompt(s, ("prepare_pvp",), window=w.id, **self._pvp_fields(state, s))
@@ -1033,7 +1033,8 @@ class BattleBuilder(Game):
             if "bet_on" not in f:
                 raise IllegalMoveError("You are not a spectator of another match.")
             if isinstance(bet_on, bool) or bet_on not in f["bet_on"]:
-                raise IllegalMoveError(f"Bet on seat {f['bet_on'][0]} or {f['bet_on'][1]}.")
+                raise IllegalMoveError(f"Bet on {state.players[f['bet_on'][0]]} or "
+                                       f"{state.players[f['bet_on'][1]]}.")
             out["bet_on"] = bet_on
             out["stake"] = _int(stake, "Your stake", 1, f["stake"][1])
         if out.get("wager", 0) + out.get("stake", 0) > self.wallet(state, seat):
@@ -1160,12 +1161,15 @@ class BattleBuilder(Game):
         """VP as they stand (the table ends the game early)."""
         return {s: state.data.vp[s] for s in state.seats()}
 
-    def _end_game(self, state, winners, reason, tiebreak=None):
+    def _end_game(self, state, winners, reason, tiebreak=None, code=None):
+        """``code``: how it ended, by default the ``victory`` setting (most VP after the arc,
+        the threshold, categories, objectives, the championship final)."""
         d = state.data
         d.track["ended"] = state.now
         if not d.vp_curve or d.vp_curve[-1] != d.vp:
             d.vp_curve.append(list(d.vp))
-        state.finish(winners, reason, {s: d.vp[s] for s in state.seats()}, tiebreak)
+        state.finish(winners, reason, {s: d.vp[s] for s in state.seats()}, tiebreak,
+                     code=code or state.config["victory"])
 
     def _objective_met(self, state, seat, oid):
         o = self.rules.objectives[oid]
@@ -1265,7 +1269,8 @@ class BattleBuilder(Game):
         if d.ending["kind"] == "championship":
             self._end_game(state, [winner], "won the championship final")
         else:
-            self._end_game(state, [winner], "most VP", "sudden-death PvP")
+            self._end_game(state, [winner], "most VP", "sudden-death PvP",
+                           code="sudden_death")
 
     def _end_final(self, state):
         pass

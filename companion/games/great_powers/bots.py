@@ -1,128 +1,168 @@
-"""Great Powers bots. A bot is ``bot(game, state, seat, rng) -> (move, args)`` for the prompt
-``state.prompts[seat]``. Bots read only public information and their own seat's."""
+"""Great Powers bots. A bot is ``bot(game, view, rng) -> (move, args)`` answering
+``view.prompt``; ``view`` is the seat's :class:`Observation` (public facts and its own, never
+the state)."""
+from companion.core.views import Observation
+
 from .data import TRAITS
+
+
+class GPObservation(Observation):
+    """What a Great Powers seat sees that its bot reads: every player's tokens (public)."""
+    __slots__ = ()
+
+    @property
+    def tokens(self):
+        return self._state.data.tokens
 
 TRAIT_VP = {"army": 7, "navy": 6, "industry": 6, "population": 5.5, "nationalism": 5,
             "colony": 6}
 
 
-def random_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def random_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
     if "submit_bids" in moves:
         return "submit_bids", {"traits": rng.sample(p["allowed"], p["count"])}
     if "take_action" in moves:
         if rng.random() < 0.1:
             return "pass_action", {}
-        return "take_action", _random_card(game, state, seat, rng, p["cards"])
+        return "take_action", _random_card(game, view, rng, p["cards"])
     if "steal_colony" in moves:
         if rng.random() < 0.2:
             return "decline_bonus", {}
         return "steal_colony", {"target": rng.choice(p["targets"])}
     if "resolve_drawn" in moves:
-        playable = [c for c in p["cards"] if _payable(game, state, seat, c)]
+        playable = [c for c in p["cards"] if _payable(game, view, c)]
         if not playable or rng.random() < 0.2:
             return "decline_bonus", {}
         cid = rng.choice(playable)
         args = {"card": cid}
         if game.rules.actions[cid].needs_target:
-            args["target"] = rng.choice([s for s in state.seats() if s != seat])
+            args["target"] = rng.choice([s for s in range(view.n) if s != view.seat])
         return "resolve_drawn", args
     if "pick_side" in moves:
         return "pick_side", {"player": rng.choice(p["candidates"])}
     raise RuntimeError(f"random bot cannot answer {moves}")
 
 
-def _payable(game, state, seat, cid):
-    if not state.config["require_payment"]:
+def _payable(game, view, cid):
+    if not view.options["require_payment"]:
         return True
     cost = game.rules.actions[cid].cost
     if not cost:
         return True
-    tok = state.data.tokens[seat]
+    tok = view.tokens[view.seat]
     for t, n in cost.items():
         if tok[t] < n:
             return False
     return True
 
 
-def _random_card(game, state, seat, rng, cards):
+def _random_card(game, view, rng, cards):
     cid = rng.choice(cards)
     a = game.rules.actions[cid]
-    resolve = _payable(game, state, seat, cid) and rng.random() < 0.9
+    resolve = _payable(game, view, cid) and rng.random() < 0.9
     args = {"card": cid, "resolve": resolve}
     if resolve and a.needs_target:
-        args["target"] = rng.choice([s for s in state.seats() if s != seat])
+        args["target"] = rng.choice([s for s in range(view.n) if s != view.seat])
     return args
 
 
 # -- greedy ----------------------------------------------------------------------------------------
 
-def _leader(state, seat):
+def _leader(view):
     """The strongest opponent by VP (a natural target)."""
-    tokens = state.data.tokens
-    return max((s for s in state.seats() if s != seat), key=lambda s: (tokens[s]["vp"], -s))
+    tokens = view.tokens
+    return max((s for s in range(view.n) if s != view.seat),
+               key=lambda s: (tokens[s]["vp"], -s))
 
 
 _VALUES = {}
 
 
-def _card_value(game, state, seat, cid):
+def _card_values(game, n):
+    """``{card id: worth}`` to the greedy bot at an ``n``-seat table, filled as cards are seen
+    (one table per rules and count)."""
+    key = (id(game.rules), n)
+    table = _VALUES.get(key)
+    if table is None:
+        table = _VALUES[key] = {}
+    return table
+
+
+def _card_value(game, view, cid):
     """A card's worth to the greedy bot: its own gains, the harm to others, bid cards."""
-    key = (id(game.rules), cid, state.n)
-    v = _VALUES.get(key)
+    table = _card_values(game, view.n)
+    v = table.get(cid)
     if v is None:
         a = game.rules.actions[cid]
         v = a.gain.get("vp", 0) + 1.2 * sum(n for t, n in a.gain.items() if t != "vp")
         v -= 1.2 * sum(a.cost.values())
         v += 0.9 * sum(a.target_loses.values()) + 2.0 * sum(a.steal.values())
-        v += 0.5 * (state.n - 1) * sum(a.others_lose.values())
+        v += 0.5 * (view.n - 1) * sum(a.others_lose.values())
         v += 3.0 * a.extra_bids + 2.0 * a.target_fewer_bids + (1.0 if a.peek_event else 0)
-        _VALUES[key] = v
+        table[cid] = v
     return v
 
 
-def greedy_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def _affords(tok, cost):
+    for t, n in cost.items():
+        if tok[t] < n:
+            return False
+    return True
+
+
+def greedy_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
-    tokens = state.data.tokens
+    tokens = view.tokens
+    seat = view.seat
     if "submit_bids" in moves:
         mine = tokens[seat]
         scored = []
-        others = [tokens[s] for s in state.seats() if s != seat]
+        others = [tokens[s] for s in range(view.n) if s != seat]
+        rand = rng.random
         for t in p["allowed"]:
-            best_other = max(tok[t] for tok in others)
-            gap = best_other - mine[t]
+            gap = max([tok[t] for tok in others]) - mine[t]
             # close behind the leader: a bid can make us highest before the Score phase
-            value = TRAIT_VP[t] / (1.0 + max(gap, 0)) + rng.random() * 0.5
+            value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
             scored.append((value, t))
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
+        actions = game.rules.actions
+        pay = view.options["require_payment"]
+        mine = tokens[seat]
+        values = _card_values(game, view.n)
         best, best_v = None, None
         for c in p["cards"]:
-            v = _card_value(game, state, seat, c) if _payable(game, state, seat, c) else -99
+            if pay and not _affords(mine, actions[c].cost):
+                v = -99
+            else:
+                v = values.get(c)
+                if v is None:
+                    v = _card_value(game, view, c)
             if best_v is None or v > best_v:
                 best, best_v = c, v
         if best_v <= 0:
             return "take_action", {"card": best, "resolve": False}
         args = {"card": best, "resolve": True}
-        if game.rules.actions[best].needs_target:
-            args["target"] = _leader(state, seat)
+        if actions[best].needs_target:
+            args["target"] = _leader(view)
         return "take_action", args
     if "steal_colony" in moves:
         return "steal_colony", {"target": max(p["targets"], key=lambda s: (tokens[s]["vp"],
                                                                              -s))}
     if "resolve_drawn" in moves:
-        playable = [c for c in p["cards"] if _payable(game, state, seat, c)]
+        playable = [c for c in p["cards"] if _payable(game, view, c)]
         if not playable:
             return "decline_bonus", {}
-        best = max(playable, key=lambda c: (_card_value(game, state, seat, c), c))
-        if _card_value(game, state, seat, best) <= 0:
+        best = max(playable, key=lambda c: (_card_value(game, view, c), c))
+        if _card_value(game, view, best) <= 0:
             return "decline_bonus", {}
         args = {"card": best}
         if game.rules.actions[best].needs_target:
-            args["target"] = _leader(state, seat)
+            args["target"] = _leader(view)
         return "resolve_drawn", args
     if "pick_side" in moves:
         return "pick_side", {"player": max(p["candidates"], key=lambda s: (
@@ -131,4 +171,4 @@ def greedy_bot(game, state, seat, rng):
 
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}
-__all__ = ["BOTS", "TRAITS"]
+__all__ = ["BOTS", "GPObservation", "TRAITS"]

@@ -1,13 +1,14 @@
 """Loading and checking the Great Powers data files (``data/*.toml``).
 
-Every mistake names the file, the card and the field (:class:`DataFileError`).
+Every mistake names the file, the card and the field (:class:`DataFileError`); one load lists
+them all (the core's data-file checker, :mod:`companion.core.datafile`).
 """
 import dataclasses
 import functools
 import pathlib
 
-from companion.core.datafile import field as _field, items as _items, read_toml as _read
-from companion.core.errors import DataFileError
+from companion.core.args import is_whole
+from companion.core.datafile import Checker
 
 DATA = pathlib.Path(__file__).with_name("data")
 TOKENS = ("vp", "industry", "population", "nationalism", "navy", "army", "colony")
@@ -33,8 +34,9 @@ class Action:
     target_fewer_bids: int = 0
     peek_event: bool = False
 
-    @property
+    @functools.cached_property
     def needs_target(self) -> bool:
+        """Does resolving it name another player (read on every take; worked out once)?"""
         return bool(self.target_loses or self.steal or self.target_fewer_bids)
 
 
@@ -63,103 +65,94 @@ class Rules:
     events: dict               # id -> Event
 
 
-def _tokens(path, item, table, name, allowed=TOKENS):
-    value = _field(path, item, table, name, dict, {})
-    for k, v in value.items():
-        if k not in allowed:
-            raise DataFileError(path, item, f"{name}.{k}",
-                                f"is not a token; use one of {', '.join(allowed)}")
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise DataFileError(path, item, f"{name}.{k}", f"must be a positive whole number, "
-                                                          f"not {v!r}")
-    return dict(value)
-
-
-def load_actions(path):
-    doc = _read(path)
-    known = {"id", "name", "text", "extra_bids", "target_fewer_bids", "peek_event",
-             *EFFECT_TABLES}
+def load_actions(c, path):
+    doc = c.read(path)
     out = {}
-    for ident, it in _items(path, doc, "action"):
-        for k in it:
-            if k not in known:
-                raise DataFileError(path, ident, k, "is not a field of an action card")
-        out[ident] = Action(
-            id=ident, name=_field(path, ident, it, "name", str),
-            text=_field(path, ident, it, "text", str),
-            gain=_tokens(path, ident, it, "gain"), cost=_tokens(path, ident, it, "cost"),
-            target_loses=_tokens(path, ident, it, "target_loses"),
-            steal=_tokens(path, ident, it, "steal"),
-            others_lose=_tokens(path, ident, it, "others_lose"),
-            extra_bids=_field(path, ident, it, "extra_bids", int, 0),
-            target_fewer_bids=_field(path, ident, it, "target_fewer_bids", int, 0),
-            peek_event=_field(path, ident, it, "peek_event", bool, False))
-    return _field(path, "meta", doc.get("meta", {}), "version", str), out
+    for ident, f in c.items(path, doc, "action"):
+        a = dict(id=ident, name=f.get("name", str), text=f.get("text", str),
+                 **{t: f.amounts(t, TOKENS) for t in EFFECT_TABLES},
+                 extra_bids=f.get("extra_bids", int, 0),
+                 target_fewer_bids=f.get("target_fewer_bids", int, 0),
+                 peek_event=f.get("peek_event", bool, False))
+        f.finish("an action card")
+        if f.ok:
+            out[ident] = Action(**a)
+    meta = c.fields(path, "meta", doc.get("meta", {}))
+    return meta.get("version", str), out
 
 
-def load_events(path):
-    doc = _read(path)
+def load_events(c, path):
+    doc = c.read(path)
     out = {}
-    for ident, it in _items(path, doc, "event"):
-        war = _field(path, ident, it, "war", str, None)
-        if war is not None and war not in ("great", "east", "west"):
-            raise DataFileError(path, ident, "war", "must be great, east or west")
-        award = _field(path, ident, it, "award", dict, None)
-        if (award is None) == (war is None):
-            raise DataFileError(path, ident, "award", "an event needs exactly one of award "
-                                                      "or war")
+    for ident, f in c.items(path, doc, "event"):
+        name, text = f.get("name", str), f.get("text", str)
+        war = f.get("war", str, None, choices=("great", "east", "west"))
         traits, vp = (), 0
-        if award is not None:
-            traits = _field(path, ident, award, "traits", list)
-            for t in traits:
-                if t not in TRAITS:
-                    raise DataFileError(path, ident, "award.traits", f"{t!r} is not a trait")
-            vp = _field(path, ident, award, "vp", int)
-        out[ident] = Event(ident, _field(path, ident, it, "name", str),
-                           _field(path, ident, it, "text", str), tuple(traits), vp, war)
+        if "award" in f.t:
+            award = f.table("award")
+            if award is not None:
+                traits = award.strings("traits", choices=TRAITS) or ()
+                vp = award.get("vp", int)
+                award.finish("an event's award")
+                if not award.ok:
+                    f.ok = False
+        if ("award" in f.t) == ("war" in f.t):
+            f.err("award", "an event needs exactly one of award or war")
+        f.finish("an event")
+        if f.ok:
+            out[ident] = Event(ident, name, text, tuple(traits), vp, war)
     return out
 
 
 def load_rules(directory=DATA) -> Rules:
+    """The rules, actions and events of ``directory``; every mistake in them at once
+    (:class:`DataFileErrors`)."""
     directory = pathlib.Path(directory)
+    c = Checker()
     path = directory / "rules.toml"
-    doc = _read(path)
-    setup = _field(path, "setup", doc, "setup", dict)
-    chart = _field(path, "chart", doc, "chart", dict)
-    gains = _field(path, "chart", chart, "gains", list)
-    if len(gains) != 4 or not all(isinstance(g, int) for g in gains):
-        raise DataFileError(path, "chart", "gains", "must list 4 whole numbers (1st-4th)")
-    third = {}
-    for trait in TRAITS:
-        entry = _field(path, "chart.third_loses", _field(path, "chart", chart, "third_loses",
-                                                          dict), trait, dict)
-        token = _field(path, f"chart.third_loses.{trait}", entry, "token", str)
-        if token not in TOKENS:
-            raise DataFileError(path, f"chart.third_loses.{trait}", "token",
-                                f"{token!r} is not a token")
-        third[trait] = (token, _field(path, f"chart.third_loses.{trait}", entry, "why", str))
+    doc = c.fields(path, "rules", c.read(path))
+    setup = doc.table("setup", "setup")
+    chart = doc.table("chart", "chart")
+    meta = doc.table("meta", "meta", required=False)
+    gains, beyond, third = (), 0, {}
+    if chart is not None:
+        gains = chart.get("gains", list)
+        if gains is not None and (len(gains) != 4 or not all(is_whole(g) for g in gains)):
+            chart.err("gains", "must list 4 whole numbers (1st-4th)")
+        beyond = chart.get("beyond", int)
+        table = chart.table("third_loses", "chart.third_loses")
+        for trait in TRAITS if table is not None else ():
+            entry = table.table(trait, f"chart.third_loses.{trait}")
+            if entry is not None:
+                third[trait] = (entry.get("token", str, choices=TOKENS), entry.get("why", str))
+                entry.finish("a third bidder's loss")
+        if table is not None:
+            table.finish("the third bidders' losses")
+        chart.finish("the chart")
     score = []
-    for i, s in enumerate(_field(path, "score", doc, "score", list)):
-        item = f"score #{i + 1}"
-        trait = _field(path, item, s, "trait", str)
-        if trait not in TRAITS:
-            raise DataFileError(path, item, "trait", f"{trait!r} is not a trait")
-        bonus = _field(path, item, s, "bonus", str, None)
-        if bonus not in BONUSES:
-            raise DataFileError(path, item, "bonus", f"{bonus!r} is not one of "
-                                                     f"{', '.join(b for b in BONUSES if b)}")
-        score.append((trait, _field(path, item, s, "vp", int), _tokens(path, item, s, "gain"),
-                      bonus))
-    version, actions = load_actions(directory / "actions.toml")
-    return Rules(
-        version=version,
-        start_tokens=_field(path, "setup", setup, "start_tokens", int),
-        turns=_field(path, "setup", setup, "turns", int),
-        bids_per_turn=_field(path, "setup", setup, "bids_per_turn", int),
-        gains=tuple(gains), beyond=_field(path, "chart", chart, "beyond", int),
-        third_loses=third, score=tuple(score),
-        war_vp=_field(path, "war", _field(path, "war", doc, "war", dict), "winner_vp", int),
-        actions=actions, events=load_events(directory / "events.toml"))
+    rows = doc.get("score", list)
+    for i, row in enumerate(rows or ()):
+        f = c.fields(path, f"score #{i + 1}", row)
+        score.append((f.get("trait", str, choices=TRAITS), f.get("vp", int),
+                      f.amounts("gain", TOKENS), f.get("bonus", str, None, choices=BONUSES)))
+        f.finish("a score row")
+    war = doc.table("war", "war")
+    war_vp = war.get("winner_vp", int) if war is not None else 0
+    if war is not None:
+        war.finish("the war")
+    numbers = {k: setup.get(k, int) if setup is not None else 0
+               for k in ("start_tokens", "turns", "bids_per_turn")}
+    if setup is not None:
+        setup.finish("the set-up")
+    if meta is not None:
+        meta.get("version", str, None)
+        meta.finish("[meta]")
+    doc.finish("Great Powers' rules")
+    version, actions = load_actions(c, directory / "actions.toml")
+    events = load_events(c, directory / "events.toml")
+    c.done()
+    return Rules(version=version, gains=tuple(gains), beyond=beyond, third_loses=third,
+                 score=tuple(score), war_vp=war_vp, actions=actions, events=events, **numbers)
 
 
 @functools.lru_cache(maxsize=1)

@@ -18,6 +18,7 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
 """
 import dataclasses
 
+from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
@@ -44,8 +45,6 @@ class GPData:
     order: list = dataclasses.field(default_factory=list)
     action_at: int = 0
     taken: dict = dataclasses.field(default_factory=dict)
-    score_at: int = 0
-    bonus_queue: list = dataclasses.field(default_factory=list)
     drawn: list = dataclasses.field(default_factory=list)
     peeks: dict = dataclasses.field(default_factory=dict)          # seat -> event id (private)
     war: dict | None = None
@@ -113,8 +112,10 @@ class GreatPowers(Game):
             Move("pick_side", self._pick_side, "SidePicked", doc="player: a seat",
                  label="Pick a side", choices=spec(ch.pick_side)),
         )}
-        from .bots import BOTS
+        self.steps = {"score": self._score_step, "bonus": self._bonus_step}
+        from .bots import BOTS, GPObservation
         self.bots = BOTS
+        self.observation = GPObservation
 
     # -- set-up ---------------------------------------------------------------------------------
     @property
@@ -225,7 +226,7 @@ class GreatPowers(Game):
             state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
 
     def _seat_arg(self, state, value, what="target"):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
+        if not is_whole(value) or not 0 <= value < state.n:
             raise IllegalMoveError(f"Choose a player as the {what} (a seat from 0 to "
                                    f"{state.n - 1}), not {value!r}.")
         return value
@@ -249,7 +250,7 @@ class GreatPowers(Game):
         if not seats:
             state.note("NoBids")
             return
-        w = state.open_window(f"bids-t{state.round}", "bids", seats, "_bids_revealed",
+        w = state.open_window(f"bids-t{state.round}", "bids", seats, self._bids_revealed,
                               default=[], label=f"Turn {state.round} bids")
         for s in seats:
             blocked = blocked_all[s]
@@ -345,8 +346,9 @@ class GreatPowers(Game):
     def _resolve_card(self, state, seat, a, target):
         for t, n in a.cost.items():
             self._lose(state, seat, t, n)
+        tok = state.data.tokens[seat]
         for t, n in a.gain.items():
-            self._gain(state, seat, t, n)
+            tok[t] += n                                 # _gain, inline: read on every card
         for t, n in a.target_loses.items():
             self._lose(state, target, t, n)
         for t, n in a.steal.items():
@@ -394,79 +396,84 @@ class GreatPowers(Game):
         d.face_up = []
 
     # -- Score ------------------------------------------------------------------------------------
+    # One step per row of the score track; a row's bonuses that need a decision (steal a Colony,
+    # resolve one of three drawn Actions) are steps right after it, each asking its winner.
     def _begin_score(self, state):
-        state.data.score_at = 0
-        state.data.bonus_queue = []
-        self._score_next(state)
+        state.push([{"step": "score", "row": i} for i in range(len(self.rules.score))])
 
-    def _score_next(self, state):
-        d, r = state.data, self.rules
-        while True:
-            if d.bonus_queue:
-                seat, bonus = d.bonus_queue.pop(0)
-                if bonus == "steal_colony":
-                    targets = [s for s in state.seats() if s != seat and
-                               d.tokens[s]["colony"] > 0]
-                    if targets:
-                        state.prompt(seat, ("steal_colony", "decline_bonus"), bonus=bonus,
-                                     targets=targets)
-                        return
-                elif bonus == "draw_three":
-                    d.drawn = self._draw_actions(state, 3)
-                    if d.drawn:
-                        state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
-                        state.prompt(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
-                                     cards=list(d.drawn))
-                        return
-                continue
-            if d.score_at >= len(r.score):
-                return
-            trait, vp, gain, bonus = r.score[d.score_at]
-            d.score_at += 1
-            winners = self.highest(state, (trait,))
-            state.note("Scored", trait=trait, seats=winners, vp=vp)
-            for w in winners:
-                self._gain(state, w, "vp", vp)
-                for t, n in gain.items():
-                    self._gain(state, w, t, n)
-                if bonus == "extra_bid":
-                    d.bid_mod[w] += 1
-                elif bonus == "peek_event":
-                    self._peek(state, w, f"highest {_name(trait)}")
-                elif bonus is not None:
-                    d.bonus_queue.append((w, bonus))
+    def _score_step(self, state, step):
+        d = state.data
+        trait, vp, gain, bonus = self.rules.score[step["row"]]
+        winners = self.highest(state, (trait,))
+        state.note("Scored", trait=trait, seats=winners, vp=vp)
+        later = []
+        for w in winners:
+            tok = d.tokens[w]                           # _gain, inline: six rows a turn
+            tok["vp"] += vp
+            for t, n in gain.items():
+                tok[t] += n
+            if bonus == "extra_bid":
+                d.bid_mod[w] += 1
+            elif bonus == "peek_event":
+                self._peek(state, w, f"highest {_name(trait)}")
+            elif bonus is not None:
+                later.append({"step": "bonus", "seat": w, "bonus": bonus})
+        state.push(later, front=True)
+
+    def _bonus_step(self, state, step):
+        d = state.data
+        seat, bonus = step["seat"], step["bonus"]
+        if bonus == "steal_colony":
+            if "target" in step:
+                target = step["target"]
+                self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
+                state.note("ColonyStolen", seat=seat, target=target)
+                return None
+            if step.get("declined"):
+                return None
+            targets = [s for s in state.seats() if s != seat and d.tokens[s]["colony"] > 0]
+            if targets:
+                return state.ask(seat, ("steal_colony", "decline_bonus"), bonus=bonus,
+                                 targets=targets)
+            return None
+        if bonus == "draw_three":
+            if "drawn" not in step:
+                step["drawn"] = True
+                d.drawn = self._draw_actions(state, 3)
+                if not d.drawn:
+                    return None
+                state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                return state.ask(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
+                                 cards=list(d.drawn))
+            if "card" in step:
+                a = self.rules.actions[step["card"]]
+                self._resolve_card(state, seat, a, step["target"])
+                state.note("DrawnActionResolved", seat=seat, card=step["card"], name=a.name,
+                           target=step["target"])
+            d.action_discard.extend(d.drawn)
+            d.drawn = []
+        return None
 
     def _steal_colony(self, state, seat, target):
-        p = state.prompts[seat]
-        if p.get("bonus") != "steal_colony":
-            raise IllegalMoveError("You have no Colony to steal now.")
+        step = state.waiting_step(seat, "steal_colony", "You have no Colony to steal now.")
         self._seat_arg(state, target)
-        if target not in p["targets"]:
+        if target not in state.question()["targets"]:
             raise IllegalMoveError(f"{state.players[target]} has no Colony you can steal.")
-        self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
-        state.note("ColonyStolen", seat=seat, target=target)
-        state.clear_prompt(seat)
-        self._score_next(state)
+        step["target"] = target
+        state.resume(step)
 
     def _resolve_drawn(self, state, seat, card, target=None):
-        p = state.prompts[seat]
-        if p.get("bonus") != "draw_three":
-            raise IllegalMoveError("You have no drawn Action cards to resolve.")
-        a = self._check_card(state, seat, card, target, state.data.drawn)
-        self._resolve_card(state, seat, a, target)
-        state.note("DrawnActionResolved", seat=seat, card=card, name=a.name, target=target)
-        self._finish_bonus(state, seat)
+        step = state.waiting_step(seat, "resolve_drawn",
+                                  "You have no drawn Action cards to resolve.")
+        self._check_card(state, seat, card, target, state.data.drawn)
+        step["card"], step["target"] = card, target
+        state.resume(step)
 
     def _decline_bonus(self, state, seat):
-        state.note("BonusDeclined", seat=seat, bonus=state.prompts[seat].get("bonus"))
-        self._finish_bonus(state, seat)
-
-    def _finish_bonus(self, state, seat):
-        d = state.data
-        d.action_discard.extend(d.drawn)
-        d.drawn = []
-        state.clear_prompt(seat)
-        self._score_next(state)
+        step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
+        state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
+        step["declined"] = True
+        state.resume(step)
 
     # -- Event ------------------------------------------------------------------------------------
     def _begin_event(self, state):
@@ -586,7 +593,8 @@ class GreatPowers(Game):
         reason = "most VP after turn %d" % state.round
         if len(winners) > 1:
             tiebreak = (tiebreak + ", still tied: shared") if tiebreak else "shared win"
-        state.finish(winners, reason, {s: vp[s] for s in state.seats()}, tiebreak)
+        state.finish(winners, reason, {s: vp[s] for s in state.seats()}, tiebreak,
+                     code="last_turn")
 
     # -- corrections ------------------------------------------------------------------------------
     def get_counter(self, state, seat, counter):

@@ -1,5 +1,6 @@
-"""Market Trading bots: ``bot(game, state, seat, rng) -> (move, args)`` for
-``state.prompts[seat]``. Everything in this game is public; bots read the state's public facts.
+"""Market Trading bots: ``bot(game, view, rng) -> (move, args)`` answering ``view.prompt``;
+``view`` is the seat's :class:`MTObservation`. Everything in this game but the deck's order is
+public; bots read those facts from the observation, never the state.
 
 * ``random``: random legal actions (a few trades and improvements, random builds and forages).
 * ``greedy``: uses every improvement that adds value, trades for the one resource missing to
@@ -7,7 +8,35 @@
   productive improvement while the game is young, forages where its improvements pay extra.
 """
 
+from companion.core.views import Observation
+
 MAX_TRADES = 2          # per turn, for both bots: keeps a bot turn short
+
+
+class MTObservation(Observation):
+    """The public table as Market Trading's bots read it (everything but the deck's order),
+    and what the seat may do with it."""
+    __slots__ = ()
+
+    # The public facts a bot reads (all on the table), one property each (bots read them on
+    # every decision): the active hand, the market, the bowls, the trades this turn, every
+    # player's yields, builds, piles and tiles.
+    hand = property(lambda self: self._state.data.hand)
+    market = property(lambda self: self._state.data.market)
+    bowl = property(lambda self: self._state.data.bowl)
+    turn_trades = property(lambda self: self._state.data.turn_trades)
+    yields = property(lambda self: self._state.data.yields)
+    built = property(lambda self: self._state.data.built)
+    piles = property(lambda self: self._state.data.piles)
+    tiles_of = property(lambda self: self._state.data.tiles_of)
+
+    def usable(self):
+        """The improvements the seat may run now."""
+        return self.game.usable(self._state, self.seat)
+
+    def affordable(self):
+        """The improvements the active player can build now."""
+        return self.game.affordable(self._state)
 
 
 def _profit(game, cid):
@@ -16,8 +45,8 @@ def _profit(game, cid):
     return sum(v[k] * n for k, n in cout.items()) - sum(v[k] * n for k, n in cin.items())
 
 
-def _legal_trade(game, state, give, take):
-    d = state.data
+def _legal_trade(game, view, give, take):
+    d = view
     cap = game.rules.market_cap
     if give == take or d.hand.get(give, 0) < 1 or d.market.get(take, 0) < 1:
         return False
@@ -26,14 +55,14 @@ def _legal_trade(game, state, give, take):
 
 # -- random ----------------------------------------------------------------------------------------
 
-def random_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def random_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
-    d = state.data
+    d = view
     if "end_step" in moves:
         x = rng.random()
         if x < 0.4:
-            usable = [c for c in game.usable(state, seat) if game._has(d.hand,
+            usable = [c for c in view.usable() if game._has(d.hand,
                                                                         game.converts[c][0])]
             if usable:
                 return "improve", {"improvement": rng.choice(usable)}
@@ -42,11 +71,11 @@ def random_bot(game, state, seat, rng):
             takes = [k for k, n in d.market.items() if n and k != give]
             if give is not None and takes:
                 take = rng.choice(takes)
-                if _legal_trade(game, state, give, take):
+                if _legal_trade(game, view, give, take):
                     return "trade", {"give": {give: 1}, "take": {take: 1}}
         return "end_step", {}
     if "build" in moves:
-        can = game.affordable(state)
+        can = view.affordable()
         if can and rng.random() < 0.7:
             return "build", {"improvement": rng.choice(can)}
         return "skip_build", {}
@@ -54,8 +83,8 @@ def random_bot(game, state, seat, rng):
         if rng.random() < 0.1:
             return "skip_forage", {}
         r = game.rules
-        if state.config["forage_source"] == "hand":
-            ok = [t for t, res in enumerate(d.yields[seat]) if d.hand.get(res, 0) >= r.forage]
+        if view.options["forage_source"] == "hand":
+            ok = [t for t, res in enumerate(d.yields[view.seat]) if d.hand.get(res, 0) >= r.forage]
             if not ok:                   # asked anyway (pass_empty_steps off): nothing to place
                 return "skip_forage", {}
             return "forage", {"tile": rng.choice(ok)}
@@ -65,13 +94,13 @@ def random_bot(game, state, seat, rng):
 
 # -- greedy ----------------------------------------------------------------------------------------
 
-def greedy_bot(game, state, seat, rng):
-    p = state.prompts[seat]
+def greedy_bot(game, view, rng):
+    p = view.prompt
     moves = p["moves"]
-    d = state.data
+    d = view
     if "end_step" in moves:
         hand, market, cap = d.hand, d.market, game.rules.market_cap
-        usable = game.usable(state, seat)
+        usable = view.usable()
         best, best_v = None, 0
         for cid in usable:
             cin, cout = game.converts[cid]
@@ -87,29 +116,29 @@ def greedy_bot(game, state, seat, rng):
         if best is not None:
             return "improve", {"improvement": best}
         if d.turn_trades < MAX_TRADES:
-            t = _useful_trade(game, state, seat, usable)
+            t = _useful_trade(game, view, usable)
             if t is not None:
                 return "trade", {"give": {t[0]: 1}, "take": {t[1]: t[2] if len(t) > 2 else 1}}
         return "end_step", {}
     if "build" in moves:
         best, best_v = None, 0.0
-        for cid in game.affordable(state):
-            v = _build_value(game, state, seat, cid)
+        for cid in view.affordable():
+            v = _build_value(game, view, cid)
             if v > best_v:
                 best, best_v = cid, v
-        if best is not None and d.bowl[seat] > 6:
+        if best is not None and d.bowl[view.seat] > 6:
             return "build", {"improvement": best}
         return "skip_build", {}
     if "forage" in moves:
-        tile = _forage_tile(game, state, seat)
+        tile = _forage_tile(game, view)
         return ("forage", {"tile": tile}) if tile is not None else ("skip_forage", {})
     raise RuntimeError(f"greedy bot cannot answer {moves}")
 
 
-def _useful_trade(game, state, seat, usable):
+def _useful_trade(game, view, usable):
     """(give, take) of one copy each: the missing input of an improvement, or a copy that a
     full market would not pay for swapped for one that scores."""
-    d = state.data
+    d = view
     hand, market, cap, value = d.hand, d.market, game.rules.market_cap, game.value
     keep = set()
     for cid in usable:
@@ -142,10 +171,10 @@ def _useful_trade(game, state, seat, usable):
     return None
 
 
-def _build_value(game, state, seat, cid):
+def _build_value(game, view, cid):
     imp = game.rules.improvements[cid]
-    d, r = state.data, game.rules
-    owned = d.built[seat]
+    d, r = view, game.rules
+    owned = d.built[view.seat]
     v = 0.0
     if cid in game.converts:
         cin, cout = game.converts[cid]
@@ -153,7 +182,7 @@ def _build_value(game, state, seat, cid):
         for k in cin:
             res = r.resources[k]
             if res.terrain is not None:
-                supply += sum(1 for t, y in enumerate(d.yields[seat]) if y == k)
+                supply += sum(1 for t, y in enumerate(d.yields[view.seat]) if y == k)
             else:                                        # fed by another improvement we own
                 supply += 6 * sum(1 for o in owned if o in game.converts and
                                   k in game.converts[o][1])
@@ -166,29 +195,29 @@ def _build_value(game, state, seat, cid):
         if e is not None:
             for terrain, n in e.extra:
                 res = r.t1_of[terrain]
-                if d.market[res] < r.market_cap - 1 and res in d.yields[seat]:
+                if d.market[res] < r.market_cap - 1 and res in d.yields[view.seat]:
                     v += n
             v += 0.5 * sum(n for _, n in e.gain) + e.points
     if cid not in game.converts and not any(o in game.converts for o in owned):
         v *= 0.3                                     # first, something that adds value
     return v
-def _forage_tile(game, state, seat):
+def _forage_tile(game, view):
     """A tile whose resource the market still pays for, or that feeds an improvement; spread
     out over empty tiles (every pile yields one per harvest)."""
-    d, r = state.data, game.rules
-    piles = d.piles[seat]
+    d, r = view, game.rules
+    piles = d.piles[view.seat]
     market, cap = d.market, r.market_cap
     feeds, extra = set(), {}
-    for cid in d.built[seat]:
+    for cid in d.built[view.seat]:
         imp = r.improvements[cid]
         if imp.on_forage is not None:
             for t, n in imp.on_forage.extra:
                 extra[t] = extra.get(t, 0) + n
         if cid in game.converts:
             feeds.update(game.converts[cid][0])
-    src_hand = state.config["forage_source"] == "hand"
+    src_hand = view.options["forage_source"] == "hand"
     best, best_v = None, None
-    for terrain, tiles in d.tiles_of[seat].items():
+    for terrain, tiles in d.tiles_of[view.seat].items():
         res = r.t1_of[terrain]
         if src_hand and d.hand.get(res, 0) < r.forage:
             continue
@@ -206,3 +235,4 @@ def _forage_tile(game, state, seat):
 
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}
+__all__ = ["BOTS", "MTObservation"]

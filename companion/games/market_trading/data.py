@@ -1,13 +1,13 @@
 """Loading and checking the Market Trading data files (``data/*.toml``).
 
-Every mistake names the file, the item and the field (:class:`DataFileError`).
+Every mistake names the file, the item and the field (:class:`DataFileError`); one load lists
+them all (the core's data-file checker, :mod:`companion.core.datafile`).
 """
 import dataclasses
 import functools
 import pathlib
 
-from companion.core.datafile import field as _field, items as _items, read_toml as _read
-from companion.core.errors import DataFileError
+from companion.core.datafile import Checker, suggest
 
 DATA = pathlib.Path(__file__).with_name("data")
 TERRAINS = ("field", "forest", "mountain", "water", "desert")
@@ -83,137 +83,132 @@ class Rules:
     t1_of: dict                   # terrain -> T1 resource id
 
 
-def _amounts(path, item, table, name, known, what="resource", prefix=""):
-    value = _field(path, item, table, name, dict, {})
-    out = []
-    for k, v in value.items():
-        if k not in known:
-            raise DataFileError(path, item, f"{prefix}{name}.{k}", f"is not a {what}; use one "
-                                f"of {', '.join(known)}")
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise DataFileError(path, item, f"{prefix}{name}.{k}", f"must be a positive whole "
-                                f"number, not {v!r}")
-        out.append((k, v))
-    return tuple(out)
+def _pairs(f, key, names, what="resource"):
+    return tuple(f.amounts(key, list(names), what).items())
 
 
-def load_resources(path):
-    doc = _read(path)
+def load_resources(c, path):
+    doc = c.read(path)
     out = {}
-    for ident, it in _items(path, doc, "resource"):
-        for k in it:
-            if k not in ("id", "name", "tier", "value", "first", "terrain"):
-                raise DataFileError(path, ident, k, "is not a field of a resource")
-        tier = _field(path, ident, it, "tier", int, minimum=1)
-        terrain = _field(path, ident, it, "terrain", str, None)
+    for ident, f in c.items(path, doc, "resource"):
+        tier = f.get("tier", int, minimum=1)
+        terrain = f.get("terrain", str, None)
         if tier == 1 and terrain not in TERRAINS:
-            raise DataFileError(path, ident, "terrain", f"a T1 resource needs a terrain: "
-                                f"{', '.join(TERRAINS)}")
-        if tier != 1 and terrain is not None:
-            raise DataFileError(path, ident, "terrain", "only T1 resources have a terrain")
-        value = _field(path, ident, it, "value", int, minimum=0)
-        out[ident] = Resource(ident, _field(path, ident, it, "name", str), tier, value,
-                              _field(path, ident, it, "first", int, minimum=value), terrain)
+            f.err("terrain", f"a T1 resource needs a terrain: {', '.join(TERRAINS)}"
+                             f"{suggest(terrain, TERRAINS) if terrain else ''}")
+        if tier is not None and tier != 1 and terrain is not None:
+            f.err("terrain", "only T1 resources have a terrain")
+        value = f.get("value", int, minimum=0)
+        name = f.get("name", str)
+        first = f.get("first", int, minimum=value or 0)
+        f.finish("a resource")
+        if f.ok:
+            out[ident] = Resource(ident, name, tier, value, first, terrain)
     t1 = {}
     for r in out.values():
         if r.tier == 1:
             if r.terrain in t1:
-                raise DataFileError(path, r.id, "terrain", f"{r.terrain} already yields "
-                                                           f"{t1[r.terrain]}")
+                c.error(path, r.id, "terrain", f"{r.terrain} already yields {t1[r.terrain]}")
             t1[r.terrain] = r.id
     for terrain in TERRAINS:
-        if terrain not in t1:
-            raise DataFileError(path, problem=f"has no T1 resource for {terrain}")
+        if terrain not in t1 and c.ok:
+            c.error(path, problem=f"has no T1 resource for {terrain}")
     return out, t1
 
 
-def _effect(path, ident, it, name, resources):
-    table = _field(path, ident, it, name, dict, None)
-    if table is None:
+def _effect(f, key, resources):
+    e = f.table(key, required=False)
+    if e is None:
         return None
-    for k in table:
-        if k not in ("gain", "points", "extra"):
-            raise DataFileError(path, ident, f"{name}.{k}", "is not an effect; use gain, "
-                                                            "points or extra")
-    return Effect(gain=_amounts(path, ident, table, "gain", list(resources),
-                                prefix=f"{name}."),
-                  points=_field(path, ident, table, "points", int, 0, minimum=0),
-                  extra=_amounts(path, ident, table, "extra", TERRAINS, "terrain",
-                                 prefix=f"{name}."))
+    got = Effect(gain=_pairs(e, "gain", resources), points=e.get("points", int, 0, minimum=0),
+                 extra=_pairs(e, "extra", TERRAINS, "terrain"))
+    e.finish("an effect (gain, points or extra)")
+    if not e.ok:
+        f.ok = False
+    return got
 
 
-def load_improvements(path, resources):
-    doc = _read(path)
+def load_improvements(c, path, resources):
+    doc = c.read(path)
     out = {}
-    for ident, it in _items(path, doc, "improvement"):
-        for k in it:
-            if k not in ("id", "name", "copies", "cost", "convert", "on_build", "on_forage"):
-                raise DataFileError(path, ident, k, "is not a field of an improvement")
-        conv = _field(path, ident, it, "convert", dict, None)
+    for ident, f in c.items(path, doc, "improvement"):
+        conv = f.table("convert", required=False)
         cin, cout = (), ()
         if conv is not None:
-            cin = _amounts(path, ident, conv, "in", list(resources), prefix="convert.")
-            cout = _amounts(path, ident, conv, "out", list(resources), prefix="convert.")
-            if not cin or not cout:
-                raise DataFileError(path, ident, "convert", "needs both in and out")
-        imp = Improvement(ident, _field(path, ident, it, "name", str),
-                          _field(path, ident, it, "copies", int, 1, minimum=1),
-                          _amounts(path, ident, it, "cost", list(resources)), cin, cout,
-                          _effect(path, ident, it, "on_build", resources),
-                          _effect(path, ident, it, "on_forage", resources))
+            cin, cout = _pairs(conv, "in", resources), _pairs(conv, "out", resources)
+            conv.finish("a conversion (in and out)")
+            if conv.ok and (not cin or not cout):
+                f.err("convert", "needs both in and out")
+        name = f.get("name", str)
+        copies = f.get("copies", int, 1, minimum=1)
+        cost = _pairs(f, "cost", resources)
+        on_build, on_forage = _effect(f, "on_build", resources), _effect(f, "on_forage", resources)
+        f.finish("an improvement")
+        if not f.ok:
+            continue
+        imp = Improvement(ident, name, copies, cost, cin, cout, on_build, on_forage)
         if not imp.cost:
-            raise DataFileError(path, ident, "cost", "is missing")
-        if not (imp.convert_in or imp.on_build or imp.on_forage):
-            raise DataFileError(path, ident, problem="does nothing: give it a convert, "
-                                                     "on_build or on_forage")
-        out[ident] = imp
+            c.error(path, ident, "cost", "is missing")
+        elif not (imp.convert_in or imp.on_build or imp.on_forage):
+            c.error(path, ident, problem="does nothing: give it a convert, on_build or "
+                                         "on_forage")
+        else:
+            out[ident] = imp
     return out
 
 
 def load_rules(directory=DATA) -> Rules:
+    """The rules, resources and improvements of ``directory``; every mistake in them at once
+    (:class:`DataFileErrors`)."""
     directory = pathlib.Path(directory)
+    c = Checker()
     path = directory / "rules.toml"
-    doc = _read(path)
-    setup = _field(path, "setup", doc, "setup", dict)
-    board = _field(path, "board", doc, "board", dict)
-    terrain_t = _field(path, "board", board, "terrain", dict)
+    doc = c.fields(path, "rules", c.read(path))
+    setup = doc.table("setup", "setup") or c.fields(path, "setup", {})
+    board = doc.table("board", "board") or c.fields(path, "board", {})
+    meta = doc.table("meta", "meta") or c.fields(path, "meta", {})
+    terrain_t = board.table("terrain", "board.terrain") or c.fields(path, "board.terrain", {})
     letters, weights = {}, []
     for t in TERRAINS:
-        entry = _field(path, "board.terrain", terrain_t, t, dict)
-        letter = _field(path, f"board.terrain.{t}", entry, "letter", str)
-        if len(letter) != 1 or letter in letters.values():
-            raise DataFileError(path, f"board.terrain.{t}", "letter",
-                                "must be one letter, different for every terrain")
+        entry = terrain_t.table(t, f"board.terrain.{t}")
+        if entry is None:
+            continue
+        letter = entry.get("letter", str)
+        if letter is not None and (len(letter) != 1 or letter in letters.values()):
+            entry.err("letter", "must be one letter, different for every terrain")
         letters[t] = letter
-        weights.append(_field(path, f"board.terrain.{t}", entry, "weight", int, minimum=0))
-    if not any(weights):
-        raise DataFileError(path, "board.terrain", "weight", "at least one must be above 0")
-    for t in terrain_t:
+        weights.append(entry.get("weight", int, minimum=0) or 0)
+        entry.finish("a terrain")
+    if len(weights) == len(TERRAINS) and not any(weights):
+        terrain_t.err("weight", "at least one must be above 0")
+    for t in terrain_t.t:
         if t not in TERRAINS:
-            raise DataFileError(path, "board.terrain", t, "is not a terrain")
-    resources, t1 = load_resources(directory / "resources.toml")
-    market_start = dict(_amounts(path, "market_start", doc, "market_start", list(resources)))
-    rows = _field(path, "board", board, "rows", int, minimum=1)
-    cols = _field(path, "board", board, "cols", int, minimum=1)
-    start_piles = _field(path, "setup", setup, "start_piles", int, minimum=0)
-    if start_piles > rows * cols:
-        raise DataFileError(path, "setup", "start_piles", "is more than the board's tiles")
-    cap = _field(path, "setup", setup, "market_cap", int, minimum=1)
+            terrain_t.err(t, f"is not a terrain{suggest(t, TERRAINS)}")
+    resources, t1 = load_resources(c, directory / "resources.toml")
+    market = c.fields(path, "market_start", doc.get("market_start", dict, {}))
+    market_start = dict(_pairs(doc, "market_start", resources))
+    rows = board.get("rows", int, minimum=1)
+    cols = board.get("cols", int, minimum=1)
+    board.finish("the board")
+    numbers = {k: setup.get(k, int, minimum=low) for k, low in (
+        ("bowl", 1), ("face_up", 1), ("market_cap", 1), ("forage", 0), ("start_piles", 0),
+        ("start_pile_size", 1), ("stall_rounds", 1), ("max_rounds", 1))}
+    setup.finish("the set-up")
+    if None not in (numbers["start_piles"], rows, cols) and \
+            numbers["start_piles"] > rows * cols:
+        setup.err("start_piles", "is more than the board's tiles")
+    cap = numbers["market_cap"]
     for r, n in market_start.items():
-        if n > cap:
-            raise DataFileError(path, "market_start", r, f"is more than the market cap {cap}")
-    return Rules(
-        version=_field(path, "meta", _field(path, "meta", doc, "meta", dict), "version", str),
-        bowl=_field(path, "setup", setup, "bowl", int, minimum=1),
-        face_up=_field(path, "setup", setup, "face_up", int, minimum=1),
-        market_cap=cap, forage=_field(path, "setup", setup, "forage", int, minimum=0),
-        start_piles=start_piles,
-        start_pile_size=_field(path, "setup", setup, "start_pile_size", int, minimum=1),
-        stall_rounds=_field(path, "setup", setup, "stall_rounds", int, minimum=1),
-        max_rounds=_field(path, "setup", setup, "max_rounds", int, minimum=1),
-        rows=rows, cols=cols, terrains=TERRAINS, letters=letters, weights=tuple(weights),
-        market_start=market_start, resources=resources,
-        improvements=load_improvements(directory / "improvements.toml", resources), t1_of=t1)
+        if cap is not None and n > cap:
+            market.err(r, f"is more than the market cap {cap}")
+    version = meta.get("version", str)
+    meta.finish("[meta]")
+    doc.finish("Market Trading's rules")
+    improvements = load_improvements(c, directory / "improvements.toml", resources)
+    c.done()
+    return Rules(version=version, rows=rows, cols=cols, terrains=TERRAINS, letters=letters,
+                 weights=tuple(weights), market_start=market_start, resources=resources,
+                 improvements=improvements, t1_of=t1, **numbers)
 
 
 @functools.lru_cache(maxsize=1)

@@ -24,6 +24,7 @@ vague, the configurable ones as options:
 """
 import dataclasses
 
+from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
@@ -67,7 +68,7 @@ def _amounts(value, what, names):
     for k, v in value.items():
         if k not in names:
             raise IllegalMoveError(f"{k!r} is not a resource. Resources: {', '.join(names)}.")
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+        if not is_whole(v) or v <= 0:
             raise IllegalMoveError(f"{what}: the amount of {names[k]} must be a positive "
                                    f"whole number, not {v!r}.")
     return value
@@ -168,8 +169,9 @@ class MarketTrading(Game):
                  label="Forage", choices=spec(ch.forage)),
             Move("skip_forage", self._skip, "ForageSkipped", label="Don't forage"),
         )}
-        from .bots import BOTS
+        from .bots import BOTS, MTObservation
         self.bots = BOTS
+        self.observation = MTObservation
 
     # == set-up ===================================================================================
     def setup(self, state):
@@ -208,13 +210,13 @@ class MarketTrading(Game):
         r = self.rules
         n = r.rows * r.cols
         if isinstance(tile, list) and len(tile) == 2 and all(
-                isinstance(x, int) and not isinstance(x, bool) for x in tile):
+                is_whole(x) for x in tile):
             row, col = tile
             if not (0 <= row < r.rows and 0 <= col < r.cols):
                 raise IllegalMoveError(f"Your board has rows 0-{r.rows - 1} and columns "
                                        f"0-{r.cols - 1}; there is no tile {tile}.")
             return row * r.cols + col
-        if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < n:
+        if not is_whole(tile) or not 0 <= tile < n:
             raise IllegalMoveError(f"Choose a tile 0-{n - 1} (row by row) or [row, col], not "
                                    f"{tile!r}.")
         return tile
@@ -254,12 +256,12 @@ class MarketTrading(Game):
         """Points taken from the bowls so far (the table ends the game early)."""
         return {s: self.rules.bowl - state.data.bowl[s] for s in state.seats()}
 
-    def _finish(self, state, winners, reason, tiebreak=None):
+    def _finish(self, state, winners, reason, tiebreak=None, code="emptied_bowl"):
         d = state.data
         if not d.vp_curve or d.vp_curve[-1] != d.earned:
             d.vp_curve.append(list(d.earned))
         scores = {s: self.rules.bowl - d.bowl[s] for s in state.seats()}
-        state.finish(winners, reason, scores, tiebreak)
+        state.finish(winners, reason, scores, tiebreak, code=code)
 
     def usable(self, state, seat):
         """Improvements ``seat`` may still use in this step: {id: index into built}."""
@@ -337,7 +339,7 @@ class MarketTrading(Game):
         winners = [s for s in state.seats() if d.earned[s] == best]
         d.stalled = True
         self._finish(state, winners, f"{why}; most points wins",
-                     "shared" if len(winners) > 1 else None)
+                     "shared" if len(winners) > 1 else None, code="stalled")
 
     # == 2 and 4. Trade and improve ===============================================================
     def _begin_trade(self, state):

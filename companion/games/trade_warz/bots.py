@@ -1,5 +1,5 @@
-"""Trade Warz bots. A bot is ``bot(game, state, seat, rng) -> (move, args)`` for the prompt
-``state.prompts[seat]``; it reads only public information and its own seat's (its hand, its
+"""Trade Warz bots. A bot is ``bot(game, view, rng) -> (move, args)`` for the prompt
+``view.prompt``; it reads only public information and its own seat's (its hand, its
 face-down Exports). ``table_bot`` answers the table's prompts (confirmations, manual effects)
 the way a careful table would, so simulations resolve the manual effects it knows.
 
@@ -12,22 +12,124 @@ the way a careful table would, so simulations resolve the manual effects it know
 Both pick Leaders at random, so win rates per Leader compare the Leaders, not the bots' taste.
 """
 
+from companion.core.views import Observation
+
+
+class TWObservation(Observation):
+    """What a Trade Warz seat sees, as its bot reads it: GDP, influence, routes, Leaders,
+    slotted Policies, the placements (where, not which card), the contests and the Fast-Pass
+    tokens are public; the hand and the offers made to the seat are its own; the rest are the
+    rules applied to those (what a card costs the seat, its budget, open slots...). The table
+    (seat None) sees the public part."""
+    __slots__ = ()
+
+    # -- public ----------------------------------------------------------------------------------
+    def ix(self):
+        """The edition's cards (public: the box)."""
+        return self.game.ix(self._state)
+
+    @property
+    def rounds(self):
+        return self._state.data.rounds
+
+    @property
+    def gdp(self):
+        return self._state.data.gdp
+
+    @property
+    def influence(self):
+        return self._state.data.influence
+
+    @property
+    def fast_pass(self):
+        return self._state.data.fast_pass
+
+    @property
+    def routes(self):
+        return self._state.data.board.routes
+
+    @property
+    def policy(self):
+        return self._state.data.board.policy
+
+    @property
+    def leaders(self):
+        return self._state.data.board.leaders
+
+    @property
+    def placements(self):
+        """Every face-down or flipped Export: who, where, its state (``card`` is None until
+        the flip)."""
+        return self._state.data.trade.placements
+
+    @property
+    def contests(self):
+        return self._state.data.disputes.contests
+
+    def routes_of(self, seat=None):
+        return self.game.routes_of(self._state, self.seat if seat is None else seat)
+
+    def order(self, seats):
+        return self.game.order(self._state, seats)
+
+    def cond(self, condition, owner):
+        return self.game.cond(self._state, condition, owner)
+
+    def route_value(self, seat, cid, partner):
+        return self.game.route_value(self._state, seat, cid, partner)
+
+    def dispute_bonus(self, seat, cid, partner):
+        return self.game.dispute_bonus(self._state, seat, cid, partner)
+
+    # -- the seat's own -------------------------------------------------------------------------
+    @property
+    def hand(self):
+        return self._state.data.hands[self.seat]
+
+    @property
+    def offers(self):
+        """The open offers made to this seat or by it (others' swaps are theirs)."""
+        me = self.seat
+        return [o for o in self._state.data.trade.offers
+                if o["kind"] == "influence" or me in (o["from"], o["to"])]
+
+    def slots_left(self):
+        return self.game.slots_left(self._state, self.seat)
+
+    def budget(self):
+        return self.game.budget(self._state, self.seat)
+
+    def export_options(self, cards):
+        return self.game.export_options(self._state, self.seat, cards)
+
+    def open_slots_all(self):
+        return self.game.open_slots_all(self._state, self.seat)
+
+    def silenced(self):
+        return self.game.silenced(self._state, self.seat)
+
+    def cost_of(self, cid):
+        return self.game.cost_of(self._state, self.seat, cid)
+
+    def legal_targets(self, mode):
+        return self.game.legal_targets(self._state, self.seat, mode)
+
+
 # -- shared helpers -------------------------------------------------------------------------------
 
 
-def _placements(game, state, seat):
+def _placements(game, view):
     """Every legal (card, partner, slot, cost) for ``seat`` now."""
-    d = state.data
-    ix = game.ix(state)
-    if game.slots_left(state, seat) <= 0:
+    ix = view.ix()
+    if view.slots_left() <= 0:
         return []
-    exports = sorted({c for c in d.hands[seat] if c in ix.exports})
+    exports = sorted({c for c in view.hand if c in ix.exports})
     if not exports:
         return []
-    budget = game.budget(state, seat)
-    table = game.export_options(state, seat, exports)
+    budget = view.budget()
+    table = view.export_options(exports)
     out = []
-    for p, slots in game.open_slots_all(state, seat).items():
+    for p, slots in view.open_slots_all().items():
         if not slots:
             continue
         for c in exports:
@@ -51,23 +153,23 @@ def _random_split(piles, count, rng):
     return split
 
 
-def _affordable(game, state, seat, kind):
-    d = state.data
-    ix = game.ix(state)
-    if kind == "tactic" and game.silenced(state, seat) is not None:
+def _affordable(game, view, kind):
+    seat = view.seat
+    ix = view.ix()
+    if kind == "tactic" and view.silenced() is not None:
         return []
     pool = {"policy": ix.policies, "tactic": ix.tactics}[kind]
-    return sorted({c for c in d.hands[seat] if c in pool and
-                   game.cost_of(state, seat, c) <= d.gdp[seat]})
+    return sorted({c for c in view.hand if c in pool and
+                   view.cost_of(c) <= view.gdp[seat]})
 
 
-def _choice_args(game, state, seat, cid, rng, pick_target=None):
+def _choice_args(game, view, cid, rng, pick_target=None):
     """target / partner arguments a card needs, or None if it cannot be played now."""
-    ix = game.ix(state)
+    ix = view.ix()
     mode, needs_partner = ix.needs[cid]
     args = {}
     if mode is not None:
-        legal = game.legal_targets(state, seat, mode)
+        legal = view.legal_targets(mode)
         if len(legal) > 1:
             args["target"] = pick_target(legal) if pick_target else rng.choice(legal)
     if needs_partner:
@@ -75,22 +177,23 @@ def _choice_args(game, state, seat, cid, rng, pick_target=None):
     return args
 
 
-def _can_keep(state, seat, o):
+def _can_keep(view, o):
     """Can ``seat`` keep its side of an influence offer made to it?"""
-    d = state.data
+    seat = view.seat
     if o["side"] == "sell":                 # the maker sells: we pay
-        return d.gdp[seat] >= o["price"]
-    return d.influence[seat].get(o["partner"], 0) >= o["amount"]
+        return view.gdp[seat] >= o["price"]
+    return view.influence[seat].get(o["partner"], 0) >= o["amount"]
 
 
-def _offers_to(state, seat, kind):
-    return [o for o in state.data.offers if o["to"] == seat and o["kind"] == kind]
+def _offers_to(view, kind):
+    seat = view.seat
+    return [o for o in view.offers if o["to"] == seat and o["kind"] == kind]
 
 
-def _answer_common(game, state, seat, p, rng, greedy):
+def _answer_common(game, view, p, rng, greedy):
     """Answers to the asks every bot meets. Returns None if the prompt is something else."""
+    seat = view.seat
     moves = p["moves"]
-    d = state.data
     m = moves[0]
     if m == "pick_leader":
         opts = list(p["options"])
@@ -100,25 +203,25 @@ def _answer_common(game, state, seat, p, rng, greedy):
         opts = p["options"]
         if greedy:
             return "choose_target", {"target": max(opts, key=lambda s: (s != seat,
-                                                                        d.gdp[s], -s))}
+                                                                        view.gdp[s], -s))}
         return "choose_target", {"target": rng.choice(opts)}
     if m == "choose_partner":
         if greedy:
-            return "choose_partner", {"partner": _best_partner(game, state, seat)}
+            return "choose_partner", {"partner": _best_partner(game, view)}
         return "choose_partner", {"partner": rng.choice(p["options"])}
     if m == "choose_optional":
         return "choose_optional", {"accept": True if greedy else rng.random() < 0.7}
     if m == "discard_cards":
-        hand = list(d.hands[seat])
+        hand = list(view.hand)
         k = min(p["count"], len(hand))
         if greedy:
-            hand.sort(key=lambda c: _keep_value(game, state, seat, c))
+            hand.sort(key=lambda c: _keep_value(game, view, c))
             return "discard_cards", {"cards": hand[:k]}
         return "discard_cards", {"cards": rng.sample(hand, k)}
     if m == "choose_routes":
         opts = p["options"]
         if greedy:
-            ranked = sorted(opts, key=lambda r: -_route_worth(game, state, d.routes[r[0]][r[1]],
+            ranked = sorted(opts, key=lambda r: -_route_worth(game, view, view.routes[r[0]][r[1]],
                                                                r[0]))
             return "choose_routes", {"routes": ranked[:p["count"]]}
         return "choose_routes", {"routes": rng.sample(opts, p["count"])}
@@ -133,44 +236,43 @@ def _answer_common(game, state, seat, p, rng, greedy):
         opts = p["options"]
         if greedy:
             return "choose_dispute", dict(zip(("partner", "slot"), max(
-                opts, key=lambda o: game.ix(state)[o[0]].bonus)))
+                opts, key=lambda o: view.ix()[o[0]].bonus)))
         o = rng.choice(opts)
         return "choose_dispute", {"partner": o[0], "slot": o[1]}
     return None
 
 
-def _rounds_left(state):
-    return max(1, state.data.rounds - state.round + 1)
+def _rounds_left(view):
+    return max(1, view.rounds - view.round + 1)
 
 
-def _best_partner(game, state, seat):
-    d = state.data
-    ix = game.ix(state)
-    return max(ix.partners, key=lambda p: (sum(1 for r in d.routes[p].values() if r[0] == seat),
+def _best_partner(game, view):
+    seat = view.seat
+    ix = view.ix()
+    return max(ix.partners, key=lambda p: (sum(1 for r in view.routes[p].values() if r[0] == seat),
                                            ix[p].bonus, p))
 
 
-def _route_worth(game, state, route, partner):
+def _route_worth(game, view, route, partner):
     s, cid = route
-    return game.route_value(state, s, cid, partner)
+    return view.route_value(s, cid, partner)
 
 
-def _keep_value(game, state, seat, cid):
-    ix = game.ix(state)
+def _keep_value(game, view, cid):
+    ix = view.ix()
     c = ix[cid]
     if c.kind == "export":
         return (c.value or 0) + 1 - 0.3 * c.cost
-    return _card_value(game, state, seat, cid) - c.cost
+    return _card_value(game, view, cid) - c.cost
 
 
 # -- draw -----------------------------------------------------------------------------------------
 
-def _greedy_split(game, state, seat, p):
-    d = state.data
-    ix = game.ix(state)
+def _greedy_split(game, view, p):
+    ix = view.ix()
     piles = dict(p["piles"])
     count = p["count"]
-    hand = d.hands[seat]
+    hand = view.hand
     n_exp = sum(1 for c in hand if c in ix.exports)
     n_tac = sum(1 for c in hand if c in ix.tactics)
     n_pol = sum(1 for c in hand if c in ix.policies)
@@ -204,25 +306,25 @@ _STEP_VALUE = {"gain_gdp": 1.0, "steal_gdp": 1.6, "lose_gdp": 0.6, "draw": 0.9,
                "discard": 0.5}
 
 
-def _card_value(game, state, seat, cid):
+def _card_value(game, view, cid):
     """A rough GDP-equivalent of playing ``cid`` now."""
-    d = state.data
-    ix = game.ix(state)
+    seat = view.seat
+    ix = view.ix()
     card = ix[cid]
-    left = _rounds_left(state)
-    mine = game.routes_of(state, seat)
+    left = _rounds_left(view)
+    mine = view.routes_of()
     v = 0.0
     for e in card.effects:
         k = e.kind
         amount = e.amount if e.amount is not None else (e.count or 1)
-        if e.condition is not None and not game.cond(state, e.condition, seat):
+        if e.condition is not None and not view.cond(e.condition, seat):
             continue
         if k in _STEP_VALUE:
             mult = _STEP_VALUE[k]
             if k in ("lose_gdp", "discard") and e.target == "self":
                 mult = -mult
             if e.target == "each_opponent" or (e.target == "all" and k == "lose_gdp"):
-                mult *= max(1, state.n - 1) * 0.5
+                mult *= max(1, view.n - 1) * 0.5
             if e.target == "all" and k in ("gain_gdp", "draw"):
                 mult *= 0.6
             if e.when in ("upkeep", "income"):
@@ -242,31 +344,31 @@ def _card_value(game, state, seat, cid):
             v += 0.8
         elif k == "slots":
             v += 0.5
-    if card.kind == "policy" and ix.slotted.get(cid) and d.policy[seat]:
+    if card.kind == "policy" and ix.slotted.get(cid) and view.policy[seat]:
         v -= 0.5 * left
     return v
 
 
 # -- bots -----------------------------------------------------------------------------------------
 
-def random_bot(game, state, seat, rng):
-    p = state.prompts[seat]
-    got = _answer_common(game, state, seat, p, rng, greedy=False)
+def random_bot(game, view, rng):
+    seat = view.seat
+    p = view.prompt
+    got = _answer_common(game, view, p, rng, greedy=False)
     if got is not None:
         return got
-    d = state.data
     moves = p["moves"]
     m = moves[0]
     if m == "draw_cards":
         return "draw_cards", _random_split(p["piles"], p["count"], rng)
     if m == "choose_policy":
         args = {"card": None}
-        options = _affordable(game, state, seat, "policy")
+        options = _affordable(game, view, "policy")
         if options and rng.random() < 0.8:
             cid = rng.choice(options)
-            args = {"card": cid, **_choice_args(game, state, seat, cid, rng)}
-        if d.fast_pass[seat] and game.ix(state).rules.fast_pass and \
-                state.config["fast_pass"] and rng.random() < 0.15:
+            args = {"card": cid, **_choice_args(game, view, cid, rng)}
+        if view.fast_pass[seat] and view.ix().rules.fast_pass and \
+                view.options["fast_pass"] and rng.random() < 0.15:
             args["fast_pass"] = True
         return "choose_policy", args
     if m == "bid":
@@ -274,154 +376,153 @@ def random_bot(game, state, seat, rng):
         return "bid", {"amount": rng.choice([0, 0, 1, min(2, top), rng.randint(0, top)])
                        if top else 0}
     if m == "place_export":
-        return _random_trade(game, state, seat, p, rng)
+        return _random_trade(game, view, p, rng)
     raise RuntimeError(f"random bot cannot answer {moves}")
 
 
-def _random_trade(game, state, seat, p, rng):
-    d = state.data
+def _random_trade(game, view, p, rng):
+    seat = view.seat
     moves = p["moves"]
     finish = "pass_turn" if "pass_turn" in moves else "done_trade"
-    for o in _offers_to(state, seat, "influence"):
-        return "answer_offer", {"offer": o["id"], "accept": _can_keep(state, seat, o) and
+    for o in _offers_to(view, "influence"):
+        return "answer_offer", {"offer": o["id"], "accept": _can_keep(view, o) and
                                 rng.random() < 0.5}
-    for o in _offers_to(state, seat, "swap"):
-        if d.hands[seat] and rng.random() < 0.6:
-            return "answer_swap", {"offer": o["id"], "give": rng.choice(d.hands[seat])}
+    for o in _offers_to(view, "swap"):
+        if view.hand and rng.random() < 0.6:
+            return "answer_swap", {"offer": o["id"], "give": rng.choice(view.hand)}
         return "answer_swap", {"offer": o["id"], "give": None}
     r = rng.random()
     if r < 0.12:
-        options = _affordable(game, state, seat, "tactic")
+        options = _affordable(game, view, "tactic")
         if options:
             cid = rng.choice(options)
-            return "play_tactic", {"card": cid, **_choice_args(game, state, seat, cid, rng)}
+            return "play_tactic", {"card": cid, **_choice_args(game, view, cid, rng)}
     elif r < 0.17 and "activate_ability" in moves:
-        lid = d.leaders[seat]
-        ix = game.ix(state)
+        lid = view.leaders[seat]
+        ix = view.ix()
         ok = True
         for i in ix.steps_of(lid, "activated"):
             e = ix[lid].effects[i]
-            if e.kind == "discard" and e.target == "self" and not d.hands[seat]:
+            if e.kind == "discard" and e.target == "self" and not view.hand:
                 ok = False
         if ok:
-            return "activate_ability", _choice_args(game, state, seat, lid, rng)
+            return "activate_ability", _choice_args(game, view, lid, rng)
     elif r < 0.19 and "use_fast_pass" in moves:
         return "use_fast_pass", {}
     elif r < 0.22 and "offer_influence" in moves:
-        mine = [(pt, k) for pt, k in d.influence[seat].items() if k > 0]
+        mine = [(pt, k) for pt, k in view.influence[seat].items() if k > 0]
         if mine:
             pt, k = rng.choice(mine)
-            to = rng.choice([s for s in range(state.n) if s != seat])
+            to = rng.choice([s for s in range(view.n) if s != seat])
             return "offer_influence", {"to": to, "partner": pt, "amount": rng.randint(1, k),
                                        "price": rng.randint(0, 4), "side": "sell"}
-    elif r < 0.25 and "offer_swap" in moves and d.hands[seat] and \
-            not any(o["from"] == seat for o in d.offers):
-        to = rng.choice([s for s in range(state.n) if s != seat])
-        return "offer_swap", {"to": to, "give": rng.choice(d.hands[seat])}
-    elif r < 0.27 and "note_loan" in moves and d.gdp[seat] > 0:
-        to = rng.choice([s for s in range(state.n) if s != seat])
-        return "note_loan", {"to": to, "amount": rng.randint(1, min(3, d.gdp[seat])),
+    elif r < 0.25 and "offer_swap" in moves and view.hand and \
+            not any(o["from"] == seat for o in view.offers):
+        to = rng.choice([s for s in range(view.n) if s != seat])
+        return "offer_swap", {"to": to, "give": rng.choice(view.hand)}
+    elif r < 0.27 and "note_loan" in moves and view.gdp[seat] > 0:
+        to = rng.choice([s for s in range(view.n) if s != seat])
+        return "note_loan", {"to": to, "amount": rng.randint(1, min(3, view.gdp[seat])),
                              "terms": "pay back next round"}
     if rng.random() < 0.75:
-        options = _placements(game, state, seat)
+        options = _placements(game, view)
         if options:
             c, pt, k, _ = rng.choice(options)
             return "place_export", {"card": c, "partner": pt, "slot": k}
     return finish, {}
 
 
-def greedy_bot(game, state, seat, rng):
-    p = state.prompts[seat]
-    got = _answer_common(game, state, seat, p, rng, greedy=True)
+def greedy_bot(game, view, rng):
+    p = view.prompt
+    got = _answer_common(game, view, p, rng, greedy=True)
     if got is not None:
         return got
-    d = state.data
     m = p["moves"][0]
     if m == "draw_cards":
-        return "draw_cards", _greedy_split(game, state, seat, p)
+        return "draw_cards", _greedy_split(game, view, p)
     if m == "choose_policy":
-        return "choose_policy", _greedy_policy(game, state, seat, rng)
+        return "choose_policy", _greedy_policy(game, view, rng)
     if m == "bid":
-        return "bid", {"amount": _greedy_bid(game, state, seat, p, rng)}
+        return "bid", {"amount": _greedy_bid(game, view, p, rng)}
     if m == "place_export":
-        return _greedy_trade(game, state, seat, p, rng)
+        return _greedy_trade(game, view, p, rng)
     raise RuntimeError(f"greedy bot cannot answer {p['moves']}")
 
 
-def _richest_other(state, seat):
-    d = state.data
+def _richest_other(view):
+    seat = view.seat
 
     def pick(options):
-        return max(options, key=lambda s: (s != seat, d.gdp[s], -s))
+        return max(options, key=lambda s: (s != seat, view.gdp[s], -s))
     return pick
 
 
-def _greedy_policy(game, state, seat, rng):
-    d = state.data
+def _greedy_policy(game, view, rng):
+    seat = view.seat
     best, best_v = None, 0.4
-    for cid in _affordable(game, state, seat, "policy"):
-        v = _card_value(game, state, seat, cid) - game.cost_of(state, seat, cid)
+    for cid in _affordable(game, view, "policy"):
+        v = _card_value(game, view, cid) - view.cost_of(cid)
         if v > best_v:
             best, best_v = cid, v
     args = {"card": best}
     if best is not None:
-        args.update(_choice_args(game, state, seat, best, rng, _richest_other(state, seat)))
+        args.update(_choice_args(game, view, best, rng, _richest_other(view)))
         if "partner" in args:
-            args["partner"] = _best_partner(game, state, seat)
-    ix = game.ix(state)
-    if d.fast_pass[seat] and ix.rules.fast_pass and state.config["fast_pass"] and \
-            d.gdp[seat] == max(d.gdp) and len(game.routes_of(state, seat)) >= 2:
+            args["partner"] = _best_partner(game, view)
+    ix = view.ix()
+    if view.fast_pass[seat] and ix.rules.fast_pass and view.options["fast_pass"] and \
+            view.gdp[seat] == max(view.gdp) and len(view.routes_of()) >= 2:
         args["fast_pass"] = True
     return args
 
 
-def _greedy_trade(game, state, seat, p, rng):
-    d = state.data
-    ix = game.ix(state)
+def _greedy_trade(game, view, p, rng):
+    seat = view.seat
+    ix = view.ix()
     moves = p["moves"]
     finish = "pass_turn" if "pass_turn" in moves else "done_trade"
-    for o in _offers_to(state, seat, "influence"):
+    for o in _offers_to(view, "influence"):
         fair = o["price"] <= 2 * o["amount"] if o["side"] == "sell" else \
             o["price"] >= 3 * o["amount"]
-        return "answer_offer", {"offer": o["id"], "accept": fair and _can_keep(state, seat, o)}
-    for o in _offers_to(state, seat, "swap"):
+        return "answer_offer", {"offer": o["id"], "accept": fair and _can_keep(view, o)}
+    for o in _offers_to(view, "swap"):
         return "answer_swap", {"offer": o["id"], "give": None}
     # a Tactic that pays for itself
     best, best_v = None, 1.0
-    for cid in _affordable(game, state, seat, "tactic"):
-        v = _card_value(game, state, seat, cid) - game.cost_of(state, seat, cid)
+    for cid in _affordable(game, view, "tactic"):
+        v = _card_value(game, view, cid) - view.cost_of(cid)
         if v > best_v:
             best, best_v = cid, v
     if best is not None:
-        return "play_tactic", {"card": best, **_choice_args(game, state, seat, best, rng,
-                                                            _richest_other(state, seat))}
+        return "play_tactic", {"card": best, **_choice_args(game, view, best, rng,
+                                                            _richest_other(view))}
     if "activate_ability" in moves:
-        lid = d.leaders[seat]
+        lid = view.leaders[seat]
         effects = [ix[lid].effects[i] for i in ix.steps_of(lid, "activated")]
         if any(e.kind == "discard" and e.target == "opponent" for e in effects):
-            return "activate_ability", _choice_args(game, state, seat, lid, rng,
-                                                    _richest_other(state, seat))
-        if d.hands[seat] and any(e.kind == "draw" for e in effects):
-            worst = min(d.hands[seat], key=lambda c: _keep_value(game, state, seat, c))
-            if _keep_value(game, state, seat, worst) < 1.0:
+            return "activate_ability", _choice_args(game, view, lid, rng,
+                                                    _richest_other(view))
+        if view.hand and any(e.kind == "draw" for e in effects):
+            worst = min(view.hand, key=lambda c: _keep_value(game, view, c))
+            if _keep_value(game, view, worst) < 1.0:
                 return "activate_ability", {"discard": [worst], "draw": {"export": 1}}
     # the best route on offer
-    left = _rounds_left(state)
-    if game.slots_left(state, seat) <= 0:
+    left = _rounds_left(view)
+    if view.slots_left() <= 0:
         return finish, {}
-    exports = sorted({c for c in d.hands[seat] if c in ix.exports})
+    exports = sorted({c for c in view.hand if c in ix.exports})
     if not exports:
         return finish, {}
-    budget = game.budget(state, seat)
+    budget = view.budget()
     reserve = 2 if left > 2 else 0
     crowd = {}
-    for pl in d.placements:
+    for pl in view.placements:
         if pl["seat"] != seat:
             key = (pl["partner"], pl["slot"])
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
-    table = game.export_options(state, seat, exports)
-    for pt, slots in game.open_slots_all(state, seat).items():
+    table = view.export_options(exports)
+    for pt, slots in view.open_slots_all().items():
         if not slots:
             continue
         # the least crowded open slot here (the first of them)
@@ -441,21 +542,21 @@ def _greedy_trade(game, state, seat, p, rng):
     return finish, {}
 
 
-def _greedy_bid(game, state, seat, p, rng):
-    d = state.data
-    ix = game.ix(state)
-    c = d.contests[p["contest"]]
+def _greedy_bid(game, view, p, rng):
+    seat = view.seat
+    ix = view.ix()
+    c = view.contests[p["contest"]]
     top = p["max"]
     partner = c["partner"]
 
     def base(s):
         cid = c["cards"][str(s)]
-        acc = d.influence[s].get(partner, 0) if ix.rules.influence_accumulates else 0
-        return ix[cid].influence + acc + game.dispute_bonus(state, s, cid, partner)
+        acc = view.influence[s].get(partner, 0) if ix.rules.influence_accumulates else 0
+        return ix[cid].influence + acc + view.dispute_bonus(s, cid, partner)
     mine = base(seat)
     rival = max(base(s) for s in c["seats"] if s != seat)
-    worth = game.route_value(state, seat, c["cards"][str(seat)], partner) * \
-        max(1, _rounds_left(state) - 1)
+    worth = view.route_value(seat, c["cards"][str(seat)], partner) * \
+        max(1, _rounds_left(view) - 1)
     need = max(0, rival - mine + 1 + rng.randint(0, 2))
     if need > worth or need > top:
         return min(top, rng.randint(0, 1))
@@ -467,46 +568,45 @@ BOTS = {"random": random_bot, "greedy": greedy_bot}
 
 # -- the table -----------------------------------------------------------------------------------
 
-def table_bot(game, state, seat, rng):
+def table_bot(game, view, rng):
     """Answers the table's prompts: confirm, and resolve the manual effects it knows."""
-    p = state.prompts[None]
+    p = view.prompt
     m = p["moves"][0]
     if m == "confirm_manual":
-        return "confirm_manual", _manual(game, state, p)
+        return "confirm_manual", _manual(game, view, p)
     if m == "settle_mismatch":
         return "settle_mismatch", {"keep": "chosen"}
     return m, dict(p.get("next_args") or {})
 
 
-def _manual(game, state, p):
-    d = state.data
+def _manual(game, view, p):
     src = p.get("source")
     owner = p.get("owner")
     if p.get("dispute") is not None and src == "maple-dominion":
         seats = p["targets"]
-        low = min(d.gdp[s] for s in seats)
-        return {"power": {str(s): 1 for s in seats if d.gdp[s] == low}}
+        low = min(view.gdp[s] for s in seats)
+        return {"power": {str(s): 1 for s in seats if view.gdp[s] == low}}
     if src == "crypto-isle":
         counts = {}
-        for s, _ in d.routes["crypto-isle"].values():
+        for s, _ in view.routes["crypto-isle"].values():
             counts[s] = counts.get(s, 0) + 1
         if counts:
             top = max(counts.values())
-            who = game.order(state, [s for s, k in counts.items() if k == top])[0]
+            who = view.order([s for s, k in counts.items() if k == top])[0]
             return {"gdp": {str(who): 1}}
         return {}
     if src == "sovereign-wealth-fund" and owner is not None:
-        return {"gdp": {str(owner): len({p_ for p_, _, _ in game.routes_of(state, owner)})}}
+        return {"gdp": {str(owner): len({p_ for p_, _, _ in view.routes_of(owner)})}}
     if src == "eu-exported-regulations" and owner is not None:
-        mine = {p_ for p_, _, _ in game.routes_of(state, owner)}
-        n = sum(1 for p_ in mine for s, _ in d.routes[p_].values() if s != owner)
+        mine = {p_ for p_, _, _ in view.routes_of(owner)}
+        n = sum(1 for p_ in mine for s, _ in view.routes[p_].values() if s != owner)
         return {"gdp": {str(owner): n}} if n else {}
     if src == "currency-manipulation" and owner is not None and p.get("targets"):
         t = p["targets"][0]
-        diff = d.gdp[t] - d.gdp[owner]
+        diff = view.gdp[t] - view.gdp[owner]
         if 0 < diff <= 5:
             return {"gdp": {str(owner): diff, str(t): -diff}}
     return {}
 
 
-__all__ = ["BOTS", "table_bot"]
+__all__ = ["BOTS", "TWObservation", "table_bot"]

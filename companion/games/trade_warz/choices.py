@@ -10,7 +10,7 @@ These functions run only when a view is built, never when a bot plays a simulati
 """
 from companion.core import choices as C
 
-from .engine import PILE_TITLES
+from .effects import PILE_TITLES
 
 KIND_WORD = {"export": "Export", "policy": "Policy", "tactic": "Tactic"}
 _ABILITY = {}       # (edition, Leader) -> (has an activated ability, it discards from the hand)
@@ -44,7 +44,7 @@ class Choices:
         ix = self.ix(state)
         out = []
         for s in seats:
-            lid = d.leaders[s]
+            lid = d.board.leaders[s]
             out.append(C.option(s, state.players[s],
                                 f"{ix.name_of(lid)} · {d.gdp[s]} GDP" if lid else None))
         return out
@@ -151,7 +151,7 @@ class Choices:
         d = state.data
         ix = self.ix(state)
         p, slot = r
-        s, cid = d.routes[p][slot]
+        s, cid = d.board.routes[p][slot]
         return C.option([p, slot], f"{state.players[s]}'s {ix.name_of(cid)} at "
                                    f"{ix.name_of(p)} slot {slot}", when=when)
 
@@ -177,11 +177,11 @@ class Choices:
     # -- Draw -----------------------------------------------------------------------------------
     def _ch_draw_cards(self, state, seat):
         d = state.data
-        a = d.ask
+        a = state.question()
         if a is not None and a["kind"] == "draw" and a["seat"] == seat:
             count = a["count"]
         else:
-            count = d.to_draw[seat]
+            count = d.draw.to_draw[seat]
         piles = self.piles_for(state, seat)
         total = min(count, sum(piles.values()))
         return [C.counts("split", self._pile_opts(state, piles),
@@ -209,8 +209,8 @@ class Choices:
     def _ch_order_policies(self, state, seat):
         d = state.data
         ix = self.ix(state)
-        seats = d.ask["seats"] if d.ask else []
-        opts = [C.option(s, f"{state.players[s]}: {ix.name_of(d.revealed[s]['card'])}")
+        seats = state.question()["seats"] if state.question() else []
+        opts = [C.option(s, f"{state.players[s]}: {ix.name_of(d.pol.revealed[s]['card'])}")
                 for s in seats]
         return [C.order("order", opts, len(seats), len(seats), "Which Policy resolves first?")]
 
@@ -230,7 +230,7 @@ class Choices:
                 at[p].append(c)
             why = None
             if full:
-                lead = ix[d.leaders[seat]]
+                lead = ix[d.board.leaders[seat]]
                 why = f"all {lead.export_slots} of {lead.name}'s Export slots are in use"
             elif not open_:
                 why = "no open slot anywhere"
@@ -247,7 +247,7 @@ class Choices:
                                              (f" · {pt.text}" if pt.text else ""),
                                              when={"card": at[p]}))
         down = {}
-        for x in d.placements:
+        for x in d.trade.placements:
             if x["state"] == "down" and x["seat"] != seat:
                 down.setdefault((x["partner"], x["slot"]), []).append(state.players[x["seat"]])
         slot_opts = {}
@@ -268,7 +268,7 @@ class Choices:
     def _ch_aim_export(self, state, seat):
         open_ = {p: k for p, k in self.open_slots_all(state, seat).items() if k}
         opts = self._partner_opts(state, open_)
-        if state.data.aims.get(seat):
+        if state.data.trade.aims.get(seat):
             opts.append(C.option(None, "Clear my aim"))
         slots = {}
         for p, ks in open_.items():
@@ -297,7 +297,7 @@ class Choices:
         return [C.one("card", opts, "Which Tactic?")] + self._needs_specs(state, seat, ok)
 
     def _ch_activate_ability(self, state, seat):
-        lid = state.data.leaders[seat]
+        lid = state.data.board.leaders[seat]
         ability = self.ix(state)[lid].ability
         specs = [_drop_when(s) for s in self._needs_specs(state, seat, [lid], "leader")]
         for s in specs:
@@ -345,7 +345,7 @@ class Choices:
 
     def _ch_answer_offer(self, state, seat):
         d = state.data
-        offers = [o for o in d.offers if o["kind"] == "influence" and o["to"] == seat]
+        offers = [o for o in d.trade.offers if o["kind"] == "influence" and o["to"] == seat]
         ok, bad = [], {}
         for o in offers:
             seller, buyer = (o["from"], seat) if o["side"] == "sell" else (seat, o["from"])
@@ -375,7 +375,7 @@ class Choices:
     def _ch_answer_swap(self, state, seat):
         d = state.data
         ix = self.ix(state)
-        offers = [o for o in d.offers if o["kind"] == "swap" and o["to"] == seat]
+        offers = [o for o in d.trade.offers if o["kind"] == "swap" and o["to"] == seat]
         distinct, _ = self._hand_distinct(state, seat)
         give = [self._card_option(state, seat, c) for c in distinct]
         give.append(C.option(None, "Decline the swap"))
@@ -396,7 +396,7 @@ class Choices:
     def _ch_choose_dispute(self, state, seat):
         d = state.data
         return [C.one("contest", [C.option(c["id"], self.contest_label(state, c))
-                                  for c in d.contests
+                                  for c in d.disputes.contests
                                   if c["state"] == "open" and seat in c["seats"]],
                       "Which dispute now?")]
 
@@ -405,30 +405,30 @@ class Choices:
 
     # -- answers to an effect's question ---------------------------------------------------------
     def _ask_source(self, state):
-        a = state.data.ask or {}
+        a = state.question() or {}
         return self.ix(state).name_of(a["source"]) if a.get("source") else "the effect"
 
     def _ch_choose_target(self, state, seat):
-        a = state.data.ask
+        a = state.question()
         return [C.one("target", self._seat_opts(state, a["options"]),
                       f"{self._ask_source(state)}: whom?")]
 
     def _ch_choose_partner(self, state, seat):
-        a = state.data.ask
+        a = state.question()
         return [C.one("partner", self._partner_opts(state, a["options"]),
                       f"{self._ask_source(state)}: which Trade Partner?")]
 
     def _ch_choose_optional(self, state, seat):
-        a = state.data.ask
+        a = state.question()
         return [C.one("accept", [C.option(True, "Yes", a.get("text")), C.option(False, "No")],
                       f"{self._ask_source(state)}: do it?")]
 
     def _ch_discard_cards(self, state, seat):
         d = state.data
-        want = min(d.ask["count"], len(d.hands[seat]))
+        want = min(state.question()["count"], len(d.hands[seat]))
         distinct, hand = self._hand_distinct(state, seat)
         label = f"Discard {want} card{'s' if want != 1 else ''} ({self._ask_source(state)})" \
-            if d.ask.get("source") != "hand-limit" else \
+            if state.question().get("source") != "hand-limit" else \
             f"Discard {want} card{'s' if want != 1 else ''} (hand limit)"
         if len(distinct) == len(hand):
             return [C.subset("cards", [self._card_option(state, seat, c) for c in distinct],
@@ -437,7 +437,7 @@ class Choices:
         return [C.counts("cards", opts, label, total=want)]
 
     def _ch_choose_routes(self, state, seat):
-        a = state.data.ask
+        a = state.question()
         return [C.subset("routes", [self._route_option(state, r) for r in a["options"]],
                          a["count"], a["count"],
                          f"{self._ask_source(state)}: which route"
@@ -447,7 +447,7 @@ class Choices:
     def _ch_adjust(self, state, seat):
         d = state.data
         ix = self.ix(state)
-        a = d.ask or {}
+        a = state.question() or {}
         seats = [s for s in (a.get("targets") or range(state.n)) if isinstance(s, int)]
         what = [C.option("gdp", "GDP")]
         if "dispute" in a:
@@ -455,7 +455,7 @@ class Choices:
         if ix.rules.influence_accumulates:
             what.append(C.option("influence", "Influence"))
         if "dispute" in a:
-            seats = list(d.contests[a["dispute"]]["seats"])
+            seats = list(d.disputes.contests[a["dispute"]]["seats"])
         return [C.one("what", what, "Change what?"),
                 C.one("player", self._seat_opts(state, seats), "For whom?"),
                 C.one("partner", self._partner_opts(state, ix.partners),
@@ -467,13 +467,13 @@ class Choices:
         d = state.data
         ix = self.ix(state)
         opts = {}
-        if state.phase == "policy" and d.policy_check:
-            for s, c in sorted(d.revealed.items()):
+        if state.phase == "policy" and d.pol.check:
+            for s, c in sorted(d.pol.revealed.items()):
                 cid = c.get("card")
-                if cid and s not in d.confirmed:
+                if cid and s not in d.pol.confirmed:
                     opts.setdefault(cid, []).append(state.players[s])
-        elif state.phase == "exports" and d.check:
-            for p in d.placements:
+        elif state.phase == "exports" and d.disputes.check:
+            for p in d.trade.placements:
                 if p["state"] == "up" and not p.get("checked"):
                     opts.setdefault(p["card"], []).append(
                         f"{state.players[p['seat']]} at {ix.name_of(p['partner'])} slot "
@@ -493,10 +493,10 @@ class Choices:
         specs = []
         if m["kind"] == "export" and len(m["options"]) > 1:
             specs.append(C.one("placement", [
-                C.option(i, f"{state.players[d.placements[i]['seat']]}'s "
-                            f"{ix.name_of(d.placements[i]['card'])} at "
-                            f"{ix.name_of(d.placements[i]['partner'])} slot "
-                            f"{d.placements[i]['slot']}") for i in m["options"]],
+                C.option(i, f"{state.players[d.trade.placements[i]['seat']]}'s "
+                            f"{ix.name_of(d.trade.placements[i]['card'])} at "
+                            f"{ix.name_of(d.trade.placements[i]['partner'])} slot "
+                            f"{d.trade.placements[i]['slot']}") for i in m["options"]],
                 "Which flipped Export was it?"))
         keep = [C.option("chosen", f"Keep the phone's choice: {chosen}")]
         if m["kind"] == "policy":
@@ -506,7 +506,7 @@ class Choices:
         else:
             placements = m["options"] if len(m["options"]) > 1 else [m["placement"]]
             for i in placements:
-                p = d.placements[i]
+                p = d.trade.placements[i]
                 why = self._scanned_problem(state, p["seat"], m["scanned"], p["partner"],
                                             p["paid"])
                 when = {"placement": [i]} if len(placements) > 1 else None
@@ -538,13 +538,13 @@ class Choices:
         d = state.data
         if state.outcome is not None or d is None or state.round == 0:
             return ()
-        trading = state.phase == "trade" and not d.trade_over
+        trading = state.phase == "trade" and not d.trade.over
         if seat is None:
-            if trading and not state.config["chill"] and not d.timer_started:
+            if trading and not state.config["chill"] and not d.trade.timer_started:
                 return ("start_trade_timer",)
             return ()
         if state.phase not in ("event", "upkeep", "draw", "policy", "trade") or \
-                (state.phase == "trade" and d.trade_over) or d.ask is not None or \
+                (state.phase == "trade" and d.trade.over) or state.question() is not None or \
                 d.mismatch is not None:
             return ()
         out = []
@@ -557,7 +557,7 @@ class Choices:
             cfg = state.config
             if ix.rules.fast_pass and cfg["fast_pass"] and d.fast_pass[seat]:
                 out.append("use_fast_pass")
-            if cfg["chill"] or not d.done[seat]:         # Done is final for deals
+            if cfg["chill"] or not d.trade.done[seat]:         # Done is final for deals
                 out += list(self.deal_moves(state, seat))
         return tuple(out)
 
@@ -574,7 +574,7 @@ class Choices:
         if d.activated[seat]:
             return False
         ix = self.ix(state)
-        lid = d.leaders[seat]
+        lid = d.board.leaders[seat]
         got = _ABILITY.get((ix.name, lid))
         if got is None:
             steps = ix.steps_of(lid, "activated")
@@ -589,7 +589,7 @@ class Choices:
         {seat: kinds of offers made to it})."""
         d = state.data
         to = {}
-        for o in d.offers:
+        for o in d.trade.offers:
             to.setdefault(o["to"], set()).add(o["kind"])
         inf = self.ix(state).rules.influence_accumulates and \
             any(k > 0 for i in d.influence for k in i.values())

@@ -11,12 +11,14 @@ Steps (``immediate``, ``upkeep``, ``income``) run here as :meth:`Computed._compu
 lasting ones (``trade_timer``, ``no_tactics``) are read where they matter, like modifiers
 (:meth:`trade_seconds`, :meth:`silenced`); ``poorer_in_dispute`` is read by the dispute.
 """
+from companion.core.flow import ASK
+
 from .cards import Effect
-from .engine import ASK, DONE
+from .effects import DONE
 
 
 class Computed:
-    """Mixed into the Game next to :class:`~.engine.Engine`."""
+    """Mixed into the Game next to :class:`~.effects.Effects`."""
 
     def computing(self, state) -> bool:
         """Does this session compute the effects whose inputs it tracks?"""
@@ -26,18 +28,18 @@ class Computed:
     def _in_play_computed(self, state, name):
         """``[(effect, owner, choices, source), ...]`` of the computed effects ``name`` in
         play (the Event, Tactics this round, Policies in their slots)."""
-        d = state.data
+        b = state.data.board
         table = self.ix(state).computed.get(name)
         if not table or not self.computing(state):
             return []
         out = []
-        if d.event is not None:
-            out += [(e, None, {}, d.event) for e in table.get(d.event, ())]
-        for t in d.in_play:
+        if b.event is not None:
+            out += [(e, None, {}, b.event) for e in table.get(b.event, ())]
+        for t in b.in_play:
             out += [(e, t["owner"], t["ch"], t["card"]) for e in table.get(t["card"], ())]
-        for s, pid in enumerate(d.policy):
+        for s, pid in enumerate(b.policy):
             if pid is not None:
-                out += [(e, s, d.policy_ch[s], pid) for e in table.get(pid, ())]
+                out += [(e, s, b.policy_ch[s], pid) for e in table.get(pid, ())]
         return out
 
     def trade_seconds(self, state) -> int:
@@ -60,11 +62,12 @@ class Computed:
         ix = self.ix(state)
         seats = contest["seats"]
         texts = []
+        b = d.board
         effects = [(e, contest["partner"]) for e in ix.manual_dispute.get(contest["partner"], ())]
-        for t in d.in_play:
+        for t in b.in_play:
             if t["owner"] in seats:
                 effects += [(e, t["card"]) for e in ix.manual_dispute.get(t["card"], ())]
-        for s, pid in enumerate(d.policy):
+        for s, pid in enumerate(b.policy):
             if s in seats and pid is not None:
                 effects += [(e, pid) for e in ix.manual_dispute.get(pid, ())]
         for e, src in effects:
@@ -91,8 +94,7 @@ class Computed:
     # -- steps ----------------------------------------------------------------------------------
     def _compute(self, state, job, i, e, targets):
         """Resolve the computed manual effect ``e`` (the ``i``-th of ``job``'s card) now."""
-        fn = getattr(self, "_c_" + e.compute)
-        got = fn(state, job, e, targets)
+        got = self.COMPUTE[e.compute](self, state, job, e, targets)
         if got != ASK:
             job.pop("cstep", None)
         return got
@@ -106,7 +108,7 @@ class Computed:
         ix = self.ix(state)
         partner = job["ch"].get("this") or job["ch"].get("route")
         counts = {}
-        for s, _ in d.routes.get(partner, {}).values():
+        for s, _ in d.board.routes.get(partner, {}).values():
             counts[s] = counts.get(s, 0) + 1
         if not counts:
             self._computed_note(state, job, e, skipped=f"nobody has a route at "
@@ -131,7 +133,7 @@ class Computed:
         d = state.data
         owner = job["owner"]
         mine = {p for p, _, _ in self.routes_of(state, owner)}
-        n = sum(1 for p in mine for s, _ in d.routes[p].values() if s != owner)
+        n = sum(1 for p in mine for s, _ in d.board.routes[p].values() if s != owner)
         amount = (e.amount or 1) * n
         self._computed_note(state, job, e, seat=owner, routes=n, gdp=amount)
         self.gain(state, owner, amount, self.ix(state).name_of(job["src"]))
@@ -186,7 +188,7 @@ class Computed:
     def _c_new_event(self, state, job, e, targets):
         d = state.data
         ix = self.ix(state)
-        old = d.event
+        old = d.board.event
         if not d.events:
             d.events, d.event_discard = d.event_discard, []
             state.note("DeckReshuffled", deck="event", cards=len(d.events))
@@ -199,13 +201,12 @@ class Computed:
             d.events.append(old)
             state.rng.shuffle(d.events)
             state.note("EventReturned", event=old, name=ix.name_of(old))
-        d.event = eid
-        d.v += 1
+        d.board.event = eid
         state.note("EventFlipped", event=eid, name=ix.name_of(eid), source=job["src"])
         self._computed_note(state, job, e, old=old, new=eid)
         fx = self.fx_job(state, eid, None, "immediate")
         if fx:
-            self.push(state, [fx])
+            state.push([fx], front=True)
         return DONE
 
     def _c_swap_gdp(self, state, job, e, targets):
@@ -230,7 +231,6 @@ class Computed:
         return DONE
 
     def _c_fewer_routes_gain(self, state, job, e, targets):
-        d = state.data
         owner = job["owner"]
         if not targets:
             self._computed_note(state, job, e, skipped="no opponent can be targeted")
@@ -255,3 +255,10 @@ class Computed:
         self._computed_note(state, job, e, seat=who, routes=[mine, theirs], gdp=amount)
         self.gain(state, who, amount, self.ix(state).name_of(job["src"]))
         return DONE
+
+    #: What each ``compute`` name does (cards.COMPUTES lists and documents them).
+    COMPUTE = {"most_routes": _c_most_routes, "per_partner": _c_per_partner,
+               "per_shared_route": _c_per_shared_route,
+               "influence_per_route": _c_influence_per_route, "trade_timer": _c_trade_timer,
+               "no_tactics": _c_no_tactics, "new_event": _c_new_event,
+               "swap_gdp": _c_swap_gdp, "fewer_routes_gain": _c_fewer_routes_gain}

@@ -14,9 +14,8 @@ kind) so the hot path never scans the database.
 import dataclasses
 import functools
 import pathlib
-import tomllib
 
-from companion.core.errors import DataFileError
+from companion.core.datafile import MISSING, Checker
 
 from .cards import default_db
 
@@ -55,62 +54,42 @@ class Rules:
         return self.editions[name]
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise DataFileError(path, problem="is missing") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DataFileError(path, problem=f"is not valid TOML ({e})") from None
-
-
-def _get(path, table, item, name, kind, minimum=None):
-    if name not in table:
-        raise DataFileError(path, item, name, "is missing")
-    v = table[name]
-    if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
-        raise DataFileError(path, item, name, f"must be a {kind.__name__}, not {v!r}")
-    if minimum is not None and v < minimum:
-        raise DataFileError(path, item, name, f"must be at least {minimum}, not {v}")
-    return v
-
-
 def load_rules(path=RULES_FILE) -> Rules:
-    doc = _read(path)
-    for key in ("meta", "common", "quick_start", "editions"):
-        if key not in doc or not isinstance(doc[key], dict):
-            raise DataFileError(path, key, None, "is missing (a table)")
-    c, q = doc["common"], doc["quick_start"]
+    """``rules.toml``; every mistake in it at once (:class:`DataFileErrors`)."""
+    c = Checker()
+    doc = c.fields(path, "rules", c.read(path))
+    meta, common = doc.table("meta", "meta"), doc.table("common", "common")
+    quick, editions = doc.table("quick_start", "quick_start"), doc.get("editions", dict)
     eds = {}
-    for name, t in doc["editions"].items():
-        item = f"editions.{name}"
-        boom = _get(path, t, item, "boom", str)
-        if boom not in BOOMS:
-            raise DataFileError(path, item, "boom", f"must be one of {', '.join(BOOMS)}")
-        tb = tuple(_get(path, t, item, "tiebreak", list))
-        for x in tb:
-            if x not in TIEBREAKS:
-                raise DataFileError(path, item, "tiebreak",
-                                    f"{x!r} is not a tiebreak ({', '.join(TIEBREAKS)})")
-        vs = tuple(_get(path, t, item, "variants", list))
-        for x in vs:
-            if x not in VARIANTS:
-                raise DataFileError(path, item, "variants",
-                                    f"{x!r} is not a variant ({', '.join(VARIANTS)})")
-        eds[name] = EditionPlay(boom, tb, vs, _get(path, t, item, "extra_rounds", int, 0))
-    return Rules(
-        version=_get(path, doc["meta"], "meta", "version", str),
-        start_gdp=_get(path, c, "common", "start_gdp", int, 0),
-        rounds=_get(path, c, "common", "rounds", int, 1),
-        win_gdp=_get(path, c, "common", "win_gdp", int, 1),
-        trade_seconds=_get(path, c, "common", "trade_seconds", int, 1),
-        warn_seconds=_get(path, c, "common", "warn_seconds", int, 0),
-        opening_hand=_get(path, c, "common", "opening_hand", int, 0),
-        quick_start_gdp=_get(path, q, "quick_start", "start_gdp", int, 0),
-        quick_start_rounds=_get(path, q, "quick_start", "rounds", int, 1),
-        quick_start_skip_event=_get(path, q, "quick_start", "skip_first_event", bool),
-        editions=eds)
+    for name, t in (editions or {}).items():
+        f = c.fields(path, f"editions.{name}", t)
+        eds[name] = EditionPlay(f.get("boom", str, choices=BOOMS),
+                                f.strings("tiebreak", choices=TIEBREAKS),
+                                f.strings("variants", choices=VARIANTS),
+                                f.get("extra_rounds", int, minimum=0))
+        f.finish("an edition's play")
+
+    def numbers(f, what, **spec):
+        if f is None:
+            return {k: None for k in spec}
+        got = {k: f.get(k, *kind) for k, kind in spec.items()}
+        f.finish(what)
+        return got
+    whole = (int, MISSING)
+    common_n = numbers(common, "[common]", start_gdp=whole, rounds=whole, win_gdp=whole,
+                       trade_seconds=whole, warn_seconds=whole, opening_hand=whole)
+    for k, low in (("start_gdp", 0), ("rounds", 1), ("win_gdp", 1), ("trade_seconds", 1),
+                   ("warn_seconds", 0), ("opening_hand", 0)):
+        if common_n[k] is not None and common_n[k] < low:
+            common.err(k, f"must be {low} or more, not {common_n[k]}")
+    quick_n = numbers(quick, "[quick_start]", start_gdp=whole, rounds=whole,
+                      skip_first_event=(bool, MISSING))
+    version = numbers(meta, "[meta]", version=(str, MISSING))["version"]
+    doc.finish("the rules of play")
+    c.done()
+    return Rules(version=version, editions=eds, quick_start_gdp=quick_n["start_gdp"],
+                 quick_start_rounds=quick_n["rounds"],
+                 quick_start_skip_event=quick_n["skip_first_event"], **common_n)
 
 
 @functools.cache

@@ -27,7 +27,7 @@ def public_view(game, state):
     d = state.data
     ix = game.ix(state)
     n = state.n
-    started = all(x is not None for x in d.leaders)
+    started = all(x is not None for x in d.board.leaders)
     names = state.players
 
     def who(x):
@@ -39,25 +39,27 @@ def public_view(game, state):
     for p in ix.partners:
         pt = ix[p]
         routes = {str(k): {"seat": s, "card": cid, "name": ix.name_of(cid)}
-                  for k, (s, cid) in sorted(d.routes[p].items())}
+                  for k, (s, cid) in sorted(d.board.routes[p].items())}
         placed = [{"seat": x["seat"], "slot": x["slot"], "state": x["state"],
                    "card": x["card"], "name": ix.name_of(x["card"]) if x["card"] else None}
-                  for x in d.placements if x["partner"] == p]
+                  for x in d.trade.placements if x["partner"] == p]
         partners.append({"id": p, "name": pt.name, "bonus": pt.bonus, "base_slots": pt.slots,
                          "slots": game.slots_at(state, p) if started else pt.slots,
                          "text": pt.text, "routes": routes, "placed": placed})
     ask = None
-    if d.ask is not None:
-        ask = dict(d.ask)
-        ask["who"] = game.seat_name(state, d.ask["seat"])
+    q = state.question()
+    if q is not None:
+        # the question a pending step asks (the prompt's own keys aside)
+        ask = {k: v for k, v in q.items() if k not in ("moves", "next", "step")}
+        ask["who"] = game.seat_name(state, q["seat"])
         if ask.get("source"):
             ask["source_name"] = ix.name_of(ask["source"])
         if ask["kind"] in ("partner", "target") and ask.get("options"):
             ask["option_names"] = [ix.name_of(o) if ask["kind"] == "partner" else who(o)
                                    for o in ask["options"]]
     event = None
-    if d.event is not None:
-        ev = ix[d.event]
+    if d.board.event is not None:
+        ev = ix[d.board.event]
         event = {"id": ev.id, "name": ev.name, "text": ev.text,
                  "cmyk": {"letter": ev.cmyk, "name": CMYK[ev.cmyk].name}}
     income = []
@@ -67,20 +69,20 @@ def public_view(game, state):
         income.append({"routes": inc["routes"], "route_total": inc["route_total"],
                        "effects": inc["effects"], "total": inc["route_total"] + eff})
     reminders = []
-    for t in d.in_play:
+    for t in d.board.in_play:
         for e in ix.reminders.get(t["card"], ()):
             reminders.append({"source": t["card"], "owner": t["owner"], "text": e.text})
-    for s, pid in enumerate(d.policy):
+    for s, pid in enumerate(d.board.policy):
         for e in ix.reminders.get(pid, ()):
             reminders.append({"source": pid, "owner": s, "text": e.text})
     offers = []
-    for o in d.offers:
+    for o in d.trade.offers:
         if o["kind"] == "influence":
             offers.append(dict(o))
         else:
             offers.append({"id": o["id"], "kind": "swap", "from": o["from"], "to": o["to"]})
     contests = []
-    for c in d.contests:
+    for c in d.disputes.contests:
         item = {"id": c["id"], "round": c.get("round", state.round),
                 "partner": c["partner"], "partner_name": ix.name_of(c["partner"]),
                 "slot": c["slot"], "seats": list(c["seats"]), "cards": dict(c["cards"]),
@@ -95,7 +97,7 @@ def public_view(game, state):
             item.update(winner=c["winner"], tiebreak=c.get("tiebreak"))
         contests.append(item)
     reveal = {}
-    for s, c in d.revealed.items():
+    for s, c in d.pol.revealed.items():
         cid = c.get("card")
         reveal[str(s)] = {"seat": s, "player": names[s], "card": cid,
                           "name": ix.name_of(cid) if cid else None,
@@ -103,14 +105,16 @@ def public_view(game, state):
                           "cost": ix[cid].cost if cid else None,
                           "fast_pass": bool(c.get("fast_pass")),
                           "target": c.get("target"), "target_name": who(c.get("target")),
-                          "partner": c.get("partner"), "partner_name": pname(c.get("partner"))}
-    contested = {(c["partner"], c["slot"]) for c in d.contests}
+                          "partner": c.get("partner"), "partner_name": pname(c.get("partner")),
+                          "checked": s in d.pol.confirmed}   # its scan matched
+    contested = {(c["partner"], c["slot"]) for c in d.disputes.contests}
     flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
              "name": ix.name_of(x["card"]) if x["card"] else None,
              "partner": x["partner"], "partner_name": ix.name_of(x["partner"]),
              "slot": x["slot"], "state": x["state"],
-             "contested": (x["partner"], x["slot"]) in contested}
-            for x in d.placements if x["state"] != "down"]
+             "contested": (x["partner"], x["slot"]) in contested,
+             "checked": bool(x.get("checked"))}                  # its scan matched
+            for x in d.trade.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
     return {
@@ -122,8 +126,8 @@ def public_view(game, state):
         "win_rule": "first to reach it" if d.boom_first else
                     "highest at or above it; a tie plays on",
         "tiebreak": list(play.tiebreak),
-        "leaders": [_leader(ix, lid) for lid in d.leaders],
-        "pick_order": d.pick_order, "first_player": d.first,
+        "leaders": [_leader(ix, lid) for lid in d.board.leaders],
+        "pick_order": d.pick.order, "first_player": d.first,
         "leader_pick": _leader_pick(ix, state) if started else None,
         "partner_names": {p: ix.name_of(p) for p in ix.partners},
         "gdp": list(d.gdp), "standing": standing,
@@ -137,10 +141,10 @@ def public_view(game, state):
         "influence": [dict(i) for i in d.influence] if ix.rules.influence_accumulates else None,
         "partners_influenced": [game.partners_influenced(state, s) for s in range(n)],
         "policies": [None if pid is None else {
-            **_card(ix, pid), "choices": d.policy_ch[s],
-            "target_name": who(d.policy_ch[s].get("target")),
-            "partner_name": pname(d.policy_ch[s].get("partner"))}
-            for s, pid in enumerate(d.policy)],
+            **_card(ix, pid), "choices": d.board.policy_ch[s],
+            "target_name": who(d.board.policy_ch[s].get("target")),
+            "partner_name": pname(d.board.policy_ch[s].get("partner"))}
+            for s, pid in enumerate(d.board.policy)],
         "policy_reveal": reveal,
         "flip": flip,
         "fast_pass": list(d.fast_pass) if ix.rules.fast_pass and state.config["fast_pass"]
@@ -149,26 +153,26 @@ def public_view(game, state):
         "in_play": [{"card": t["card"], "name": ix.name_of(t["card"]), "owner": t["owner"],
                      "owner_name": who(t["owner"]), **t["ch"],
                      "target_name": who(t["ch"].get("target")),
-                     "partner_name": pname(t["ch"].get("partner"))} for t in d.in_play],
+                     "partner_name": pname(t["ch"].get("partner"))} for t in d.board.in_play],
         "reminders": reminders,
         "silenced": [{"seat": x, "source": src, "name": ix.name_of(src)}
                      for x, src in ((x, game.silenced(state, x)) for x in range(n))
                      if src is not None] if started else [],
-        "trade": {"timed": not state.config["chill"], "over": d.trade_over,
+        "trade": {"timed": not state.config["chill"], "over": d.trade.over,
                   "seconds": game.trade_seconds(state) if started else
                   game.rules.trade_seconds,
-                  "timer_started": d.timer_started, "done": list(d.done),
-                  "turn": d.turn if state.config["chill"] and state.phase == "trade" else None,
-                  "passes": d.passes, "aims": {str(s): a for s, a in d.aims.items()}},
-        "check": {"policies": d.policy_check, "exports": d.check,
+                  "timer_started": d.trade.timer_started, "done": list(d.trade.done),
+                  "turn": d.trade.turn if state.config["chill"] and state.phase == "trade" else None,
+                  "passes": d.trade.passes, "aims": {str(s): a for s, a in d.trade.aims.items()}},
+        "check": {"policies": d.pol.check, "exports": d.disputes.check,
                   "mismatch": dict(d.mismatch) if d.mismatch else None},
         "upkeep": {"steps": d.upkeep,
                    "current": next((st["letter"] for st in d.upkeep
                                     if st["state"] == "current"), None)},
         "cmyk": CMYK_LEGEND,
-        "disputes": {"order": list(d.dispute_order) if state.phase != "exports" else
-                     game.order(state, range(n)), "chooser": d.chooser,
-                     "current": d.current, "contests": contests,
+        "disputes": {"order": list(d.disputes.order) if state.phase != "exports" else
+                     game.order(state, range(n)), "chooser": d.disputes.chooser,
+                     "current": d.disputes.current, "contests": contests,
                      "bidding": _bidding(game, state)},
         "income": income,
         "ask": ask,
@@ -185,27 +189,27 @@ def _leader_pick(ix, state):
     cfg = state.config
     how = "fixed" if cfg["leaders"] else cfg["leader_pick"]
     how = "pick" if how == "sealed" else how
-    got = d.pick_result or [None] * state.n
+    got = d.pick.result or [None] * state.n
     seats = []
-    for s, lid in enumerate(d.leaders):
+    for s, lid in enumerate(d.board.leaders):
         r = got[s] or {}
         wishes = r.get("wishes") or []
         seats.append({"seat": s, "player": state.players[s], "leader": lid,
                       "name": ix.name_of(lid), "wish": r.get("wish"),
                       "by_lot": how == "pick" and r.get("wish") is None,
                       "wishes": [{"id": w, "name": ix.name_of(w)} for w in wishes]})
-    return {"how": how, "order": d.pick_order, "seats": seats}
+    return {"how": how, "order": d.pick.order, "seats": seats}
 
 
 def _bidding(game, state):
     """The open blind bid: who bids, who has locked in (their bids stay sealed)."""
     d = state.data
-    if state.phase != "disputes" or d.current is None:
+    if state.phase != "disputes" or d.disputes.current is None:
         return None
     w = state.windows.get(game._bid_wid(state))
     if w is None or w.is_revealed():
         return None
-    return {"window": w.id, "contest": d.current, "seats": list(w.seats),
+    return {"window": w.id, "contest": d.disputes.current, "seats": list(w.seats),
             "locked": sorted(w.entries)}
 
 
@@ -213,27 +217,27 @@ def seat_view(game, state, seat):
     d = state.data
     ix = game.ix(state)
     hand = []
-    started = all(x is not None for x in d.leaders)
+    started = all(x is not None for x in d.board.leaders)
     for cid in d.hands[seat]:
         c = _card(ix, cid)
         if started:
             c["cost_now"] = game.cost_of(state, seat, cid)
         hand.append(c)
     facedown = []
-    for p in d.placements:
+    for p in d.trade.placements:
         if p["seat"] == seat and p["state"] == "down":
             w = state.windows.get(p["window"])
             e = w.entries.get(seat) if w is not None else None
             cid = e.choice["card"] if e is not None and e.choice else None
             facedown.append({"partner": p["partner"], "slot": p["slot"], "card": cid,
                              "name": ix.name_of(cid) if cid else None})
-    swaps = [dict(o) for o in d.offers if o["kind"] == "swap" and seat in (o["from"],
+    swaps = [dict(o) for o in d.trade.offers if o["kind"] == "swap" and seat in (o["from"],
                                                                           o["to"])]
-    return {"seat": seat, "leader": _leader(ix, d.leaders[seat]), "gdp": d.gdp[seat],
+    return {"seat": seat, "leader": _leader(ix, d.board.leaders[seat]), "gdp": d.gdp[seat],
             "hand": hand, "pile": len(d.piles[seat]), "facedown": facedown,
             "budget": game.budget(state, seat) if state.phase == "trade" else d.gdp[seat],
             "slots_left": game.slots_left(state, seat) if started else None,
-            "swaps": swaps, "aim": d.aims.get(seat)}
+            "swaps": swaps, "aim": d.trade.aims.get(seat)}
 
 
 def text_table(game, state):
@@ -243,7 +247,7 @@ def text_table(game, state):
     head = f"{'player':16}{'Leader':16}{'GDP':>5}{'routes':>8}{'partners':>10}"
     lines.append(head)
     for s in range(state.n):
-        lid = d.leaders[s]
+        lid = d.board.leaders[s]
         lines.append(f"{state.players[s]:16}{ix.name_of(lid) if lid else '-':16}"
                      f"{d.gdp[s]:>5}{len(game.routes_of(state, s)):>8}"
                      f"{game.partners_influenced(state, s):>10}")

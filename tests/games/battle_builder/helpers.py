@@ -1,27 +1,17 @@
 """Helpers for Battle Builder tests: drive a real state through the core's apply path."""
-import json
-import random
-import re
+import functools
 
-from companion.core.clock import FakeClock
-from companion.core.game import apply, new_state
-from companion.core.log import MemoryLog
-from companion.core.session import Session
+from companion.core.game import apply
 from companion.games import get
+
+from .. import tables
 
 GAME = get("battle-builder")
 SALT = "ab" * 16
-HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def fresh(n=2, seed=1, **options):
-    return new_state(GAME, [f"P{i}" for i in range(n)], options, seed)
-
-
-def session(n=2, seed=1, log=None, clock=None, **options):
-    return Session.start(GAME, [f"P{i}" for i in range(n)], log or MemoryLog(),
-                         options=options, seed=seed, clock=clock or FakeClock(),
-                         entropy=random.Random(seed).randbytes)
+fresh = functools.partial(tables.fresh, GAME)
+session = functools.partial(tables.session, GAME)
 
 
 def do(state, seat, move, **args):
@@ -42,6 +32,15 @@ def vote_monsters(state, monsters):
     for k, team in enumerate(d.teams):
         for s in team:
             do(state, s, "choose_monster", monster=monsters[k])
+
+
+def in_battle(monster="slime", n=2, seed=1, **options):
+    """A bare state at its first battle, against ``monster`` (abilities off unless given)."""
+    options.setdefault("monster_abilities", "none")
+    st = fresh(n, seed, **options)
+    vote_monsters(st, [monster] * len(st.data.teams))
+    assert st.phase == "battle"
+    return st
 
 
 def battle(state, k=0):
@@ -81,30 +80,10 @@ def turn(state, plays):
 
 
 def play_to_end(state, bot="greedy", seed=0, limit=20000):
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if state.is_over():
-            return
-        seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
-        do(state, seat, move, **args)
-    raise AssertionError("the game did not end")
+    tables.drive(GAME, state, None, bot, seed, limit, salt=SALT)
 
 
 def drive(state, until, bot="greedy", seed=0, limit=20000):
     """Let bots play until ``until(state)`` is true."""
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if until(state):
-            return
-        assert not state.is_over(), "the game ended first"
-        seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
-        do(state, seat, move, **args)
-    raise AssertionError("never reached")
+    tables.drive(GAME, state, until, bot, seed, limit, salt=SALT)
 
-
-def mask(obj):
-    return HEX64.sub("<commitment>", json.dumps(obj, sort_keys=True))

@@ -27,7 +27,8 @@ def test_win_chance_is_a_probability_even_for_hopeless_fights():
     hard = [m for m, c in GAME.rules.monsters.items() if c.difficulty == "hard"]
     for s in range(3):                       # a team that barely scratches anything
         st.data.attack[s] = ["jab"]
-    p = win_chance(GAME, st, [0, 1, 2], hard * 4)
+    view = GAME.observe(st, 0)
+    p = win_chance(GAME, view, [0, 1, 2], hard * 4)
     assert 0.0 <= p < 0.01
     easy = [m for m, c in GAME.rules.monsters.items() if c.difficulty == "easy"]
-    assert 0.0 <= win_chance(GAME, st, [0, 1, 2], easy[:1]) <= 1.0
+    assert 0.0 <= win_chance(GAME, view, [0, 1, 2], easy[:1]) <= 1.0

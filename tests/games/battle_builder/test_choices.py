@@ -4,19 +4,17 @@ sealed attack (card by name with its numbers, stamina from the card's minimum, t
 name), the shop with prices, votes, bids, bets and PvP preparations whose parts never add up to
 more tokens than a player has; no seat's list names another seat's hidden draws or objectives;
 the battle log in words."""
-import inspect
 import json
 import random
 
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 
-from .helpers import GAME, battle, do, fresh, session, set_fighter, vote_monsters
+from ...conformance.driver import tapped
+from ..tables import play_until
+from .helpers import GAME, battle, do, fresh, in_battle, session, set_fighter, vote_monsters
 from .test_playthrough import SPREAD
 
 # every move appears in at least one of these (objectives, auction, draft, choice piles,
@@ -37,22 +35,11 @@ def _spec(legal, move, name=None):
     return [s for s in m["args"] if s["name"] == name]
 
 
-def _taps(n, seed, opts):
-    s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                      options=opts, seed=seed, clock=FakeClock(),
-                      entropy=random.Random(seed).randbytes, session_id=f"taps{seed}")
-    outcome, refused = play_by_taps(s, random.Random(seed))
-    assert refused == [], (n, seed, opts, refused[:3])
-    assert outcome is not None and outcome.winners
-    return s
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_whole_games_by_taps_with_zero_refusals_over_the_variants(n):
     for seed in range(len(SPREAD) + len(EVERY_MOVE)):
         opts = (SPREAD + EVERY_MOVE)[seed]
-        s = _taps(n, seed * 5 + n, opts)
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed * 5 + n, opts)
 
 
 def test_random_variant_mixes_by_taps_with_zero_refusals():
@@ -68,50 +55,11 @@ def test_random_variant_mixes_by_taps_with_zero_refusals():
                 opts[o.name] = rng.random() < 0.5
         if i % 4 == 0:
             opts["turn_seconds"] = 30
-        _taps(rng.randint(2, 4), 1000 + i, opts)
-
-
-def test_every_move_has_a_label_and_its_specs_name_its_arguments():
-    seen = set()
-    for k, opts in enumerate(EVERY_MOVE * 8):
-        if seen == set(GAME.moves):
-            break
-        n = 4 if k % 2 == 0 else 3
-        s = session(n, seed=40 + k, **opts)
-        rng = random.Random(k)
-        while not s.state.is_over():
-            st = s.state
-            for seat in st.prompts:
-                for m in views.legal(GAME, st, seat):
-                    seen.add(m["move"])
-                    move = GAME.moves[m["move"]]
-                    assert move.label and m["label"] == move.label
-                    params = set(inspect.signature(move.fn).parameters) - {"state", "seat"}
-                    assert {a["name"] for a in m["args"]} <= params, m
-                    for a in m["args"]:
-                        assert a["label"] and a["kind"] in ("one", "number")
-                        for o in a.get("options", ()):
-                            v = o["value"]
-                            if isinstance(v, str):
-                                assert o["label"] != v and not o["label"][0].islower(), o
-                            elif isinstance(v, int) and not isinstance(v, bool) and \
-                                    a["name"] in ("opponent", "bet_on"):
-                                assert o["label"] == st.players[v]
-            seat = rng.choice(sorted(st.prompts, key=lambda x: -1 if x is None else x))
-            s.execute(seat, *tap(GAME, st, seat, rng))
-    assert seen == set(GAME.moves), set(GAME.moves) - seen
-
-
-def _in_battle(monster="slime", n=2, seed=1, **options):
-    options.setdefault("monster_abilities", "none")
-    st = fresh(n, seed, **options)
-    vote_monsters(st, [monster] * len(st.data.teams))
-    assert st.phase == "battle"
-    return st
+        tapped(GAME, rng.randint(2, 4), 1000 + i, opts)
 
 
 def test_the_sealed_attack_card_by_name_stamina_from_its_minimum():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 0, stamina=4, pile=["jab", "blitz", "elite-slash"])
     st.prompts[0]["cards"] = ["blitz", "elite-slash", "jab"]
     cards = GAME.rules.cards
@@ -139,7 +87,7 @@ def test_the_sealed_attack_card_by_name_stamina_from_its_minimum():
 
 
 def test_a_fumble_turn_offers_every_card_at_any_stamina():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 0, stamina=1, pile=["elite-slash"])
     assert GAME.must_fumble(st, 0)
     d = st.data
@@ -171,12 +119,7 @@ def test_two_monsters_are_targeted_by_name():
 
 
 def _at_shop(seed=1, **opts):
-    s = session(2, seed=seed, **opts)
-    rng = random.Random(seed)
-    while s.state.phase != "shop":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
-    return s
+    return play_until(session(2, seed=seed, **opts), lambda st: st.phase == "shop", seed=seed)
 
 
 def test_the_shop_lists_every_card_by_name_with_its_price_and_why_not():
@@ -236,7 +179,7 @@ def test_prepare_pvp_never_adds_up_to_more_tokens_than_you_have():
                     GAME.moves["prepare_pvp"].fn(st, seat, **args)
                     seen += 1
             seat = min(st.prompts)
-            s.execute(seat, *GAME.bots["random"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
         if seen > 400:
             break
     assert seen > 100
@@ -313,7 +256,7 @@ def test_a_sealed_attack_does_not_change_any_other_seat_legal_list():
         rng = random.Random(seed)
         while a.state.phase != "battle":
             seat = min(a.state.prompts)
-            move, args = GAME.bots["greedy"](GAME, a.state, seat, rng)
+            move, args = GAME.bots["greedy"](GAME, GAME.observe(a.state, seat), rng)
             a.execute(seat, move, args)
             b.execute(seat, move, args)
         p = a.state.prompts[0]
@@ -324,7 +267,7 @@ def test_a_sealed_attack_does_not_change_any_other_seat_legal_list():
 
 
 def test_the_battle_log_is_in_words_in_the_public_view():
-    st = _in_battle()
+    st = in_battle()
     set_fighter(st, 1, ddeck=["guard"])
     do(st, 0, "play_turn", card="slash", stamina=9)
     do(st, 1, "play_turn", card="jab", stamina=0)

@@ -3,14 +3,7 @@ import pytest
 
 from companion.core.errors import IllegalMoveError
 
-from .helpers import GAME, battle, do, fresh, set_monster, turn, vote_monsters
-
-
-def in_battle(monster="slime", n=2, seed=1, **options):
-    options.setdefault("monster_abilities", "none")
-    st = fresh(n, seed, **options)
-    vote_monsters(st, [monster] * len(st.data.teams))
-    return st
+from .helpers import GAME, battle, do, fresh, in_battle, set_monster, turn, vote_monsters
 
 
 def quick_win(st):

@@ -1,13 +1,12 @@
 """Every illegal move gets a specific, readable error and changes nothing (same fingerprint,
 same log length)."""
-import random
-
 import pytest
 
 from companion.core.errors import (IllegalMoveError, NotYourTurnError, SealedChoiceError,
                                    UnknownMoveError)
 
-from .helpers import GAME, session
+from ..tables import play_until
+from .helpers import session
 
 
 def refused(s, seat, move, args, err=IllegalMoveError, match=None):
@@ -19,16 +18,6 @@ def refused(s, seat, move, args, err=IllegalMoveError, match=None):
     assert s.state.fingerprint() == before, (move, args)
     assert s.version == version
     return text
-
-
-def until(s, cond, seed=0):
-    rng = random.Random(seed)
-    for _ in range(20000):
-        if cond(s.state):
-            return
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
-    raise AssertionError("not reached")
 
 
 def test_general_refusals():
@@ -63,12 +52,12 @@ def test_selection_refusals():
 
 def test_preparation_refusals():
     s = session(2, 1, earning="roles")
-    until(s, lambda st: st.phase == "prep")
+    play_until(s, lambda st: st.phase == "prep")
     refused(s, 0, "prepare", {"role": "bard"}, match="Choose a role")
     refused(s, 0, "prepare", {"role": "tank", "bet": "no_fall", "stake": 1},
             match="no betting with role cards")
     s = session(2, 1, earning="betting")
-    until(s, lambda st: st.phase == "prep")
+    play_until(s, lambda st: st.phase == "prep")
     refused(s, 0, "prepare", {"bet": "jackpot", "stake": 1}, match="killing_blow")
     refused(s, 0, "prepare", {"bet": "no_fall", "stake": 1}, match="no tokens to stake")
     refused(s, 0, "prepare", {"stake": 2}, match="needs a bet")
@@ -77,7 +66,7 @@ def test_preparation_refusals():
 
 def test_battle_turn_refusals():
     s = session(2, 1, monster_abilities="none")
-    until(s, lambda st: st.phase == "battle")
+    play_until(s, lambda st: st.phase == "battle")
     refused(s, 0, "play_turn", {"card": "aegis", "stamina": 0}, match="not in your attack pile")
     refused(s, 0, "play_turn", {"card": "jab", "stamina": 21}, match="from 0 to 20")
     refused(s, 0, "play_turn", {"card": "jab", "stamina": -2}, match="from 0 to 20")
@@ -93,7 +82,7 @@ def test_battle_turn_refusals():
 
 def test_shop_refusals():
     s = session(2, 1, tokens="B")
-    until(s, lambda st: st.phase == "shop" and 0 in st.prompts)
+    play_until(s, lambda st: st.phase == "shop" and 0 in st.prompts)
     refused(s, 0, "buy", {"card": "jab"}, match="not a card in the shop")
     refused(s, 0, "buy", {"card": 7}, match="not a card in the shop")
     refused(s, 0, "buy", {"card": "aegis"}, match="costs 12 defense tokens")
@@ -105,18 +94,18 @@ def test_shop_refusals():
 
 def test_pvp_refusals():
     s = session(2, 1, pvp_rewards="choice", pvp_trigger="vote")
-    until(s, lambda st: st.phase == "pvp_check" and st.prompts)
+    play_until(s, lambda st: st.phase == "pvp_check" and st.prompts)
     refused(s, 0, "vote_pvp", {"pvp": "yes"}, match="true")
-    until(s, lambda st: any("choose_pile" in p["moves"] for p in st.prompts.values()))
+    play_until(s, lambda st: any("choose_pile" in p["moves"] for p in st.prompts.values()))
     winner = next(x for x, p in s.state.prompts.items() if "choose_pile" in p["moves"])
     refused(s, winner, "choose_pile", {"pile": "c"}, match="pile a or pile b")
     s = session(4, 1, pvp_pairing="draft")
-    until(s, lambda st: st.phase == "pvp_setup" and st.prompts)
+    play_until(s, lambda st: st.phase == "pvp_setup" and st.prompts)
     picker = min(s.state.prompts)
     refused(s, picker, "choose_opponent", {"opponent": picker}, match="Choose your opponent")
     refused(s, picker, "choose_opponent", {"opponent": True}, match="Choose your opponent")
     s = session(2, 2, pvp_rewards="wager")
-    until(s, lambda st: st.phase == "pvp_prep" and st.prompts)
+    play_until(s, lambda st: st.phase == "pvp_prep" and st.prompts)
     lo, hi = s.state.prompts[0]["wager"]
     refused(s, 0, "prepare_pvp", {"wager": hi + 1}, match=f"from {lo} to {hi}")
     refused(s, 0, "prepare_pvp", {"wager": lo, "revenge": "damage"},
@@ -135,5 +124,5 @@ def test_objective_refusals():
 
 def test_a_finished_game_refuses_everything():
     s = session(2, 1, arc="4+1")
-    until(s, lambda st: st.is_over())
+    play_until(s, lambda st: st.is_over())
     refused(s, 0, "done_shopping", {}, match="The game is over")

@@ -1,15 +1,13 @@
-"""Random playthroughs to the end for hundreds of seeds at every player count and a spread of
-variants, each replayed from its log to the identical state; timers, undo and corrections."""
-import random
-
+"""What only Battle Builder promises about a finished game (the conformance suite plays every
+game to the end, replays it and takes back commands: tests/conformance): every battle of the
+arc is fought, no count goes below zero; the turn timer; corrections of its counters."""
 import pytest
 
 from companion.core.clock import FakeClock
-from companion.core.errors import UndoError
-from companion.core.log import MemoryLog
-from companion.core.play import play_out
-from companion.core.session import Session, fold
+from companion.core.session import fold
+from tests.conformance.driver import play
 
+from ..tables import play_until
 from .helpers import GAME, session
 
 SPREAD = [
@@ -33,16 +31,10 @@ SPREAD = [
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_random_playthroughs_end_and_replay_identically(n):
-    for seed in range(100):
+def test_every_battle_of_the_arc_is_fought_and_no_count_goes_below_zero(n):
+    for seed in range(50):
         opts = SPREAD[seed % len(SPREAD)]
-        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                          options=opts, seed=seed * 7 + n, clock=FakeClock(),
-                          entropy=random.Random(seed).randbytes, session_id=f"t{seed}")
-        bots = [GAME.bots["random" if (seed + i) % 3 else "greedy"] for i in range(n)]
-        outcome = play_out(s, bots, random.Random(seed))
-        st = s.state
-        assert outcome.winners and all(0 <= w < n for w in outcome.winners), opts
+        st = play(GAME, n, seed * 7 + n, opts).state
         battles, every = GAME.rules.arcs[st.config["arc"]]
         if opts.get("victory") != "threshold":
             assert len(st.data.track["battles"]) == battles * len(st.data.teams), opts
@@ -50,16 +42,12 @@ def test_random_playthroughs_end_and_replay_identically(n):
         for tok in st.data.tokens:
             assert all(v >= 0 for v in tok.values())
         assert all(v >= 0 for v in st.data.vp)
-        assert fold(GAME, s.records).fingerprint() == st.fingerprint(), opts
 
 
 def test_turn_timer_passes_for_seats_that_did_not_lock_in():
     clock = FakeClock()
     s = session(2, 3, clock=clock, turn_seconds=45, monster_abilities="none")
-    rng = random.Random(1)
-    while s.state.phase != "battle":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+    play_until(s, lambda st: st.phase == "battle", seed=1)
     bid = next(iter(s.state.data.battles))
     assert s.next_deadline() == pytest.approx(clock.now() + 45)
     s.execute(0, "play_turn", {"card": "jab", "stamina": 1})
@@ -69,27 +57,6 @@ def test_turn_timer_passes_for_seats_that_did_not_lock_in():
     assert b["turn"] == 2 and b["plays"]["1"] == [None, 0, None]
     assert s.state.windows[f"{bid}:1.1"].entries[1].defaulted
     assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
-
-
-def test_replay_with_undos_and_corrections_in_the_middle():
-    rng = random.Random(5)
-    s = session(3, 77, arc="4+1", tokens="B")
-    bots = [GAME.bots["random"]] * 3
-    steps = 0
-    while not s.state.is_over():
-        seat = min(s.state.prompts)
-        s.execute(seat, *bots[seat](GAME, s.state, seat, rng))
-        steps += 1
-        if steps % 9 == 0:
-            try:
-                s.undo()
-            except UndoError:
-                pass
-        if steps % 13 == 0:
-            s.correct(rng.randrange(3), "vp", 1, "a VP the app missed")
-        if steps % 17 == 0:
-            s.correct(rng.randrange(3), "attack", 2, "tokens handed out by hand")
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
 
 
 def test_corrections_of_counters_that_do_not_exist_are_refused():

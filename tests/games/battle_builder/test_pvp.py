@@ -127,7 +127,7 @@ def test_three_players_one_sits_out_and_may_bet_on_the_match():
     assert st.phase == "pvp_prep"
     assert d.byes == [0] and d.pairings == [[1, 2]]
     assert st.prompts[0]["bet_on"] == [1, 2] and st.prompts[0]["stake"] == [0, 5]
-    with pytest.raises(IllegalMoveError, match="Bet on seat 1 or 2"):
+    with pytest.raises(IllegalMoveError, match="Bet on P1 or P2"):
         do(st, 0, "prepare_pvp", bet_on=0, stake=1)
     do(st, 0, "prepare_pvp", bet_on=1, stake=2)
     assert d.tokens[0]["skill"] == 3
@@ -285,7 +285,7 @@ def test_playtest_data_is_recorded_with_times_and_stored_with_the_session(tmp_pa
     rng = random.Random(7)
     while not s.state.is_over():
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(s.state, seat), rng))
         clock.advance(2.0)
     summ = log.info(s.id).summary
     play = summ["playtest"]

@@ -2,18 +2,16 @@
 played only from the specs, every player count and a spread of options, with zero refusals;
 the specs themselves (ordered bids, blocked traits, targets only where a card needs one,
 unpayable cards); and no seat's ``legal`` names anything private of another seat."""
-import inspect
 import json
 import random
 
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 
+from ...conformance.driver import tapped
+from ..tables import play_until
 from .helpers import GAME, session, set_tokens
 
 OPTION_SPREAD = [{}, {"ties": "all"}, {"require_payment": False},
@@ -32,42 +30,8 @@ def _spec(legal, move, name=None):
 def test_whole_games_by_taps_with_zero_refusals(n):
     for seed in range(12):
         opts = OPTION_SPREAD[(seed + n) % len(OPTION_SPREAD)]
-        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                          options=opts, seed=seed * 13 + n, clock=FakeClock())
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (n, seed, opts, refused[:3])
-        assert outcome is not None and outcome.winners
+        s = tapped(GAME, n, seed * 13 + n, opts, taps=seed)
         assert s.state.round == opts.get("turns", 10)
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
-
-
-def test_every_move_has_a_label_and_its_specs_name_its_arguments():
-    seen = set()
-    for seed in range(6):
-        s = session(5, seed=seed, require_payment=seed % 2 == 0)
-        rng = random.Random(seed)
-        while not s.state.is_over():
-            st = s.state
-            for seat in st.prompts:
-                for m in views.legal(GAME, st, seat):
-                    seen.add(m["move"])
-                    move = GAME.moves[m["move"]]
-                    assert move.label and m["label"] == move.label
-                    params = set(inspect.signature(move.fn).parameters) - {"state", "seat"}
-                    assert {a["name"] for a in m["args"]} <= params, m
-                    for a in m["args"]:
-                        assert a["label"] and a["kind"] in choices.KINDS
-                        for o in a.get("options", ()):       # names, never raw ids
-                            v = o["value"]
-                            if isinstance(v, bool):
-                                continue
-                            if isinstance(v, int):
-                                assert o["label"] == st.players[v]
-                            else:
-                                assert o["label"] != v and o["label"][0].isupper()
-            seat = rng.choice(sorted(st.prompts))
-            s.execute(seat, *tap(GAME, st, seat, rng))
-    assert seen == set(GAME.moves), set(GAME.moves) - seen
 
 
 def test_bids_are_an_order_of_exactly_count_traits_and_blocked_ones_say_why():
@@ -93,12 +57,8 @@ def test_bids_are_an_order_of_exactly_count_traits_and_blocked_ones_say_why():
 
 
 def _to_action(seed, n=4, **opts):
-    s = session(n, seed=seed, **opts)
-    rng = random.Random(seed)
-    while s.state.phase != "action":
-        seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots["greedy"](GAME, s.state, seat, rng))
-    return s
+    return play_until(session(n, seed=seed, **opts), lambda st: st.phase == "action",
+                      seed=seed)
 
 
 def test_take_action_asks_for_a_target_by_name_only_for_cards_that_need_one():
@@ -163,7 +123,7 @@ def _to_bonus(bonus, tries=200):
                 if p.get("bonus") == bonus:
                     return s, seat
             seat = min(st.prompts)
-            s.execute(seat, *GAME.bots["random"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
     raise AssertionError(f"no {bonus} bonus in {tries} games")
 
 
@@ -203,7 +163,7 @@ def test_war_sides_are_picked_by_name():
                     [st.players[x] for x in p["candidates"]]
                 assert "Army" in spec["options"][0]["detail"]
                 return
-            s.execute(seat, *GAME.bots["greedy"](GAME, st, seat, rng))
+            s.execute(seat, *GAME.bots["greedy"](GAME, GAME.observe(st, seat), rng))
     raise AssertionError("no Great War in 300 games")
 
 

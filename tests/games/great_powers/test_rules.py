@@ -3,7 +3,7 @@ import pytest
 
 from companion.core.errors import IllegalMoveError, NotYourTurnError
 
-from .helpers import GAME, fresh, move, session, set_tokens
+from .helpers import GAME, begin, fresh, move, session, set_tokens
 
 TRAITS = ["industry", "population", "nationalism", "navy", "army", "colony"]
 # The rulebook's charts, written out independently of data/rules.toml:
@@ -19,7 +19,7 @@ def test_bid_chart_cell_by_cell(trait, bidders):
     st = fresh(6)
     st.data.baton = 0
     st.data.bids = {s: [trait] for s in range(bidders)}
-    GAME._resolve_bids(st)
+    begin(st, "results")
     for seat in range(6):
         tok = st.data.tokens[seat]
         if seat >= bidders:
@@ -40,7 +40,7 @@ def test_bid_order_follows_the_baton_and_counts_are_cumulative_over_the_turn():
     st.data.baton = 2                   # seat 2 leads, then 3, 0, 1
     st.data.bids = {2: ["army", "navy"], 3: ["army", "industry"], 0: ["navy", "army"],
                     1: ["colony", "army"]}
-    GAME._resolve_bids(st)
+    begin(st, "results")
     steps = [(r["seat"], r["trait"], r["nth"]) for r in st.data.results]
     assert steps == [(2, "army", 1), (3, "army", 2), (0, "navy", 1), (1, "colony", 1),
                      (2, "navy", 2), (3, "industry", 1), (0, "army", 3), (1, "army", 4)]
@@ -54,7 +54,7 @@ def test_tokens_never_go_below_zero():
     for s in range(6):
         set_tokens(st, s, industry=0, population=0)
     st.data.bids = {s: ["industry"] for s in range(6)}
-    GAME._resolve_bids(st)
+    begin(st, "results")
     assert [st.data.tokens[s]["industry"] for s in range(6)] == [1, 2, 4, 0, 0, 0]
     assert st.data.tokens[2]["population"] == 0
     assert st.data.results[4]["change"] == 0 and st.data.results[2]["lost"]["count"] == 0
@@ -77,7 +77,7 @@ def test_sole_highest_blocks_and_the_error_says_why():
     st.prompts.clear()
     set_tokens(st, 1, navy=9)
     st.round = 5
-    GAME._begin_bid(st)
+    begin(st, "bid")
     assert st.prompts[1]["blocked"] == ["navy"]
     assert "navy" not in st.prompts[1]["allowed"]
     with pytest.raises(IllegalMoveError, match="highest Navy level"):
@@ -112,7 +112,7 @@ def test_extra_and_fewer_bid_cards_next_turn():
     for w in list(st.windows):
         del st.windows[w]
     st.prompts.clear()
-    GAME._begin_bid(st)
+    begin(st, "bid")
     assert [st.prompts[s]["count"] for s in range(3)] == [4, 2, 5]
     assert st.data.bid_mod == [0, 0, 0]
 
@@ -140,7 +140,7 @@ def test_action_phase_in_baton_order_with_targets_and_payment():
     st = fresh(3)
     st.data.face_up[:] = ["civil-war", "gilded-age", "jazz", "assassination"]
     st.prompts.clear()
-    GAME._begin_action(st)
+    begin(st, "action")
     order = st.data.order
     first = order[0]
     with pytest.raises(IllegalMoveError, match="target"):
@@ -190,7 +190,7 @@ def test_score_phase_awards_in_order_with_side_effects():
     set_tokens(st, 0, army=9)            # 7 VP
     set_tokens(st, 1, navy=9)            # 5 VP + may steal a Colony
     set_tokens(st, 2, industry=9)        # 5 VP + 1 Navy + 1 Army
-    GAME._begin_score(st)
+    begin(st, "score")
     assert st.prompts[1]["moves"] == ("steal_colony", "decline_bonus")
     assert st.data.tokens[0]["vp"] == 12 and st.data.tokens[1]["vp"] == 10
     move(st, 1, "steal_colony", target=0)
@@ -206,7 +206,7 @@ def test_population_and_nationalism_bonuses():
     st = _score_state()
     set_tokens(st, 0, population=8)
     set_tokens(st, 2, nationalism=8)
-    GAME._begin_score(st)
+    begin(st, "score")
     assert st.data.bid_mod[0] == 1
     top = st.data.event_deck[-1]
     assert st.data.peeks == {2: top}
@@ -216,7 +216,7 @@ def test_population_and_nationalism_bonuses():
 
 def test_score_ties_score_nobody_by_default_and_everyone_with_the_option():
     st = _score_state()
-    GAME._begin_score(st)
+    begin(st, "score")
     assert all(st.data.tokens[s]["vp"] == 5 for s in range(3))
     st = fresh(3, ties="all")
     assert GAME.highest(st, ("army",)) == [0, 1, 2]
@@ -241,7 +241,7 @@ def _war_state(n, war, baton=0, **tokens_by_seat):
 
 def test_great_war_sides_alternate_from_the_leaders_foe():
     st = _war_state(5, "great-war", baton=1, s1={"army": 10}, s3={"navy": 10})
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.prompts[1]["pick"] == "foe"
     with pytest.raises(IllegalMoveError):
         move(st, 1, "pick_side", player=1)
@@ -262,7 +262,7 @@ def test_great_war_sides_alternate_from_the_leaders_foe():
 
 def test_war_in_east_europe_is_leader_against_the_right_hand_player():
     st = _war_state(4, "war-in-east-europe", baton=0, s3={"army": 9})
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.data.war["sides"] == [[0], [3]] and st.data.war["result"] == 1
     assert st.data.tokens[3]["vp"] == 15
     assert st.data.tokens[0]["army"] == 1
@@ -271,23 +271,23 @@ def test_war_in_east_europe_is_leader_against_the_right_hand_player():
 
 def test_war_in_west_europe_is_leader_against_the_left_hand_player_ties_by_industry():
     st = _war_state(4, "war-in-west-europe", baton=0, s0={"industry": 6})
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.data.war["sides"] == [[0], [1]] and st.data.war["result"] == 0
 
 
 def test_war_ties_go_to_nationalism_then_stalemate():
     st = _war_state(3, "war-in-west-europe", baton=0, s1={"nationalism": 6})
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.data.war["result"] == 1
     st = _war_state(3, "war-in-west-europe", baton=0)
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.data.war["result"] is None
     assert st.data.tokens[0]["army"] == 3 and st.data.tokens[0]["vp"] == 5
 
 
 def test_award_events_and_final_tiebreak():
     st = _war_state(3, "arms-race", s2={"industry": 7})
-    GAME._begin_event(st)
+    begin(st, "event")
     assert st.data.tokens[2]["vp"] == 15
     st = fresh(3)
     for s in range(3):

@@ -1,23 +1,17 @@
 """Helpers for Market Trading tests: real states through the core's apply path."""
+import functools
 import random
 
-from companion.core.clock import FakeClock
-from companion.core.game import advance, apply, enter, new_state
-from companion.core.log import MemoryLog
-from companion.core.session import Session
+from companion.core.game import advance, apply, enter
 from companion.games import get
+
+from .. import tables
 
 GAME = get("market-trading")
 
 
-def fresh(n=2, seed=1, **options):
-    return new_state(GAME, [f"P{i}" for i in range(n)], options, seed)
-
-
-def session(n=2, seed=1, log=None, clock=None, **options):
-    return Session.start(GAME, [f"P{i}" for i in range(n)], log or MemoryLog(),
-                         options=options, seed=seed, clock=clock or FakeClock(),
-                         entropy=random.Random(seed).randbytes)
+fresh = functools.partial(tables.fresh, GAME)
+session = functools.partial(tables.session, GAME)
 
 
 def do(state, seat, move, **args):
@@ -39,20 +33,12 @@ def at_step(state, step, hand=None, market=None, go_on=False):
 
 
 def play_to_end(state, bot="greedy", seed=0, limit=20000):
-    rng = random.Random(seed)
-    b = GAME.bots[bot]
-    for _ in range(limit):
-        if state.is_over():
-            return
-        seat = min(state.prompts)
-        move, args = b(GAME, state, seat, rng)
-        do(state, seat, move, **args)
-    raise AssertionError("the game did not end")
+    tables.drive(GAME, state, None, bot, seed, limit)
 
 
 def step(state, bot="greedy", seed=0):
     """One bot command."""
     rng = random.Random(seed)
     seat = min(state.prompts)
-    move, args = GAME.bots[bot](GAME, state, seat, rng)
+    move, args = GAME.bots[bot](GAME, GAME.observe(state, seat), rng)
     do(state, seat, move, **args)

@@ -3,7 +3,6 @@ played only from the specs at every player count and a spread of options, with z
 trades as the exchanges the market allows (never an illegal one, every one-kind trade worth
 making); builds, improvements and tiles by name; nothing names the deck's hidden order."""
 import copy
-import inspect
 import itertools
 import json
 import random
@@ -11,13 +10,11 @@ import random
 import pytest
 
 from companion.core import choices, views
-from companion.core.clock import FakeClock
 from companion.core.errors import IllegalMoveError
-from companion.core.log import MemoryLog
-from companion.core.play import play_by_taps, tap
-from companion.core.session import Session, fold
+from companion.core.play import tap
 from companion.games.market_trading import choices as mtc
 
+from ...conformance.driver import tapped
 from .helpers import GAME, at_step, fresh, session
 
 SPREAD = [{}, {"improve_limit": "once-per-turn"}, {"improve_limit": "unlimited"},
@@ -35,12 +32,7 @@ def _spec(legal, move, name=None):
 def test_whole_games_by_taps_with_zero_refusals(n):
     for seed in range(14):
         opts = SPREAD[(seed + n) % len(SPREAD)]
-        s = Session.start(GAME, [f"P{i}" for i in range(n)], MemoryLog(copy_records=False),
-                          options=opts, seed=seed * 17 + n, clock=FakeClock())
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (n, seed, opts, refused[:3])
-        assert outcome is not None and outcome.winners
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed * 17 + n, opts, taps=seed)
 
 
 def test_greedy_games_by_taps_trade_a_lot_with_zero_refusals():
@@ -62,29 +54,6 @@ def test_greedy_games_by_taps_trade_a_lot_with_zero_refusals():
             else:
                 s.execute(seat, *tap(GAME, st, seat, rng))
     assert trades > 30
-
-
-def test_every_move_has_a_label_and_its_specs_name_its_arguments():
-    seen = set()
-    for seed in range(8):
-        s = session(3, seed=seed, forage_source="hand" if seed % 2 else "supply")
-        rng = random.Random(seed)
-        while not s.state.is_over():
-            st = s.state
-            for seat in st.prompts:
-                for m in views.legal(GAME, st, seat):
-                    seen.add(m["move"])
-                    move = GAME.moves[m["move"]]
-                    assert move.label and m["label"] == move.label
-                    params = set(inspect.signature(move.fn).parameters) - {"state", "seat"}
-                    assert {a["name"] for a in m["args"]} <= params, m
-                    for a in m["args"]:
-                        assert a["label"] and a["kind"] == "one"
-                        for o in a["options"]:
-                            assert o["label"] and o["label"] != o["value"]
-            seat = next(iter(st.prompts))
-            s.execute(seat, *tap(GAME, st, seat, rng))
-    assert seen == set(GAME.moves), set(GAME.moves) - seen
 
 
 def test_issue12_the_several_copy_trade_is_offered_in_words():

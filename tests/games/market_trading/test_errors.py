@@ -22,7 +22,7 @@ def until(s, cond, seed=0, bot="greedy"):
         if cond(s.state):
             return
         seat = min(s.state.prompts)
-        s.execute(seat, *GAME.bots[bot](GAME, s.state, seat, rng))
+        s.execute(seat, *GAME.bots[bot](GAME, GAME.observe(s.state, seat), rng))
     raise AssertionError("not reached")
 
 

@@ -2,11 +2,10 @@
 bots that drive a game to a chosen moment."""
 import random
 
-from companion.core.clock import FakeClock
-from companion.core.game import apply, new_state
-from companion.core.log import MemoryLog
-from companion.core.session import Session
+from companion.core.game import apply, new_state, settle
 from companion.games import get
+
+from .. import tables
 
 GAME = get("trade-warz")
 SALT = "5a" * 16
@@ -17,8 +16,7 @@ def names(n):
 
 
 def session(n=4, seed=1, log=None, **options):
-    return Session.start(GAME, names(n), log or MemoryLog(), options=options, seed=seed,
-                         clock=FakeClock(), entropy=random.Random(seed).randbytes)
+    return tables.session(GAME, n, seed, log, **options)
 
 
 class Table:
@@ -41,6 +39,15 @@ class Table:
                               "salt": SALT, "at": self.now})
         return self.st.notices
 
+    def begin(self, phase):
+        """Run ``phase``'s ``on_begin`` on this state (the phase is not entered: ``st.phase``
+        stays as the test set it). :meth:`settle` runs what it queued."""
+        GAME.phases[phase].on_begin(self.st)
+
+    def settle(self):
+        """Let the flow settle, as after a command: pending steps run, the prompts follow."""
+        settle(GAME, self.st)
+
     def table(self, move, **args):
         return self.do(None, move, **args)
 
@@ -56,9 +63,9 @@ class Table:
         st = self.st
         seat = min(st.prompts, key=lambda s: -1 if s is None else s)
         if seat is None:
-            move, args = GAME.table_bot(GAME, st, None, self.rng)
+            move, args = GAME.table_bot(GAME, GAME.observe(st, None), self.rng)
         else:
-            move, args = GAME.bots[bot](GAME, st, seat, self.rng)
+            move, args = GAME.bots[bot](GAME, GAME.observe(st, seat), self.rng)
         return self.do(seat, move, **args)
 
     def until(self, pred, bot="greedy", limit=5000):
@@ -100,8 +107,8 @@ def drive(sess, pred, bot="greedy", rng=None, limit=20000):
             continue
         seat = min(st.prompts, key=lambda s: -1 if s is None else s)
         if seat is None:
-            mv = GAME.table_bot(GAME, st, None, rng)
+            mv = GAME.table_bot(GAME, GAME.observe(st, None), rng)
         else:
-            mv = GAME.bots[bot](GAME, st, seat, rng)
+            mv = GAME.bots[bot](GAME, GAME.observe(st, seat), rng)
         sess.execute(seat, *mv)
     raise AssertionError("never got there")

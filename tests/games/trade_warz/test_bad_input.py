@@ -30,7 +30,7 @@ def test_export_to_an_occupied_slot():
     for seed in range(20):
         s = at_trade(seed)
         st = s.state
-        taken = [(p, k, r[0]) for p, slots in st.data.routes.items() for k, r in slots.items()]
+        taken = [(p, k, r[0]) for p, slots in st.data.board.routes.items() for k, r in slots.items()]
         ix = GAME.ix(st)
         for seat in range(3):
             ex = [c for c in st.data.hands[seat] if c in ix.exports]

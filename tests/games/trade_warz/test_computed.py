@@ -20,9 +20,9 @@ def computed(notes):
 
 def upkeep_of(t):
     t.st.phase = "upkeep"
-    GAME._begin_upkeep(t.st)
-    GAME._end_if(t.st)
-    GAME._sync(t.st)
+    t.begin("upkeep")
+    t.settle()
+    t.settle()
 
 
 # -- Crypto Isle (Upkeep) -----------------------------------------------------------------------
@@ -30,9 +30,8 @@ def upkeep_of(t):
 def test_crypto_isle_pays_the_player_with_the_most_routes_there():
     t = clean(Table(4, seed=3))
     t.set_gdp(10, 10, 10, 10)
-    r = t.d.routes["crypto-isle"]
+    r = t.d.board.routes["crypto-isle"]
     r[1], r[2], r[3] = [2, "bulk-coal"], [2, "scrap-metal"], [1, "kale-futures"]
-    t.d.v += 1
     upkeep_of(t)
     assert t.d.gdp == [10, 10, 11, 10] and None not in t.st.prompts
     note = computed(t.st.notices)[-1]
@@ -43,9 +42,8 @@ def test_crypto_isle_pays_the_player_with_the_most_routes_there():
 def test_crypto_isle_tie_goes_to_the_poorest_of_them():
     t = clean(Table(4, seed=3))
     t.set_gdp(9, 6, 8, 6)
-    r = t.d.routes["crypto-isle"]
+    r = t.d.board.routes["crypto-isle"]
     r[1], r[2] = [0, "bulk-coal"], [2, "scrap-metal"]
-    t.d.v += 1
     upkeep_of(t)
     assert t.d.gdp == [9, 6, 9, 6]                     # 0 and 2 tied on routes: 2 is poorer
 
@@ -60,8 +58,7 @@ def test_crypto_isle_with_no_route_is_skipped_with_a_notice():
 
 def test_by_hand_when_auto_effects_is_off():
     t = clean(Table(3, seed=3, auto_effects=False))
-    t.d.routes["crypto-isle"][1] = [1, "bulk-coal"]
-    t.d.v += 1
+    t.d.board.routes["crypto-isle"][1] = [1, "bulk-coal"]
     upkeep_of(t)
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual", "adjust") and "Crypto Isle" in p["text"]
@@ -75,7 +72,7 @@ def test_maple_dominion_gives_the_poorer_player_one_more_dispute_power():
     place_all(t, [(0, "soybean-surplus", "maple-dominion", 1),
                   (1, "soybean-surplus", "maple-dominion", 1)])
     resolve_disputes(t, {0: 0, 1: 0}, [])
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["power"] == {"0": 1 + 1, "1": 1} and c["winner"] == 0
     assert c["parts"]["0"]["effects"] == 1 and c["parts"]["1"]["effects"] == 0
     assert c["parts"]["0"]["sources"] == [{"source": "maple-dominion",
@@ -90,7 +87,7 @@ def test_maple_dominion_counts_gdp_before_bids_and_ties_each_get_it():
                   (1, "soybean-surplus", "maple-dominion", 1),
                   (2, "soybean-surplus", "maple-dominion", 1)])
     resolve_disputes(t, {0: 3, 1: 0, 2: 0}, [])
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["power"] == {"0": 1 + 1 + 3, "1": 1 + 1, "2": 1}
     assert c["winner"] == 0
 
@@ -102,7 +99,7 @@ def test_maple_dominion_ties_give_nobody_the_bonus_if_the_table_says_so():
                   (1, "soybean-surplus", "maple-dominion", 1),
                   (2, "soybean-surplus", "maple-dominion", 1)])
     resolve_disputes(t, {0: 3, 1: 0, 2: 0}, [])
-    assert t.d.contests[0]["power"] == {"0": 1 + 3, "1": 1, "2": 1}
+    assert t.d.disputes.contests[0]["power"] == {"0": 1 + 3, "1": 1, "2": 1}
 
 
 def test_maple_dominion_by_hand_asks_the_table_for_power():
@@ -114,9 +111,9 @@ def test_maple_dominion_by_hand_asks_the_table_for_power():
     t.do(1, "bid", amount=1)
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual", "adjust") and p["dispute"] == 0
-    assert t.d.contests[0]["state"] == "revealed"        # bids shown while the table decides
+    assert t.d.disputes.contests[0]["state"] == "revealed"        # bids shown while the table decides
     t.table("confirm_manual", power={"0": 1})
-    assert t.d.contests[0]["power"] == {"0": 2, "1": 2} and t.d.contests[0]["winner"] == 0
+    assert t.d.disputes.contests[0]["power"] == {"0": 2, "1": 2} and t.d.disputes.contests[0]["winner"] == 0
 
 
 # -- Income: Sovereign Wealth Fund, Exported Regulations -------------------------------------------
@@ -133,11 +130,10 @@ def income_of(t):
 def test_sovereign_wealth_fund_earns_per_partner_with_a_route():
     t = trade_table(3, edition="tariff")
     t.set_gdp(10, 10, 10)
-    r = t.d.routes
+    r = t.d.board.routes
     r["neutralia"][1] = [0, "sovereign-wealth-fund"]       # value 3 + bonus 3
     r["petrostan"][1] = [0, "bulk-coal"]
     r["petrostan"][2] = [0, "scrap-metal"]
-    t.d.v += 1
     income_of(t)
     inc = GAME.public_view(t.st)["income"][0]
     assert {"source": "Sovereign Wealth Fund", "amount": 2} in inc["effects"]   # 2 partners
@@ -146,12 +142,11 @@ def test_sovereign_wealth_fund_earns_per_partner_with_a_route():
 def test_exported_regulations_earns_per_opponent_route_where_you_trade_too():
     t = trade_table(3)
     t.set_gdp(10, 10, 10)
-    r = t.d.routes
+    r = t.d.board.routes
     r["neutralia"][1] = [0, "eu-exported-regulations"]
     r["neutralia"][2] = [1, "bulk-coal"]
     r["neutralia"][3] = [2, "scrap-metal"]
     r["petrostan"][1] = [1, "kale-futures"]                # not shared: does not count
-    t.d.v += 1
     income_of(t)
     inc = GAME.public_view(t.st)["income"][0]
     assert {"source": "Exported Regulations", "amount": 2} in inc["effects"]
@@ -161,12 +156,11 @@ def test_exported_regulations_earns_per_opponent_route_where_you_trade_too():
 
 def test_infrastructure_diplomacy_asks_among_partners_with_routes():
     t = clean(Table(3, seed=3))
-    t.d.policy[0] = "infrastructure-diplomacy"
-    r = t.d.routes
+    t.d.board.policy[0] = "infrastructure-diplomacy"
+    r = t.d.board.routes
     r["neutralia"][1] = [0, "bulk-coal"]
     r["neutralia"][2] = [0, "scrap-metal"]
     r["petrostan"][1] = [0, "kale-futures"]
-    t.d.v += 1
     upkeep_of(t)
     p = t.st.prompts[0]
     assert p["moves"] == ("choose_partner",) and sorted(p["options"]) == ["neutralia",
@@ -179,9 +173,8 @@ def test_infrastructure_diplomacy_asks_among_partners_with_routes():
 
 def test_infrastructure_diplomacy_with_one_partner_needs_no_question():
     t = clean(Table(3, seed=3))
-    t.d.policy[0] = "infrastructure-diplomacy"
-    t.d.routes["petrostan"][1] = [0, "kale-futures"]
-    t.d.v += 1
+    t.d.board.policy[0] = "infrastructure-diplomacy"
+    t.d.board.routes["petrostan"][1] = [0, "kale-futures"]
     upkeep_of(t)
     assert 0 not in t.st.prompts and t.d.influence[0]["petrostan"] == 1
 
@@ -224,7 +217,7 @@ def test_black_swan_replaces_the_event_and_a_running_timer_feels_port_strike():
     t.d.hands[1] = ["black-swan"]
     t.set_gdp(10, 10, 10)
     notes = t.do(1, "play_tactic", card="black-swan")
-    assert t.d.event == "port-strike" and t.d.events == ["supply-chain-hiccup"]
+    assert t.d.board.event == "port-strike" and t.d.events == ["supply-chain-hiccup"]
     assert "EventFlipped" in kinds(notes) and "TimerShortened" in kinds(notes)
     assert GAME.cost_of(t.st, 0, "bulk-coal", "neutralia") == base - 1   # Hiccup is gone
     timer = t.st.timers["trade"]
@@ -239,7 +232,7 @@ def test_black_swan_resolves_the_new_events_immediate_effects():
     t.d.hands[0] = ["black-swan"]
     t.set_gdp(10, 10, 10)
     t.do(0, "play_tactic", card="black-swan")
-    assert t.d.event == "stimulus-cheques" and t.d.gdp == [10 - 2 + 2, 12, 12]
+    assert t.d.board.event == "stimulus-cheques" and t.d.gdp == [10 - 2 + 2, 12, 12]
 
 
 # -- Tactics against one opponent (Tariff Warz) ----------------------------------------------------
@@ -254,7 +247,7 @@ def test_hold_music_stops_the_target_playing_tactics_this_round():
         t.do(1, "play_tactic", card="emergency-stimulus")
     assert GAME.public_view(t.st)["silenced"] == [{"seat": 1, "source": "hold-music",
                                                    "name": "Hold Music"}]
-    GAME._begin_cleanup(t.st)                          # the Tactic leaves play
+    t.begin("cleanup")                          # the Tactic leaves play
     assert GAME.silenced(t.st, 1) is None
 
 
@@ -273,13 +266,12 @@ def test_cricket_diplomacy_both_draw_then_fewer_routes_gain_two():
     t = Table(3, seed=5, edition="tariff", leaders="india,usa,china")
     t.to_phase("policy", 1)
     clean(t)
-    t.st.windows.pop(GAME._policy_wid(t.st))
+    t.st.windows.pop(GAME.moves["choose_policy"].sealed(t.st, None))
     t.d.hands = [["india-cricket-diplomacy"], [], []]
     t.set_gdp(10, 10, 10)
-    t.d.routes["neutralia"][1] = [1, "bulk-coal"]       # seat 1 has more routes
-    t.d.v += 1
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.d.board.routes["neutralia"][1] = [1, "bulk-coal"]       # seat 1 has more routes
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="india-cricket-diplomacy", target=1,
          draw={"export": 1})
     t.table("resolve_policies")

@@ -47,9 +47,9 @@ def test_global_decks_row():
     total = {k: len(t2.d.decks[k]) + len(t2.d.discards[k]) for k in t2.d.decks}
     in_hands = sum(1 for h in t2.d.hands for c in h if GAME.ix(t2.st)[c].deck == "global")
     assert sum(total.values()) + in_hands <= 108 and sum(total.values()) + in_hands >= 100
-    assert GAME.db.deck("tariff", "export", leaders=t2.d.leaders)[-4:] == tuple(
+    assert GAME.db.deck("tariff", "export", leaders=t2.d.board.leaders)[-4:] == tuple(
         next(c.id for c in GAME.db.signature_cards(lid) if c.kind == "export")
-        for lid in t2.d.leaders)
+        for lid in t2.d.board.leaders)
 
 
 def test_draw_row():
@@ -83,7 +83,7 @@ def test_dispute_power_row(edition, counted):
     t.d.influence[0]["neutralia"] = 4
     place_all(t, [(0, "soybean-surplus", "neutralia", 1), (1, "luxury-yachts", "neutralia", 1)])
     resolve_disputes(t, {}, [])
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["parts"]["0"]["influence"] == (4 if counted else 0)
     assert c["winner"] == (0 if counted else 1)
 
@@ -91,8 +91,7 @@ def test_dispute_power_row(edition, counted):
 def test_influence_row():
     t = trade_table(3)
     t.set_gdp(10, 10, 10)
-    t.d.routes["neutralia"][1] = [0, "luxury-yachts"]
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]
     t.d.influence[1]["petrostan"] = 2
     t.do(1, "offer_influence", to=0, partner="petrostan", amount=1, price=2)
     for s in range(3):
@@ -101,8 +100,7 @@ def test_influence_row():
     t2 = trade_table(3, edition="tariff")
     with pytest.raises(IllegalMoveError, match="does not track influence"):
         t2.do(1, "offer_influence", to=0, partner="petrostan", amount=1, price=2)
-    t2.d.routes["neutralia"][1] = [0, "luxury-yachts"]
-    t2.d.v += 1
+    t2.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]
     for s in range(3):
         t2.do(s, "done_trade")
     assert t2.d.influence[0] == {}
@@ -110,8 +108,7 @@ def test_influence_row():
 
 def test_influence_gain_option_one_per_route():
     t = trade_table(3, influence_gain="one")
-    t.d.routes["neutralia"][1] = [0, "luxury-yachts"]
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]
     for s in range(3):
         t.do(s, "done_trade")
     assert t.d.influence[0]["neutralia"] == 1
@@ -150,7 +147,7 @@ def test_chill_has_no_timer_and_places_clockwise_until_all_pass():
     t = Table(3, seed=3, chill=True)
     t.to_phase("trade", 1)
     d = t.d
-    first = d.turn
+    first = d.trade.turn
     assert list(t.st.prompts) == [first] and t.st.prompts[first]["moves"][:2] == (
         "place_export", "pass_turn")
     assert GAME.public_view(t.st)["trade"]["turn"] == first
@@ -173,7 +170,7 @@ def test_chill_has_no_timer_and_places_clockwise_until_all_pass():
 def test_chill_passes_for_a_seat_that_cannot_place():
     t = Table(3, seed=3, chill=True)
     t.to_phase("trade", 1)
-    first = t.d.turn
+    first = t.d.trade.turn
     t.d.hands = [[], [], []]
     t.d.hands[first] = ["soybean-surplus"]
     t.do(first, "place_export", card="soybean-surplus", partner="neutralia", slot=1)
@@ -182,7 +179,7 @@ def test_chill_passes_for_a_seat_that_cannot_place():
 
 def test_quick_start_15_gdp_no_first_event_four_rounds():
     t = Table(3, seed=4, quick_start=True)
-    assert t.st.round == 1 and t.d.event is None
+    assert t.st.round == 1 and t.d.board.event is None
     assert any(n["kind"] == "EventSkipped" for n in t.st.notices)
     assert t.d.gdp == [15, 15, 15] and t.d.rounds == 4
     plain = Table(3, seed=4)

@@ -38,13 +38,11 @@ def test_modifier_cache_follows_policies_routes_tactics_and_events():
     st = s.state
     d = st.data
     before = GAME.cost_of(st, 1, "discount-sneakers", "neutralia")
-    d.policy[0] = "buy-local-campaign"            # opponents' Exports +1
-    d.v += 1
+    d.board.policy[0] = "buy-local-campaign"            # opponents' Exports +1
     assert GAME.cost_of(st, 1, "discount-sneakers", "neutralia") == before + 1
-    d.policy[0] = None
-    d.v += 1
+    d.board.policy[0] = None
     assert GAME.cost_of(st, 1, "discount-sneakers", "neutralia") == before
     # China's own ability: Manufactured Exports cost 1 less
     assert GAME.cost_of(st, 1, "discount-sneakers") == max(0, 2 - 1) + (
-        1 if d.event == "supply-chain-hiccup" else 0)
+        1 if d.board.event == "supply-chain-hiccup" else 0)
     play_out(s, [GAME.bots["greedy"]] * 3, random.Random(1))

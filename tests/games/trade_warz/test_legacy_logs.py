@@ -8,32 +8,20 @@ or power it entered), a Tactic played during Draw before drawing, card swaps, lo
 offers, disputes chosen by partner and slot, and the Fast-Pass. Their options predate the
 ``rules`` marker, so they replay under rules version 1 (docs/trade-warz.md, "Rules versions").
 """
-import gzip
-import json
-import pathlib
-
 import pytest
 
-from companion.core.session import fold
-
+from ..legacy import beside, replayed
 from .helpers import GAME
-
-LOGS = pathlib.Path(__file__).with_name("data") / "legacy-logs-v1.json.gz"
 
 
 def _logs():
-    with gzip.open(LOGS, "rt") as f:
-        return json.load(f)
+    return beside(__file__)
 
 
 @pytest.mark.parametrize("i", range(13))
 def test_a_session_recorded_before_rules_version_2_replays_to_its_outcome(i):
     log = _logs()[i]
-    st = fold(GAME, log["records"])
-    o = st.outcome
-    assert o is not None
-    assert {"winners": o.winners, "reason": o.reason,
-            "scores": {str(k): v for k, v in o.scores.items()}} == log["outcome"]
+    st = replayed(GAME, log)
     assert st.data.gdp_curve == log["gdp_curve"]
 
 

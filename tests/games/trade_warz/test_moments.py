@@ -38,8 +38,8 @@ def test_the_policy_reveal_per_player_has_the_card_its_text_and_target():
     t = policy_table(edition="tariff")
     t.d.hands = [["china-belt-and-road"], ["russia-hybrid-warfare"], []]
     t.set_gdp(10, 10, 10)
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="china-belt-and-road", partner="petrostan")
     assert GAME.public_view(t.st)["policy_reveal"] == {}        # sealed until all are in
     t.do(1, "choose_policy", card="russia-hybrid-warfare", target=2)
@@ -96,7 +96,7 @@ def test_contest_states_go_open_bidding_done_with_bids_once_revealed():
     c = GAME.public_view(t.st)["disputes"]["contests"][0]
     assert c["state"] == "bidding" and "bids" not in c
     t.do(1, "bid", amount=0)
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["state"] == "done" and c["winner"] == 0 and c["bids"] == {"0": 1, "1": 0}
 
 
@@ -114,14 +114,13 @@ def test_names_for_every_partner_and_target_id_on_screen():
 
 def test_an_ask_names_its_options():
     t = clean(Table(3, seed=3))
-    t.d.policy[0] = "infrastructure-diplomacy"
-    r = t.d.routes
+    t.d.board.policy[0] = "infrastructure-diplomacy"
+    r = t.d.board.routes
     r["neutralia"][1] = [0, "bulk-coal"]
     r["petrostan"][1] = [0, "kale-futures"]
-    t.d.v += 1
     t.st.phase = "upkeep"
-    GAME._begin_upkeep(t.st)
-    GAME._end_if(t.st)
+    t.begin("upkeep")
+    t.settle()
     ask = GAME.public_view(t.st)["ask"]
     assert ask["kind"] == "partner"
     assert dict(zip(ask["options"], ask["option_names"]))["petrostan"] == \

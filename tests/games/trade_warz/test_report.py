@@ -94,7 +94,7 @@ def test_public_view_has_what_the_screens_need():
     assert [c["letter"] for c in g["cmyk"]] == ["C", "M", "Y", "K"]
     assert [c["name"] for c in g["cmyk"]] == ["Canary", "Mint", "Yeti", "Kraken"]
     assert "timers" in v and "outcome" in v
-    drive(s, lambda st: st.phase == "trade" and st.data.timer_started)
+    drive(s, lambda st: st.phase == "trade" and st.data.trade.timer_started)
     t = s.public_view()["timers"]["trade"]
     assert t["duration"] == 180 and t["warn_before"] == 30
     play_out(s, [GAME.bots["greedy"]] * 4, random.Random(1))

@@ -10,13 +10,11 @@ from .helpers import GAME, Table
 def clean(t):
     """No Event, Policies or Tactics in play: a bare table for a rule test."""
     d = t.d
-    d.event = None
-    d.policy = [None] * t.st.n
-    d.policy_ch = [{} for _ in range(t.st.n)]
-    d.in_play = []
-    d.queue = []
-    d.ask = None
-    d.v += 1
+    d.board.event = None
+    d.board.policy = [None] * t.st.n
+    d.board.policy_ch = [{} for _ in range(t.st.n)]
+    d.board.in_play = []
+    t.st.flow.drop()
     return t
 
 
@@ -34,9 +32,9 @@ def flip_event(t, eid):
     """Flip ``eid`` as this round's Event, the way the Event phase does."""
     t.d.events.append(eid)
     t.st.round -= 1
-    GAME._begin_event(t.st)
-    GAME.run_queue(t.st)
-    GAME._sync(t.st)
+    t.begin("event")
+    t.settle()
+    t.settle()
 
 
 # -- Event ---------------------------------------------------------------------------------------
@@ -61,8 +59,8 @@ def test_event_ongoing_effects_last_the_round_only():
     flip_event(t, "boat-stuck-in-canal")          # replaces the Event: slots -1, costs back
     assert GAME.cost_of(t.st, 0, "bulk-coal", "neutralia") == base
     assert GAME.slots_at(t.st, "neutralia") == GAME.ix(t.st)["neutralia"].slots - 1
-    GAME._begin_cleanup(t.st)
-    assert t.d.event is None and "boat-stuck-in-canal" in t.d.event_discard
+    t.begin("cleanup")
+    assert t.d.board.event is None and "boat-stuck-in-canal" in t.d.event_discard
     assert GAME.slots_at(t.st, "neutralia") == GAME.ix(t.st)["neutralia"].slots
 
 
@@ -71,8 +69,8 @@ def test_event_that_makes_everyone_draw_asks_each_player_for_piles():
     before = [len(h) for h in t.d.hands]
     flip_event(t, "meme-economy")
     order = []
-    while t.d.ask is not None:
-        a = t.d.ask
+    while t.st.question() is not None:
+        a = t.st.question()
         assert a["kind"] == "draw" and a["count"] == 1
         assert t.st.prompts == {a["seat"]: t.st.prompts[a["seat"]]}      # only the drawer
         order.append(a["seat"])
@@ -87,7 +85,7 @@ def test_manual_event_is_a_table_confirmation_with_its_text():
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual", "adjust") and "shows their hand" in p["text"]
     t.table("confirm_manual")
-    assert t.d.ask is None
+    assert t.st.question() is None
 
 
 # -- Upkeep ---------------------------------------------------------------------------------------
@@ -96,13 +94,11 @@ def test_manual_event_is_a_table_confirmation_with_its_text():
 def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour(auto):
     t = clean(Table(4, seed=3, auto_effects=auto))
     d = t.d
-    d.policy = ["infrastructure-week", "money-printer", "farm-subsidies", "infrastructure-week"]
-    d.v += 1
+    d.board.policy = ["infrastructure-week", "money-printer", "farm-subsidies", "infrastructure-week"]
     t.set_gdp(20, 12, 9, 5)
-    d.routes["crypto-isle"][1] = [2, "bulk-coal"]
-    d.v += 1
+    d.board.routes["crypto-isle"][1] = [2, "bulk-coal"]
     t.st.phase = "upkeep"
-    GAME._begin_upkeep(t.st)
+    t.begin("upkeep")
     steps = {s["letter"]: s for s in d.upkeep}
     assert [s["letter"] for s in d.upkeep] == ["C", "M", "Y", "K"]
     printer = GAME.ix(t.st)["money-printer"].name
@@ -112,28 +108,28 @@ def test_upkeep_resolves_c_m_y_k_and_poorest_first_within_a_colour(auto):
     assert steps["Y"]["state"] == "empty"
     assert steps["K"]["effects"][0]["manual"] is not auto and steps["K"]["name"] == "Kraken"
     assert steps["K"]["effects"][0]["computed"] is auto
-    GAME._end_if(t.st)
+    t.settle()
     # C (Money Printer: +3 for seat 1, +1 for each opponent) and M resolved by themselves
     if auto:        # K: Crypto Isle too: seat 2 has the most routes there
         assert d.gdp == [20 + 1 + 1, 12 + 3, 9 + 1 + 1, 5 + 1 + 1]
-        assert d.ask is None and None not in t.st.prompts
+        assert t.st.question() is None and None not in t.st.prompts
         return
     assert d.gdp == [20 + 1 + 1, 12 + 3, 9 + 1, 5 + 1 + 1]
     # K: by hand (auto_effects=false), so the table confirms it (and may apply the GDP)
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_manual", "adjust") and "Crypto Isle" in p["text"]
     assert steps["K"]["state"] == "current" and steps["M"]["state"] == "done"
+    assert GAME.cue(t.st) == {"upkeep": "K"}             # the table's light shows the step
     t.table("confirm_manual", gdp={"2": 1})
-    assert d.gdp[2] == 11 and d.ask is None
+    assert d.gdp[2] == 11 and t.st.question() is None
 
 
 def test_upkeep_confirm_every_step_waits_for_the_table():
     t = clean(Table(3, seed=3, upkeep_confirm="every"))
-    t.d.policy = ["infrastructure-week", None, None]
-    t.d.v += 1
+    t.d.board.policy = ["infrastructure-week", None, None]
     t.st.phase = "upkeep"
-    GAME._begin_upkeep(t.st)
-    GAME._end_if(t.st)
+    t.begin("upkeep")
+    t.settle()
     p = t.st.prompts[None]
     assert p["moves"] == ("confirm_step",) and p["letter"] == "M" and p["name"] == "Mint"
     before = t.d.gdp[0]
@@ -143,12 +139,11 @@ def test_upkeep_confirm_every_step_waits_for_the_table():
 
 def test_upkeep_opponent_effect_asks_its_owner_whom():
     t = clean(Table(3, seed=3))
-    t.d.policy = [None, "sanctions-package", None]
-    t.d.v += 1
+    t.d.board.policy = [None, "sanctions-package", None]
     t.set_gdp(10, 10, 10)
     t.st.phase = "upkeep"
-    GAME._begin_upkeep(t.st)
-    GAME._end_if(t.st)
+    t.begin("upkeep")
+    t.settle()
     p = t.st.prompts[1]
     assert p["moves"] == ("choose_target",) and p["options"] == [0, 2]
     with pytest.raises(IllegalMoveError):
@@ -179,8 +174,8 @@ def test_a_tactic_played_during_draw_still_leaves_a_full_hand():
     t = Table(3, seed=4)
     t.to_phase("draw", 1)
     t.d.hands[0] = ["emergency-stimulus"]
-    GAME._begin_draw(t.st)
-    GAME._sync(t.st)
+    t.begin("draw")
+    t.settle()
     assert t.st.prompts[0]["count"] == 7
     t.do(0, "play_tactic", card="emergency-stimulus")
     assert t.d.hands[0] == [] and t.st.prompts[0]["count"] == 8
@@ -194,12 +189,12 @@ def test_a_hand_filled_during_draw_has_nothing_left_to_draw():
     t = Table(3, seed=4)
     t.to_phase("draw", 1)
     t.d.hands[1] = ["bulk-coal"] * 6                     # China: hand size 7, so 1 to draw
-    GAME._begin_draw(t.st)
-    GAME._sync(t.st)
+    t.begin("draw")
+    t.settle()
     assert t.st.prompts[1]["count"] == 1
     t.d.hands[1].append("scrap-metal")                   # a card from an effect: now full
     t.do(0, "draw_cards", export=8)
-    assert 1 not in t.st.prompts and t.d.to_draw[1] == 0
+    assert 1 not in t.st.prompts and t.d.draw.to_draw[1] == 0
 
 
 def test_tariff_warz_draws_the_leaders_number_and_skips_an_empty_pile():
@@ -208,8 +203,8 @@ def test_tariff_warz_draws_the_leaders_number_and_skips_an_empty_pile():
     assert [t.st.prompts[s]["count"] for s in range(3)] == [5, 4, 4]
     assert set(t.st.prompts[0]["piles"]) == {"export", "tactic", "personal"}
     t.d.piles[1] = []
-    GAME._begin_draw(t.st)
-    GAME._sync(t.st)
+    t.begin("draw")
+    t.settle()
     assert "personal" not in t.st.prompts[1]["piles"]
 
 
@@ -219,7 +214,7 @@ def policy_table(n=3, edition="trade", **opts):
     t = Table(n, seed=5, edition=edition, **opts)
     t.to_phase("policy", 1)
     clean(t)
-    t.st.windows.pop(GAME._policy_wid(t.st))      # the test deals hands, then opens it again
+    t.st.windows.pop(GAME.moves["choose_policy"].sealed(t.st, None))      # the test deals hands, then opens it again
     return t
 
 
@@ -229,35 +224,34 @@ def test_policies_are_sealed_then_revealed_together_and_paid_at_once():
     for s in range(3):
         t.d.hands[s] = ["most-favoured-nation", "austerity"]
     t.set_gdp(10, 10, 10)
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="most-favoured-nation")
-    assert t.d.revealed == {} and t.d.gdp == [10, 10, 10]         # nothing shows yet
+    assert t.d.pol.revealed == {} and t.d.gdp == [10, 10, 10]         # nothing shows yet
     with pytest.raises(SealedChoiceError, match="already locked in"):
         t.do(0, "choose_policy", card="austerity")                # a second Policy
     t.do(1, "choose_policy", card="austerity")
     t.do(2, "choose_policy", card=None)
-    assert t.d.revealed[0]["card"] == "most-favoured-nation"     # revealed together
+    assert t.d.pol.revealed[0]["card"] == "most-favoured-nation"     # revealed together
     assert t.st.prompts[None]["moves"][0] == "resolve_policies"  # the table checks them
     t.table("resolve_policies")
     # ongoing one stays in the slot (cost 2 paid), the immediate one resolves and goes
-    assert t.d.policy[0] == "most-favoured-nation" and t.d.gdp[0] == 8
-    assert t.d.policy[1] is None and t.d.gdp[1] == 13 and "austerity" in t.d.discards["policy"]
+    assert t.d.board.policy[0] == "most-favoured-nation" and t.d.gdp[0] == 8
+    assert t.d.board.policy[1] is None and t.d.gdp[1] == 13 and "austerity" in t.d.discards["policy"]
     assert len(pol) == 15
 
 
 def test_a_new_ongoing_policy_replaces_the_previous_one():
     t = policy_table()
-    t.d.policy[0] = "farm-subsidies"
-    t.d.v += 1
+    t.d.board.policy[0] = "farm-subsidies"
     t.d.hands[0] = ["most-favoured-nation"]
     for s in (1, 2):
         t.d.hands[s] = []
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="most-favoured-nation")
     t.table("resolve_policies")
-    assert t.d.policy[0] == "most-favoured-nation"
+    assert t.d.board.policy[0] == "most-favoured-nation"
     assert "farm-subsidies" in t.d.discards["policy"]
 
 
@@ -265,8 +259,8 @@ def test_the_poorest_player_orders_conflicting_policies():
     t = policy_table()
     t.set_gdp(12, 6, 9)
     t.d.hands = [["austerity"], ["snap-election"], ["trade-mission"]]
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="austerity")
     t.do(1, "choose_policy", card="snap-election")
     t.do(2, "choose_policy", card="trade-mission", partner="neutralia")
@@ -285,13 +279,13 @@ def test_poorest_first_order_option_needs_no_prompt():
     t = policy_table(policy_order="poorest_first")
     t.set_gdp(12, 6, 9)
     t.d.hands = [["austerity"], ["snap-election"], ["trade-mission"]]
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="austerity")
     t.do(1, "choose_policy", card="snap-election")
     t.do(2, "choose_policy", card="trade-mission", partner="neutralia")
     notes = list(t.table("resolve_policies"))
-    while t.d.ask is not None:                 # Snap Election draws a card: from which pile?
+    while t.st.question() is not None:                 # Snap Election draws a card: from which pile?
         notes += t.bot_step()
     assert [n["seat"] for n in notes if n["kind"] == "PolicyPlayed"] == [1, 2, 0]
 
@@ -300,22 +294,22 @@ def test_extra_policy_from_an_event_opens_a_second_sealed_round():
     t = policy_table()
     t.d.extra_policy = [1, 1, 1]
     t.d.hands = [["austerity", "infrastructure-week"], [], []]
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     assert list(t.st.prompts) == [0]
     t.do(0, "choose_policy", card="austerity")
     t.table("resolve_policies")
     assert t.st.prompts[0]["window"] == "policy-r1-2"
     t.do(0, "choose_policy", card="infrastructure-week")
     t.table("resolve_policies")
-    assert t.d.policy[0] == "infrastructure-week"
+    assert t.d.board.policy[0] == "infrastructure-week"
 
 
 def test_policy_needing_a_target_says_so():
     t = policy_table(n=3)
     t.d.hands[0] = ["buy-local-campaign", "trade-mission"]
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     with pytest.raises(IllegalMoveError, match="needs a Trade Partner"):
         t.do(0, "choose_policy", card="trade-mission")
     with pytest.raises(IllegalMoveError, match="not in your hand"):
@@ -326,8 +320,8 @@ def test_fast_pass_with_the_policy_locks_the_board_against_opponents_cards():
     t = policy_table(n=3, edition="tariff")
     t.d.hands = [["usa-tax-cuts"], ["china-currency-peg"], []]
     t.d.hands[2] = ["troll-farm"]
-    GAME._begin_policy(t.st)
-    GAME._sync(t.st)
+    t.begin("policy")
+    t.settle()
     t.do(0, "choose_policy", card="usa-tax-cuts", fast_pass=True)
     t.do(1, "choose_policy", card="china-currency-peg")
     assert t.d.locked == [True, False, False] and t.d.fast_pass[0] is False
@@ -362,8 +356,7 @@ def test_timer_starts_at_the_first_export_warns_at_30s_and_the_buzzer_ends_trade
 
 def test_occupied_slot_refused_with_a_reason_and_contested_face_down_slot_allowed():
     t = trade_table(3)
-    t.d.routes["neutralia"][1] = [2, "bulk-coal"]
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [2, "bulk-coal"]
     t.d.hands[0] = ["soybean-surplus", "kale-futures"]
     t.d.hands[1] = ["luxury-yachts"]
     with pytest.raises(IllegalMoveError, match="already holds .*route; choose an open slot"):
@@ -372,7 +365,7 @@ def test_occupied_slot_refused_with_a_reason_and_contested_face_down_slot_allowe
     with pytest.raises(IllegalMoveError, match="already have a card on slot 2"):
         t.do(0, "place_export", card="kale-futures", partner="neutralia", slot=2)
     t.do(1, "place_export", card="luxury-yachts", partner="neutralia", slot=2)   # contest
-    assert [(p["seat"], p["slot"]) for p in t.d.placements] == [(0, 2), (1, 2)]
+    assert [(p["seat"], p["slot"]) for p in t.d.trade.placements] == [(0, 2), (1, 2)]
 
 
 def test_face_down_export_public_view_shows_only_who_and_where():
@@ -441,7 +434,7 @@ def test_influence_bought_and_sold_between_players():
     t.set_gdp(10, 10, 10)
     t.d.influence[0]["neutralia"] = 3
     t.do(0, "offer_influence", to=1, partner="neutralia", amount=2, price=5)
-    offer = t.d.offers[0]["id"]
+    offer = t.d.trade.offers[0]["id"]
     assert GAME.public_view(t.st)["offers"][0]["price"] == 5            # public
     with pytest.raises(IllegalMoveError, match="not made to you"):
         t.do(2, "answer_offer", offer=offer, accept=True)
@@ -489,7 +482,7 @@ def place_all(t, plan):
         t.d.hands[s].append(c)
         t.do(s, "place_export", card=c, partner=p, slot=k)
     for s in range(t.st.n):
-        if not t.d.done[s] and t.st.phase == "trade":
+        if not t.d.trade.done[s] and t.st.phase == "trade":
             t.do(s, "done_trade")
     if t.st.phase == "exports":
         t.table("resolve_exports")
@@ -515,7 +508,7 @@ def resolve_disputes(t, bids, choices):
             break
         seat = min(p, key=lambda s: -1 if s is None else s)
         if seat is None:
-            t.table(*GAME.table_bot(GAME, t.st, None, t.rng))
+            t.table(*GAME.table_bot(GAME, GAME.observe(t.st, None), t.rng))
             continue
         mv = p[seat]["moves"][0]
         if mv == "choose_dispute":
@@ -525,7 +518,7 @@ def resolve_disputes(t, bids, choices):
             notes = t.do(seat, "bid", amount=bids.get(seat, 0))
             for n in notes:
                 if n["kind"] == "DisputeResolved":
-                    c = t.d.contests[n["contest"]]
+                    c = t.d.disputes.contests[n["contest"]]
                     out.append((c["chooser"], c["partner"], c["slot"], n["winner"]))
         else:                                   # an effect's question (draw, ...)
             t.bot_step()
@@ -545,8 +538,8 @@ def test_dispute_order_with_three_contested_slots():
                   (0, "scrap-metal", "neutralia", 2), (2, "bulk-coal", "neutralia", 2),
                   (1, "cat-video-rights", "petrostan", 1),
                   (3, "kale-futures", "petrostan", 1)])
-    assert t.st.phase == "disputes" and len(t.d.contests) == 3
-    assert t.d.dispute_order == [0, 1, 2, 3]
+    assert t.st.phase == "disputes" and len(t.d.disputes.contests) == 3
+    assert t.d.disputes.order == [0, 1, 2, 3]
     assert t.st.prompts[0]["moves"] == ("choose_dispute",)     # the poorest chooses first
     got = resolve_disputes(t, {}, [["neutralia", 2], ["petrostan", 1]])
     # seat 0 picks neutralia 2; seat 1 picks petrostan 1 (of its two); seat 2 and 3 have none
@@ -566,7 +559,7 @@ def test_dispute_order_with_four_contested_slots():
                   (1, "cat-video-rights", "petrostan", 1), (3, "kale-futures", "petrostan", 1),
                   (2, "artisanal-maple-water", "petrostan", 2),
                   (3, "discount-sneakers", "petrostan", 2)])
-    assert len(t.d.contests) == 4
+    assert len(t.d.disputes.contests) == 4
     got = resolve_disputes(t, {}, [["neutralia", 1], ["petrostan", 2]])
     assert [(c, p, k) for c, p, k, _ in got] == [
         (0, "neutralia", 1), (1, "petrostan", 1), (2, "petrostan", 2), (0, "neutralia", 2)]
@@ -579,13 +572,13 @@ def test_dispute_power_is_printed_influence_plus_accumulated_plus_bid():
     t.d.influence[1]["neutralia"] = 2                   # Trade Warz: accumulated counts
     place_all(t, [(0, "luxury-yachts", "neutralia", 1), (1, "soybean-surplus", "neutralia", 1)])
     got = resolve_disputes(t, {0: 1, 1: 1}, [])
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["power"] == {"0": 2 + 0 + 1, "1": 1 + 2 + 1}          # 3 v 4
     assert got[0][3] == 1 and c["parts"]["1"] == {"printed": 1, "influence": 2, "effects": 0,
                                                   "bid": 1}
     # the winner pays the bid; the loser takes the card back and pays nothing
     assert t.d.gdp[0] == 10 and "luxury-yachts" in t.d.hands[0]
-    assert t.d.routes["neutralia"][1] == [1, "soybean-surplus"]
+    assert t.d.board.routes["neutralia"][1] == [1, "soybean-surplus"]
     # bid 1, then the Export's cost 1, then its first Income (value 1 + Neutralia's bonus 3)
     assert t.d.gdp[1] == 12 - 1 - 1 + (1 + 3)
 
@@ -597,7 +590,7 @@ def test_tariff_dispute_power_ignores_accumulated_influence_and_refunds_the_lose
     place_all(t, [(0, "luxury-yachts", "neutralia", 1), (1, "soybean-surplus", "neutralia", 1)])
     assert t.d.gdp[:2] == [7, 11]                         # paid on placement
     resolve_disputes(t, {0: 0, 1: 1}, [])
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["power"] == {"0": 2, "1": 2} and c["winner"] == 0      # tie: the poorer wins
     assert c["tiebreak"] == "poorest"
     assert t.d.gdp[1] == 12                               # loser: cost refunded, bid unpaid
@@ -624,8 +617,8 @@ def test_tariff_unpaid_export_at_the_buzzer_is_discarded():
     t.do(1, "play_tactic", card="customs-paperwork", target=0)               # now costs 3
     for s in range(3):
         t.do(s, "done_trade")
-    assert t.d.placements[0]["state"] == "discarded"
-    assert "bulk-coal" in t.d.discards["export"] and 1 not in t.d.routes["neutralia"]
+    assert t.d.trade.placements[0]["state"] == "discarded"
+    assert "bulk-coal" in t.d.discards["export"] and 1 not in t.d.board.routes["neutralia"]
 
 
 def test_trade_warz_unaffordable_export_after_disputes_returns_to_hand():
@@ -633,7 +626,7 @@ def test_trade_warz_unaffordable_export_after_disputes_returns_to_hand():
     t.set_gdp(3, 3, 20)
     place_all(t, [(0, "luxury-yachts", "neutralia", 1), (1, "bulk-coal", "neutralia", 1)])
     resolve_disputes(t, {0: 1, 1: 0}, [])                  # 0 wins: 2+1 v 1; pays 1, has 2
-    p = t.d.placements[0]
+    p = t.d.trade.placements[0]
     assert p["state"] == "unpaid" and "luxury-yachts" in t.d.hands[0]
 
 
@@ -643,11 +636,9 @@ def test_income_is_route_value_plus_partner_bonus_plus_multipliers_and_influence
     t = trade_table(3)
     t.set_gdp(10, 10, 10)
     d = t.d
-    d.routes["bananastan"][1] = [0, "soybean-surplus"]      # 1 + 1, +1 Food here
-    d.routes["neutralia"][1] = [0, "luxury-yachts"]          # 3 + 3
-    d.v += 1
-    d.policy[0] = "farm-subsidies"                          # Food routes +1
-    d.v += 1
+    d.board.routes["bananastan"][1] = [0, "soybean-surplus"]      # 1 + 1, +1 Food here
+    d.board.routes["neutralia"][1] = [0, "luxury-yachts"]          # 3 + 3
+    d.board.policy[0] = "farm-subsidies"                          # Food routes +1
     for s in range(3):
         t.do(s, "done_trade")
     inc = GAME.public_view(t.st)["income"][0]
@@ -663,9 +654,8 @@ def test_income_is_route_value_plus_partner_bonus_plus_multipliers_and_influence
 def test_a_50_gdp_win_in_the_middle_of_income_trade_warz():
     t = trade_table(3)
     t.set_gdp(45, 47, 10)
-    t.d.routes["neutralia"][1] = [0, "luxury-yachts"]        # +6 -> 51, first (poorer)
-    t.d.routes["neutralia"][2] = [1, "bulk-coal"]            # +5 -> 52, never paid
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]        # +6 -> 51, first (poorer)
+    t.d.board.routes["neutralia"][2] = [1, "bulk-coal"]            # +5 -> 52, never paid
     for s in range(3):
         t.do(s, "done_trade")
     o = t.st.outcome
@@ -676,17 +666,15 @@ def test_a_50_gdp_win_in_the_middle_of_income_trade_warz():
 def test_tariff_simultaneous_50_highest_wins_and_a_tie_plays_on():
     t = trade_table(3, edition="tariff")
     t.set_gdp(45, 47, 10)
-    t.d.routes["neutralia"][1] = [0, "luxury-yachts"]        # 51
-    t.d.routes["neutralia"][2] = [1, "bulk-coal"]            # 52: highest
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]        # 51
+    t.d.board.routes["neutralia"][2] = [1, "bulk-coal"]            # 52: highest
     for s in range(3):
         t.do(s, "done_trade")
     assert t.st.outcome.winners == [1] and t.d.gdp == [51, 52, 10]
     t2 = trade_table(3, edition="tariff")
     t2.set_gdp(46, 47, 10)
-    t2.d.routes["neutralia"][1] = [0, "luxury-yachts"]       # 52
-    t2.d.routes["neutralia"][2] = [1, "bulk-coal"]           # 52: tied, play continues
-    t2.d.v += 1
+    t2.d.board.routes["neutralia"][1] = [0, "luxury-yachts"]       # 52
+    t2.d.board.routes["neutralia"][2] = [1, "bulk-coal"]           # 52: tied, play continues
     for s in range(3):
         t2.do(s, "done_trade")
     assert t2.st.outcome is None and t2.d.boom_tie == [0, 1]
@@ -699,9 +687,8 @@ def test_tiebreak_chain_trade_warz():
     t.set_gdp(30, 30, 20)
     t.d.influence[0] = {"neutralia": 1, "petrostan": 2}
     t.d.influence[1] = {"neutralia": 4, "bananastan": 1}
-    t.d.routes["lunar-colony"][1] = [1, "bulk-coal"]          # 3 partners v 2
-    t.d.v += 1
-    GAME._final(st)
+    t.d.board.routes["lunar-colony"][1] = [1, "bulk-coal"]          # 3 partners v 2
+    GAME.phases["cleanup"].on_end(st)      # the last round ends
     assert st.outcome.winners == [1]
     assert st.outcome.tiebreak == "most Trade Partners influenced"
     assert "highest GDP after round 5" in st.outcome.reason
@@ -712,21 +699,20 @@ def test_tiebreak_falls_through_to_routes_then_gdp_in_hand_then_shared():
     st = t.st
     st.round = 5
     t.set_gdp(30, 30, 20)
-    t.d.routes["neutralia"][1] = [0, "bulk-coal"]
-    t.d.routes["neutralia"][2] = [1, "soybean-surplus"]
-    t.d.routes["petrostan"][1] = [1, "scrap-metal"]
-    t.d.v += 1
+    t.d.board.routes["neutralia"][1] = [0, "bulk-coal"]
+    t.d.board.routes["neutralia"][2] = [1, "soybean-surplus"]
+    t.d.board.routes["petrostan"][1] = [1, "scrap-metal"]
     t.d.influence[0] = {"neutralia": 1, "petrostan": 1}
     t.d.influence[1] = {"neutralia": 1, "petrostan": 1}
     t.d.hands[0], t.d.hands[1] = [], []
-    GAME._final(st)
+    GAME.phases["cleanup"].on_end(st)      # the last round ends
     assert st.outcome.winners == [1]
     assert st.outcome.tiebreak == ("most Trade Partners influenced, then most active routes")
     t2 = clean(Table(2, seed=6))
     t2.st.round = 5
     t2.set_gdp(30, 30)
     t2.d.hands = [["luxury-yachts"], ["luxury-yachts"]]
-    GAME._final(t2.st)
+    GAME.phases["cleanup"].on_end(t2.st)      # the last round ends
     assert t2.st.outcome.winners == [0, 1] and t2.st.outcome.tiebreak.endswith("shared win")
 
 
@@ -734,9 +720,8 @@ def test_tariff_tiebreak_below_50_is_partners_influenced():
     t = clean(Table(2, seed=6, edition="tariff"))
     t.st.round = 5
     t.set_gdp(30, 30)
-    t.d.routes["neutralia"][1] = [1, "bulk-coal"]
-    t.d.v += 1
-    GAME._final(t.st)
+    t.d.board.routes["neutralia"][1] = [1, "bulk-coal"]
+    GAME.phases["cleanup"].on_end(t.st)      # the last round ends
     assert t.st.outcome.winners == [1]
     assert t.st.outcome.tiebreak == "most Trade Partners influenced"
 
@@ -745,7 +730,7 @@ def test_tariff_tiebreak_below_50_is_partners_influenced():
 
 def test_cleanup_discards_the_event_tactics_and_to_seven_in_tariff():
     t = trade_table(3, edition="tariff")
-    t.d.event = "grand-trade-expo"
+    t.d.board.event = "grand-trade-expo"
     t.d.hands[0] = ["emergency-stimulus"]
     t.do(0, "play_tactic", card="emergency-stimulus")
     t.d.hands[1] = ["bulk-coal"] * 9
@@ -756,7 +741,7 @@ def test_cleanup_discards_the_event_tactics_and_to_seven_in_tariff():
     assert p["moves"] == ("discard_cards",) and p["count"] == 2
     t.do(1, "discard_cards", cards=t.d.hands[1][:2])
     assert len(t.d.hands[1]) == 7
-    assert "grand-trade-expo" in t.d.event_discard and t.d.in_play == []
+    assert "grand-trade-expo" in t.d.event_discard and t.d.board.in_play == []
     assert t.st.round == 2 and t.st.phase != "cleanup" and "trade" not in t.st.timers
 
 

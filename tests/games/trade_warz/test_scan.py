@@ -53,7 +53,7 @@ def reveal_with(hub, seat, card):
         if s is not None and hub.session.state.prompts.get(s, {}).get("moves") == (
                 "choose_policy",):
             hub.submit(s, "choose_policy", {"card": None})
-    assert hub.session.state.data.policy_check
+    assert hub.session.state.data.pol.check
 
 
 def test_policy_scan_that_matches_confirms():
@@ -62,7 +62,7 @@ def test_policy_scan_that_matches_confirms():
     r = hub.scan(a)
     assert any(n["kind"] == "ScanConfirmed" and n["card"] == a for n in r.notices)
     hub.next()                                           # resolve
-    assert hub.session.state.data.policy[seat] in (a, None)
+    assert hub.session.state.data.board.policy[seat] in (a, None)
 
 
 @pytest.mark.parametrize("keep", ["scanned", "chosen"])
@@ -133,7 +133,7 @@ def test_export_scanned_during_trade_is_placed_face_down_by_its_holder():
     assert r is not None
     rec = s.records[-1]
     assert rec["seat"] == seat and rec["move"] == "place_export" and "commitment" in rec
-    placed = s.state.data.placements[-1]
+    placed = s.state.data.trade.placements[-1]
     assert (placed["seat"], placed["partner"], placed["slot"], placed["card"]) == (
         seat, p, k, None)
     assert a not in json.dumps(s.history(None)[-1])          # sealed: only a commitment
@@ -149,13 +149,13 @@ def test_export_mismatch_at_the_flip_keep_scanned():
         if s.state.phase == "trade" and s.state.prompts.get(x):
             hub.submit(x, "done_trade")
     st = s.state
-    assert st.phase == "exports" and st.data.check
+    assert st.phase == "exports" and st.data.disputes.check
     hub.scan(b)                                          # the card under the strip is b
     m = st.data.mismatch
     assert m["kind"] == "export" and (m["chosen"], m["scanned"]) == (a, b)
     assert m["seat"] == seat
     hub.table_move("settle_mismatch", {"keep": "scanned"})
-    pl = next(x for x in st.data.placements if x["seat"] == seat and x["slot"] == k and
+    pl = next(x for x in st.data.trade.placements if x["seat"] == seat and x["slot"] == k and
               x["partner"] == p)
     assert pl["card"] == b and pl["checked"]
     assert a in st.data.hands[seat] and b not in st.data.hands[seat]
@@ -171,7 +171,7 @@ def test_export_scan_that_matches_is_checked():
         if s.state.phase == "trade" and s.state.prompts.get(x):
             hub.submit(x, "done_trade")
     hub.scan(a)
-    pl = next(x for x in s.state.data.placements if x["card"] == a)
+    pl = next(x for x in s.state.data.trade.placements if x["card"] == a)
     assert pl["checked"] and s.state.data.mismatch is None
     hub.next()
     assert s.state.phase != "exports"
@@ -183,8 +183,10 @@ def test_scan_outside_a_check_is_just_shown():
     hub.subscribe(events.append)
     assert hub.scan("usa") is None
     last = events[-1]
+    # a card nobody asked about may be in a hand: acknowledged, never named in public
     assert (last["kind"], last["card"], last["name"], last["result"]) == \
-        ("scan", "usa", "USA", "read")
+        ("scan", None, "A card", "read")
+    assert hub.public_view()["hub"]["scan"]["card"] is None
     assert GAME.scan_move(hub.session.state, "not-a-card") is None
 
 
@@ -207,6 +209,6 @@ def test_whole_game_through_the_hub_with_next_for_every_table_prompt(edition):
             hub.next()                                   # the table's Next button
             continue
         seat = min(st.prompts)
-        hub.submit(seat, *GAME.bots["random"](GAME, st, seat, rng))
+        hub.submit(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
     assert {"policy_check", "export_check"} <= steps
     assert hub.public_view()["outcome"]["winners"]

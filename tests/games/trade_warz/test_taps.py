@@ -9,9 +9,10 @@ import pytest
 
 from companion.core import choices as C
 from companion.core import views
-from companion.core.play import play_by_taps, tap
+from companion.core.play import tap
 from companion.core.session import fold
 
+from ...conformance.driver import tapped
 from .helpers import GAME, drive, session
 from .test_scan import hub_at, reveal_with, trade_with_two_exports, two_policies
 
@@ -32,11 +33,7 @@ def test_games_played_only_by_taps_end_without_a_refusal(edition, n):
     for k in range(3):
         seed = n * 100 + k
         opts = VARIANTS[edition][(n + k) % len(VARIANTS[edition])]
-        s = session(n, seed=seed, edition=edition, **opts)
-        outcome, refused = play_by_taps(s, random.Random(seed))
-        assert refused == [], (opts, seed, refused[:3])
-        assert outcome is not None and outcome.winners
-        assert fold(GAME, s.records).fingerprint() == s.state.fingerprint()
+        tapped(GAME, n, seed, dict(opts, edition=edition))
 
 
 # -- what a seat's pickers may name -------------------------------------------------------------
@@ -55,7 +52,7 @@ def _values(obj):
 
 def _facedown(st, seat):
     out = []
-    for p in st.data.placements:
+    for p in st.data.trade.placements:
         if p["seat"] == seat and p["state"] == "down":
             e = st.windows[p["window"]].entries.get(seat)
             if e is not None and e.choice:
@@ -83,7 +80,7 @@ def _check_no_leak(st):
     names = {cid: ix.name_of(cid) for cid in ix.items}
     for seat in range(st.n):
         mine = set(d.hands[seat]) | set(_sealed_cards(st, seat))
-        mine |= {o["give"] for o in d.offers if o["kind"] == "swap" and o["to"] == seat}
+        mine |= {o["give"] for o in d.trade.offers if o["kind"] == "swap" and o["to"] == seat}
         secret = set()
         for other in range(st.n):
             if other != seat:
@@ -224,7 +221,7 @@ def test_choosing_a_dispute_names_the_slot_and_the_players():
     spec = views.legal(GAME, st, seat)[0]["args"][0]
     assert spec["name"] == "contest" and len(spec["options"]) >= 2
     for o in spec["options"]:
-        c = st.data.contests[o["value"]]
+        c = st.data.disputes.contests[o["value"]]
         assert o["label"].startswith(GAME.ix(st).name_of(c["partner"]) + f" slot {c['slot']}:")
         assert " vs " in o["label"] and st.players[seat] in o["label"]
     _all_legal(s, seat, "choose_dispute", random.Random(4))
@@ -245,6 +242,6 @@ def test_adjust_changes_power_gdp_or_influence_while_a_manual_effect_waits():
     t.table("adjust", what="power", player=0, by=1)
     t.table("adjust", what="influence", player=1, partner="neutralia", by=2)
     t.table("confirm_manual")
-    c = t.d.contests[0]
+    c = t.d.disputes.contests[0]
     assert c["power"] == {"0": 2, "1": 1} and c["winner"] == 0
     assert t.d.influence[1]["neutralia"] >= 2

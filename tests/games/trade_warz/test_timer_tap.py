@@ -19,7 +19,7 @@ def _to_trade(edition, **opts):
     while s.state.phase != "trade":
         seat = min(s.state.prompts, key=lambda x: -1 if x is None else x)
         bot = GAME.table_bot if seat is None else GAME.bots["random"]
-        s.execute(seat, *bot(GAME, s.state, seat, rng))
+        s.execute(seat, *bot(GAME, GAME.observe(s.state, seat), rng))
     return s
 
 

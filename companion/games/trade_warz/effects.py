@@ -1,350 +1,52 @@
-"""The effect machinery of Trade Warz / Tariff Warz: continuous modifiers and resolution steps.
-
-Two kinds of effect (docs/trade-warz-cards.md):
-
-* **Modifiers** act while their card is in play and are read where they matter: a card's cost
-  (``cost_change``), a route's income (``route_income``), a dispute (``dispute_power``), a
-  Trade Partner's slots (``slots``), shields (``protect``). :meth:`Engine.mods` gathers them
-  from every source in play (Leaders, Policies in their slots, standing routes, Tactics this
-  round, the Event, Trade Partners), cached until a source changes (``data.v``).
-* **Steps** resolve at a moment (``immediate``, ``upkeep``, ``income``, ``activated``). They go
-  through one queue of jobs (``data.queue``). A job that needs a decision (whom to target,
-  which piles to draw from, which cards to discard, which routes to destroy, a manual effect
-  for the table) sets ``data.ask`` and waits; the answer stores the decision in the job and
-  the queue runs on. Everything in the queue is plain data, so a session replays exactly.
-
-The driver (:meth:`Engine.drive`) runs from the flow's ``end_if`` hook after every command:
-it drains the queue, rebuilds every prompt from the data, and tells whether the phase is done.
+"""Effects that resolve as steps (docs/trade-warz-cards.md): at a moment (``immediate``,
+``upkeep``, ``income``, ``activated``) a card's effects become an ``fx`` step of the core's flow.
+A step that needs a decision (whom to target, which piles to draw from, which cards to discard,
+which routes to destroy, a manual effect for the table) asks it (:meth:`Effects.ask`) and waits;
+the answer (:mod:`.asks`) puts the decision into the step and the flow runs it again. Everything
+in a step is plain data, so a session replays exactly.
 """
+from companion.core.args import is_whole
 from companion.core.errors import IllegalMoveError
+from companion.core.flow import ASK
 
-ASK = "ask"
-DONE = "done"
+DONE = None                      # what a step returns when it is done
+
 PILES = ("export", "tactic", "policy", "personal")
 PILE_TITLES = {"export": "Export deck", "tactic": "Tactic deck", "policy": "Policy deck",
                "personal": "your own pile"}
-NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
-_COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
+#: The move that answers each kind of question (a manual effect: Done, or adjust by hand).
+ASK_MOVES = {"target": ("choose_target",), "partner": ("choose_partner",),
+             "optional": ("choose_optional",), "draw": ("draw_cards",),
+             "discard": ("discard_cards",), "routes": ("choose_routes",),
+             "order": ("order_policies",), "manual": ("confirm_manual", "adjust"),
+             "step": ("confirm_step",)}
 
 
-class Engine:
-    """Mixed into the Game. ``self.ix(state)`` is the edition's :class:`~.rules.Index`."""
+class Effects:
+    """Mixed into the Game."""
 
-    # -- ordering and standing ----------------------------------------------------------------
-    def order(self, state, seats):
-        """Poorest first; equal GDP clockwise from the first player."""
-        d = state.data
-        g, f, n = d.gdp, d.first, state.n
-        return sorted(seats, key=lambda s: (g[s], (s - f) % n))
+    # -- questions ------------------------------------------------------------------------------
+    def ask(self, state, seat, kind, **info):
+        """Pause the running step: ``seat`` (None: the table) decides ``kind``."""
+        moves = ASK_MOVES[kind]
+        if seat is None:
+            info["next"], info["step"] = moves[0], kind
+        return state.ask(seat, moves, kind=kind, **info)
 
-    def richest(self, state):
-        g = state.data.gdp
-        top = max(g)
-        return [s for s in range(state.n) if g[s] == top]
-
-    def poorest(self, state):
-        g = state.data.gdp
-        low = min(g)
-        return [s for s in range(state.n) if g[s] == low]
-
-    def cond(self, state, condition, owner):
-        g = state.data.gdp
-        if condition == "poorest":
-            return g[owner] == min(g)
-        if condition == "richest":
-            return g[owner] == max(g)
-        if condition == "not_richest":
-            return g[owner] < max(g)
-        return True
-
-    # -- GDP ------------------------------------------------------------------------------------
-    def gain(self, state, seat, n, source=None):
-        if n <= 0 or state.outcome is not None:
-            return
-        d = state.data
-        d.gdp[seat] += n
-        if source is not None and state.phase == "income":
-            d.income[seat]["effects"].append({"source": source, "amount": n})
-        if d.boom_first and d.gdp[seat] >= d.win and state.outcome is None:
-            self.win_now(state, [seat])
-
-    def lose(self, state, seat, n, source=None):
-        d = state.data
-        taken = min(max(n, 0), d.gdp[seat])
-        d.gdp[seat] -= taken
-        if taken and source is not None and state.phase == "income":
-            d.income[seat]["effects"].append({"source": source, "amount": -taken})
-        return taken
-
-    # -- modifiers ------------------------------------------------------------------------------
-    def mods(self, state, kind):
-        """``[(effect, owner, rec, source_id, partner), ...]``: every ``kind`` modifier in play.
-        ``partner`` is the Trade Partner the effect is limited to (None: any; ``NOWHERE`` when
-        it names a chosen partner that was never chosen). ``kind`` may be ``cost:<card kind>``
-        for the cost changes of one kind of card. Cached until a source changes (``data.v``)."""
-        try:
-            c = state._tw_mods
-            if c["v"] == state.data.v:
-                return c[kind]
-        except (AttributeError, KeyError):
-            pass
-        c = state.__dict__.get("_tw_mods")
-        if c is None or c["v"] != state.data.v:
-            c = state._tw_mods = {"v": state.data.v}
-        if kind.startswith("cost:"):
-            card_kind = kind[5:]
-            got = [m for m in self.mods(state, "cost_change") if m[0].card_kind == card_kind]
-        else:
-            got = self._collect(state, kind)
-        c[kind] = got
-        return got
-
-    def _collect(self, state, kind):
-        ix = self.ix(state)
-        table = ix.mods[kind]
-        d = state.data
-        out = []
-        if not table:
-            return out
-
-        def add(e, owner, rec, src):
-            p = e.partner
-            if p is not None:
-                p = self.partner_of(e, rec) or NOWHERE
-            out.append((e, owner, rec, src, p))
-        for s, lid in enumerate(d.leaders):
-            for _, e in table.get(lid, ()):
-                add(e, s, None, lid)
-        for s, pid in enumerate(d.policy):
-            if pid is not None:
-                for _, e in table.get(pid, ()):
-                    add(e, s, d.policy_ch[s], pid)
-        for p in ix.partners:
-            for _, e in table.get(p, ()):
-                add(e, None, {"this": p}, p)
-        for p, slots in d.routes.items():
-            for s, cid in slots.values():
-                for _, e in table.get(cid, ()):
-                    add(e, s, {"route": p}, cid)
-        for t in d.in_play:
-            for _, e in table.get(t["card"], ()):
-                add(e, t["owner"], t["ch"], t["card"])
-        if d.event is not None:
-            for _, e in table.get(d.event, ()):
-                add(e, None, None, d.event)
-        return out
-
-    def shielded(self, state, seat):
-        """No opponent's card may target this seat (a Fast-Pass lock, or ``protect board``)."""
-        d = state.data
-        if d.locked[seat]:
-            return True
-        for e, owner, rec, _, _ in self.mods(state, "protect"):
-            if e.what == "board" and self.applies(state, e, owner, rec, seat, shield=False):
-                return True
-        return False
-
-    def applies(self, state, e, owner, rec, seat, shield=True):
-        """Does a modifier owned by ``owner`` (None: an Event or a Partner) reach ``seat``?"""
-        t = e.target
-        if t == "all":
-            return owner is None or e.condition is None or self.cond(state, e.condition, owner)
-        if owner is None:
-            if t == "richest":
-                return seat in self.richest(state)
-            if t == "poorest":
-                return seat in self.poorest(state)
-            return False
-        if e.condition is not None and not self.cond(state, e.condition, owner):
-            return False
-        if t == "self":
-            return seat == owner
-        if t == "each_opponent":
-            ok = seat != owner
-        elif t in ("opponent", "any"):
-            ok = rec is not None and rec.get("target") == seat
-        elif t == "richest":
-            ok = seat in self.richest(state)
-        elif t == "poorest":
-            ok = seat in self.poorest(state)
-        else:
-            ok = False
-        if ok and shield and seat != owner and self.shielded(state, seat):
-            return False
-        return ok
-
-    @staticmethod
-    def partner_of(e, rec):
-        p = e.partner
-        if p is None:
-            return None
-        if p == "this":
-            return rec.get("this") if rec else None
-        if p == "chosen":
-            return rec.get("partner") if rec else None
-        return p
-
-    def cost_of(self, state, seat, cid, partner=None):
-        """What ``cid`` costs ``seat`` now (at ``partner``, for an Export being placed)."""
-        card = self.ix(state).items[cid]
-        c = card.cost
-        for e, owner, rec, _, p in self.mods(state, _COST_KEY[card.kind]):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if (owner == seat and e.target == "self" and e.condition is None) or \
-                    self.applies(state, e, owner, rec, seat):
-                c += e.amount
-        return c if c > 0 else 0
-
-    def route_value(self, state, seat, cid, partner, explain=False):
-        """A route's income now: Export value + partner bonus + route modifiers (never < 0)."""
-        ix = self.ix(state)
-        card = ix.items[cid]
-        total = card.value + ix.items[partner].bonus
-        mods = [] if explain else None
-        for e, owner, rec, src, p in self.mods(state, "route_income"):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if (owner == seat and e.target == "self" and e.condition is None) or \
-                    self.applies(state, e, owner, rec, seat):
-                total += e.amount
-                if explain:
-                    mods.append({"source": ix.name_of(src), "amount": e.amount})
-        total = total if total > 0 else 0
-        if explain:
-            return total, {"value": card.value, "bonus": ix.items[partner].bonus, "mods": mods}
-        return total
-
-    def dispute_bonus(self, state, seat, cid, partner):
-        card = self.ix(state).items[cid]
-        total = 0
-        for e, owner, rec, _, p in self.mods(state, "dispute_power"):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if self.applies(state, e, owner, rec, seat):
-                total += e.amount
-        return total
-
-    def slots_at(self, state, partner):
-        n = self.ix(state).items[partner].slots
-        for e, owner, rec, _, p in self.mods(state, "slots"):
-            if p is None or p == partner:
-                n += e.amount
-        return n if n > 0 else 0
-
-    def protected(self, state, seat, what, partner=None):
-        for e, owner, rec, _, p in self.mods(state, "protect"):
-            if e.what != what or (p is not None and p != partner):
-                continue
-            if self.applies(state, e, owner, rec, seat, shield=False):
-                return True
-        return False
-
-    def export_options(self, state, seat, cards):
-        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner,
-        as :meth:`cost_of` and :meth:`route_value` would give, in one pass (for bots)."""
-        ix = self.ix(state)
-        items = ix.items
-        picked = []
-        for kind in ("cost:export", "route_income"):
-            got = []
-            for e, owner, rec, _, p in self.mods(state, kind):
-                if (owner == seat and e.target == "self" and e.condition is None) or \
-                        self.applies(state, e, owner, rec, seat):
-                    got.append((e.tag, p, e.amount))
-            picked.append(got)
-        cost_mods, value_mods = picked
-        out = {}
-        for c in cards:
-            card = items[c]
-            tags = card.tags
-            base_c, per_c = card.cost, {}
-            for tag, p, amount in cost_mods:
-                if tag is None or tag in tags:
-                    if p is None:
-                        base_c += amount
-                    else:
-                        per_c[p] = per_c.get(p, 0) + amount
-            base_v, per_v = card.value, {}
-            for tag, p, amount in value_mods:
-                if tag is None or tag in tags:
-                    if p is None:
-                        base_v += amount
-                    else:
-                        per_v[p] = per_v.get(p, 0) + amount
-            for partner in ix.partners:
-                cost = base_c + per_c.get(partner, 0)
-                value = base_v + items[partner].bonus + per_v.get(partner, 0)
-                out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
-        return out
-
-    def _route_cache(self, state):
-        c = state.__dict__.get("_tw_routes")
-        if c is None or c[0] != state.data.v:
-            ix = self.ix(state)
-            per = [[] for _ in range(state.n)]
-            for p in ix.partners:
-                for slot, (s, cid) in sorted(state.data.routes[p].items()):
-                    per[s].append((p, slot, cid))
-            c = state._tw_routes = (state.data.v, [tuple(x) for x in per])
-        return c[1]
-
-    def route_count(self, state, seat):
-        """How many routes ``seat`` has (cached like the modifiers)."""
-        return len(self._route_cache(state)[seat])
-
-    # -- the queue ------------------------------------------------------------------------------
-    def push(self, state, jobs, front=True):
-        """Add jobs: right after the running one (``front``) or at the end."""
-        q = state.data.queue
-        if front and q:
-            q[1:1] = jobs
-        else:
-            q.extend(jobs)
+    def waiting(self, state, seat, move, what):
+        """The step waiting for ``seat``'s ``move``, or "There is no {what} to make now."."""
+        return state.waiting_step(seat, move, f"There is no {what} to make now.")
 
     def fx_job(self, state, src, owner, when, ch=None, label=None):
+        """The ``fx`` step of ``src``'s effects at ``when`` (None if it has none)."""
         idx = self.ix(state).steps_of(src, when)
         if not idx:
             return None
-        return {"t": "fx", "src": src, "owner": owner, "when": when, "idx": list(idx),
+        return {"step": "fx", "src": src, "owner": owner, "when": when, "idx": list(idx),
                 "ch": dict(ch or {}), "label": label}
 
-    def run_queue(self, state):
-        d = state.data
-        q = d.queue
-        while q and d.ask is None and state.outcome is None:
-            job = q[0]
-            if getattr(self, "_job_" + job["t"])(state, job) == ASK:
-                return
-            if q and q[0] is job:
-                q.pop(0)
-            else:                       # defensive: the job was moved
-                q.remove(job)
-            if not d.boom_first and not d.defer_boom:
-                self.check_boom(state)
-
-    def ask(self, state, seat, kind, **info):
-        info["seat"] = seat
-        info["kind"] = kind
-        state.data.ask = info
-        return ASK
-
-    def head(self, state, kind, seat, what):
-        """The job waiting on ``kind`` from ``seat``, or a readable refusal."""
-        d = state.data
-        a = d.ask
-        if a is None or a["kind"] != kind or a["seat"] != seat:
-            raise IllegalMoveError(f"There is no {what} to make now.")
-        return d.queue[0]
-
-    def answered(self, state):
-        state.data.ask = None
-
     # -- the effect step --------------------------------------------------------------------------
-    def _job_fx(self, state, job):
+    def _fx_step(self, state, job):
         item = self.ix(state)[job["src"]]
         idx = job["idx"]
         while idx:
@@ -396,16 +98,6 @@ class Engine:
             if state.outcome is not None:
                 break
         return DONE
-
-    def legal_targets(self, state, owner, mode):
-        out = []
-        for s in range(state.n):
-            if s == owner:
-                if mode == "any":
-                    out.append(s)
-            elif not self.shielded(state, s):
-                out.append(s)
-        return out
 
     def _targets(self, state, e, owner, ch, job):
         t = e.target
@@ -526,7 +218,7 @@ class Engine:
             if p not in PILES:
                 raise IllegalMoveError(f"{p!r} is not a pile. Piles: "
                                        f"{', '.join(self.ix(state).draw_piles)}.")
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_whole(v) or v < 0:
                 raise IllegalMoveError(f"Draw a whole number of cards from the "
                                        f"{PILE_TITLES[p]}, not {v!r}.")
             if v == 0:
@@ -573,7 +265,6 @@ class Engine:
         return got
 
     def _apply_draw(self, state, job, e, x):
-        d = state.data
         deck = e.deck or "any"
         if deck == "policy" and "policy" not in self.ix(state).draw_piles:
             deck = "personal"
@@ -664,10 +355,6 @@ class Engine:
         return DONE
 
     # routes --------------------------------------------------------------------------------------
-    def routes_of(self, state, seat):
-        """``((partner, slot, card), ...)`` of ``seat``'s standing routes, in table order."""
-        return self._route_cache(state)[seat]
-
     def route_targets(self, state, e, x):
         ix = self.ix(state)
         out = []
@@ -707,8 +394,7 @@ class Engine:
                                 options=cands, victim=x, source=job["src"],
                                 how=e.kind)
         for p, slot in picks:
-            s, cid = d.routes[p].pop(slot)
-            d.v += 1
+            s, cid = d.board.routes[p].pop(slot)
             if e.kind == "destroy_route":
                 self.to_discard(state, cid)
                 state.note("RouteDestroyed", seat=s, partner=p, slot=slot, card=cid,

@@ -1,0 +1,297 @@
+"""Continuous modifiers and the standing of the players (docs/trade-warz-cards.md).
+
+Modifiers act while their card is in play and are read where they matter: a card's cost
+(``cost_change``), a route's income (``route_income``), a dispute (``dispute_power``), a Trade
+Partner's slots (``slots``), shields (``protect``). :meth:`Modifiers.mods` gathers them from
+every source on the :class:`~.data.Board`; the list is derived data: the core recomputes it after
+the board changes (``state.derived``).
+"""
+
+NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
+_COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
+
+
+class Modifiers:
+    """Mixed into the Game."""
+
+    def ix(self, state):
+        """The edition's card :class:`~.rules.Index` (built once per process and data; read
+        on nearly every rule, so kept by edition here)."""
+        edition = state.config["edition"]
+        got = self._ix.get(edition)
+        if got is None:
+            got = self._ix[edition] = self.index(edition)
+        return got
+
+    # -- order and standing ----------------------------------------------------------------------
+    def order(self, state, seats):
+        """Poorest first; equal GDP clockwise from the first player."""
+        d = state.data
+        g, f, n = d.gdp, d.first, state.n
+        return sorted(seats, key=lambda s: (g[s], (s - f) % n))
+
+    def richest(self, state):
+        g = state.data.gdp
+        top = max(g)
+        return [s for s in range(state.n) if g[s] == top]
+
+    def poorest(self, state):
+        g = state.data.gdp
+        low = min(g)
+        return [s for s in range(state.n) if g[s] == low]
+
+    def cond(self, state, condition, owner):
+        g = state.data.gdp
+        if condition == "poorest":
+            return g[owner] == min(g)
+        if condition == "richest":
+            return g[owner] == max(g)
+        if condition == "not_richest":
+            return g[owner] < max(g)
+        return True
+
+    # -- GDP ------------------------------------------------------------------------------------
+    def gain(self, state, seat, n, source=None):
+        if n <= 0 or state.outcome is not None:
+            return
+        d = state.data
+        d.gdp[seat] += n
+        if source is not None and state.phase == "income":
+            d.income[seat]["effects"].append({"source": source, "amount": n})
+        if d.boom_first and d.gdp[seat] >= d.win and state.outcome is None:
+            self.win_now(state, [seat])
+
+    def lose(self, state, seat, n, source=None):
+        d = state.data
+        taken = min(max(n, 0), d.gdp[seat])
+        d.gdp[seat] -= taken
+        if taken and source is not None and state.phase == "income":
+            d.income[seat]["effects"].append({"source": source, "amount": -taken})
+        return taken
+
+    # -- modifiers ------------------------------------------------------------------------------
+    def mods(self, state, kind):
+        """``[(effect, owner, rec, source_id, partner), ...]``: every ``kind`` modifier in play.
+        ``partner`` is the Trade Partner the effect is limited to (None: any; ``NOWHERE`` when
+        it names a chosen partner that was never chosen). ``kind`` may be ``cost:<card kind>``
+        for the cost changes of one kind of card. Derived from the board (``state.derived``)."""
+        return state.derived(("tw.mods", kind), lambda: self._collect(state, kind),
+                             state.data.board)
+
+    def _collect(self, state, kind):
+        if kind.startswith("cost:"):
+            card_kind = kind[5:]
+            return [m for m in self.mods(state, "cost_change") if m[0].card_kind == card_kind]
+        ix = self.ix(state)
+        table = ix.mods[kind]
+        b = state.data.board
+        out = []
+        if not table:
+            return out
+
+        def add(e, owner, rec, src):
+            p = e.partner
+            if p is not None:
+                p = self.partner_of(e, rec) or NOWHERE
+            out.append((e, owner, rec, src, p))
+        for s, lid in enumerate(b.leaders):
+            for _, e in table.get(lid, ()):
+                add(e, s, None, lid)
+        for s, pid in enumerate(b.policy):
+            if pid is not None:
+                for _, e in table.get(pid, ()):
+                    add(e, s, b.policy_ch[s], pid)
+        for p in ix.partners:
+            for _, e in table.get(p, ()):
+                add(e, None, {"this": p}, p)
+        for p, slots in b.routes.items():
+            for s, cid in slots.values():
+                for _, e in table.get(cid, ()):
+                    add(e, s, {"route": p}, cid)
+        for t in b.in_play:
+            for _, e in table.get(t["card"], ()):
+                add(e, t["owner"], t["ch"], t["card"])
+        if b.event is not None:
+            for _, e in table.get(b.event, ()):
+                add(e, None, None, b.event)
+        return out
+
+    def shielded(self, state, seat):
+        """No opponent's card may target this seat (a Fast-Pass lock, or ``protect board``)."""
+        if state.data.locked[seat]:
+            return True
+        for e, owner, rec, _, _ in self.mods(state, "protect"):
+            if e.what == "board" and self.applies(state, e, owner, rec, seat, shield=False):
+                return True
+        return False
+
+    def applies(self, state, e, owner, rec, seat, shield=True):
+        """Does a modifier owned by ``owner`` (None: an Event or a Partner) reach ``seat``?"""
+        t = e.target
+        if t == "all":
+            return owner is None or e.condition is None or self.cond(state, e.condition, owner)
+        if owner is None:
+            if t == "richest":
+                return seat in self.richest(state)
+            if t == "poorest":
+                return seat in self.poorest(state)
+            return False
+        if e.condition is not None and not self.cond(state, e.condition, owner):
+            return False
+        if t == "self":
+            return seat == owner
+        if t == "each_opponent":
+            ok = seat != owner
+        elif t in ("opponent", "any"):
+            ok = rec is not None and rec.get("target") == seat
+        elif t == "richest":
+            ok = seat in self.richest(state)
+        elif t == "poorest":
+            ok = seat in self.poorest(state)
+        else:
+            ok = False
+        if ok and shield and seat != owner and self.shielded(state, seat):
+            return False
+        return ok
+
+    @staticmethod
+    def partner_of(e, rec):
+        p = e.partner
+        if p is None:
+            return None
+        if p == "this":
+            return rec.get("this") if rec else None
+        if p == "chosen":
+            return rec.get("partner") if rec else None
+        return p
+
+    def legal_targets(self, state, owner, mode):
+        out = []
+        for s in range(state.n):
+            if s == owner:
+                if mode == "any":
+                    out.append(s)
+            elif not self.shielded(state, s):
+                out.append(s)
+        return out
+
+    def cost_of(self, state, seat, cid, partner=None):
+        """What ``cid`` costs ``seat`` now (at ``partner``, for an Export being placed)."""
+        card = self.ix(state).items[cid]
+        c = card.cost
+        for e, owner, rec, _, p in self.mods(state, _COST_KEY[card.kind]):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
+                continue
+            if (owner == seat and e.target == "self" and e.condition is None) or \
+                    self.applies(state, e, owner, rec, seat):
+                c += e.amount
+        return c if c > 0 else 0
+
+    def route_value(self, state, seat, cid, partner, explain=False):
+        """A route's income now: Export value + partner bonus + route modifiers (never < 0)."""
+        ix = self.ix(state)
+        card = ix.items[cid]
+        total = card.value + ix.items[partner].bonus
+        mods = [] if explain else None
+        for e, owner, rec, src, p in self.mods(state, "route_income"):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
+                continue
+            if (owner == seat and e.target == "self" and e.condition is None) or \
+                    self.applies(state, e, owner, rec, seat):
+                total += e.amount
+                if explain:
+                    mods.append({"source": ix.name_of(src), "amount": e.amount})
+        total = total if total > 0 else 0
+        if explain:
+            return total, {"value": card.value, "bonus": ix.items[partner].bonus, "mods": mods}
+        return total
+
+    def dispute_bonus(self, state, seat, cid, partner):
+        card = self.ix(state).items[cid]
+        total = 0
+        for e, owner, rec, _, p in self.mods(state, "dispute_power"):
+            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
+                                                                  p != partner):
+                continue
+            if self.applies(state, e, owner, rec, seat):
+                total += e.amount
+        return total
+
+    def slots_at(self, state, partner):
+        n = self.ix(state).items[partner].slots
+        for e, owner, rec, _, p in self.mods(state, "slots"):
+            if p is None or p == partner:
+                n += e.amount
+        return n if n > 0 else 0
+
+    def protected(self, state, seat, what, partner=None):
+        for e, owner, rec, _, p in self.mods(state, "protect"):
+            if e.what != what or (p is not None and p != partner):
+                continue
+            if self.applies(state, e, owner, rec, seat, shield=False):
+                return True
+        return False
+
+    def export_options(self, state, seat, cards):
+        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner,
+        as :meth:`cost_of` and :meth:`route_value` would give, in one pass."""
+        ix = self.ix(state)
+        items = ix.items
+        picked = []
+        for kind in ("cost:export", "route_income"):
+            got = []
+            for e, owner, rec, _, p in self.mods(state, kind):
+                if (owner == seat and e.target == "self" and e.condition is None) or \
+                        self.applies(state, e, owner, rec, seat):
+                    got.append((e.tag, p, e.amount))
+            picked.append(got)
+        cost_mods, value_mods = picked
+        out = {}
+        for c in cards:
+            card = items[c]
+            tags = card.tags
+            base_c, per_c = card.cost, {}
+            for tag, p, amount in cost_mods:
+                if tag is None or tag in tags:
+                    if p is None:
+                        base_c += amount
+                    else:
+                        per_c[p] = per_c.get(p, 0) + amount
+            base_v, per_v = card.value, {}
+            for tag, p, amount in value_mods:
+                if tag is None or tag in tags:
+                    if p is None:
+                        base_v += amount
+                    else:
+                        per_v[p] = per_v.get(p, 0) + amount
+            for partner in ix.partners:
+                cost = base_c + per_c.get(partner, 0)
+                value = base_v + items[partner].bonus + per_v.get(partner, 0)
+                out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+        return out
+
+    # -- routes ---------------------------------------------------------------------------------
+    def routes_of(self, state, seat):
+        """``((partner, slot, card), ...)`` of ``seat``'s standing routes, in table order
+        (derived from the board)."""
+        return state.derived("tw.routes", lambda: self._route_index(state),
+                             state.data.board)[seat]
+
+    def _route_index(self, state):
+        per = [[] for _ in range(state.n)]
+        routes = state.data.board.routes
+        for p in self.ix(state).partners:
+            for slot, (s, cid) in sorted(routes[p].items()):
+                per[s].append((p, slot, cid))
+        return [tuple(x) for x in per]
+
+    def route_count(self, state, seat):
+        return len(self.routes_of(state, seat))
+
+    def partners_influenced(self, state, s):
+        d = state.data
+        return sum(1 for p in self.ix(state).partners
+                   if d.influence[s].get(p, 0) > 0 or
+                   any(r[0] == s for r in d.board.routes[p].values()))

@@ -1,0 +1,99 @@
+"""Bot games for reports and comparisons, as :class:`~companion.lab.facts.Facts`.
+
+The games are those of ``companion simulate`` for the same arguments: the same seeds drawn the
+same way, played by :func:`companion.core.play.play_out` with the same rules, on a lean session
+(no log, commitments or notices; tests/conformance/test_lean.py shows it plays the same games).
+Here each game also yields its score curve, who played first and the game's own summary.
+``data``: an edited copy of the game's data folder (the workers build the game from it too).
+"""
+import random
+
+from companion.core.clock import FakeClock
+from companion.core.log import MemoryLog
+from companion.core.play import play_out, resolve_bots
+from companion.core.session import LeanSession, Session
+
+from .facts import Tracker, from_state
+
+
+class _Watched:
+    """A session as :func:`play_out` drives it, with a :class:`Tracker` looking on."""
+
+    def __init__(self, session, tracker):
+        self._s, self._t = session, tracker
+        self.game, self.clock = session.game, session.clock
+        tracker.see(session.state)
+
+    @property
+    def state(self):
+        return self._s.state
+
+    def execute(self, seat, move, args=None):
+        r = self._s.execute(seat, move, args)
+        self._t.see(self._s.state)
+        return r
+
+    def tick(self):
+        r = self._s.tick()
+        self._t.see(self._s.state)
+        return r
+
+
+def play_one(game, players, gseed, seat_bots, options, lean=True):
+    """One bot game (as :func:`companion.core.play.play_one`) and its facts. ``lean``: on a
+    :class:`~companion.core.session.LeanSession` (the same game, without log, commitments or
+    notices), else on a real session."""
+    if lean:
+        s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+    else:
+        s = Session.start(game, players, MemoryLog(copy_records=False), options=options,
+                          seed=gseed, clock=FakeClock(), entropy=random.Random(gseed).randbytes,
+                          session_id="sim")
+    tracker = Tracker(game)
+    play_out(_Watched(s, tracker), seat_bots, random.Random(gseed ^ 0x5EED))
+    return from_state(game, s.state, source="sim", session=f"sim-{gseed}",
+                      first=tracker.first, commands=s.version - 1)
+
+
+def _chunk(name, data, players, seeds, bots, options):
+    from companion.games import get
+    game = get(name, data=data)
+    seat_bots = resolve_bots(game, bots, len(players))
+    return [play_one(game, players, g, seat_bots, options) for g in seeds]
+
+
+def seeds_for(seed, games):
+    master = random.Random(seed)
+    return [master.getrandbits(48) for _ in range(games)]
+
+
+def simulate(game, players, games, seed=0, bots="greedy", options=None, jobs=1,
+             progress=None) -> list:
+    """``games`` bot games of ``game`` (built from whatever data it was built from); a list of
+    :class:`Facts`. ``jobs``: worker processes (0 = one per core); the games do not depend on
+    it."""
+    resolve_bots(game, bots, len(players))
+    options = game.resolve_options(options)
+    data = getattr(game, "data_dir", None)
+    seeds = seeds_for(seed, games)
+    out = []
+    if jobs == 1 or games < 50:
+        step = max(1, min(200, games // 20 or 1))
+        for i in range(0, games, step):
+            out.extend(_chunk(game.name, data, players, seeds[i:i + step], bots, options))
+            if progress is not None:
+                progress(len(out), games)
+        return out
+    import concurrent.futures
+    import os
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    size = max(10, games // (workers * 8))
+    chunks = [seeds[i:i + size] for i in range(0, games, size)]
+    with concurrent.futures.ProcessPoolExecutor(workers) as ex:
+        futures = [ex.submit(_chunk, game.name, data, players, c, bots, options)
+                   for c in chunks]
+        for f in futures:
+            out.extend(f.result())
+            if progress is not None:
+                progress(len(out), games)
+    return out

@@ -1,0 +1,728 @@
+"""A game night, driven the way a table plays it: the real table (``TableServer`` with its
+embedded broker, the bridge and the phone page, a SQLite store), the real Kivy table screen in
+the offscreen window (tapped through the harness ``Driver`` by ``tid`` or visible text), the
+reader simulator for the physical cards, and phones in headless Chromium that only tap what
+their page shows.
+
+A phone decides from its own page (``window.tc.view``, see ``minds.py``) and then taps: a
+move's button ``[data-move]``, its options ``[data-arg][data-value]``, the steppers, ``#send``.
+Nothing here sends a move to the hub for a player or for the table.
+
+Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through the Driver's
+``check`` (which also insists every text is legible at arm's length), the phones full-page.
+"""
+import json
+import pathlib
+import random
+import time
+
+from kivy.base import EventLoop
+from kivy.core.window import Window
+from kivy.uix.modalview import ModalView
+from PIL import Image
+from pyzbar.pyzbar import decode
+
+from companion.core import choices
+from companion.net.brokers import free_port
+from companion.net.serve import TableServer
+from tests.phone.conftest import Phone
+from tests.ui.harness import Driver
+from tests.waiting import wait_until
+from ui.app import TableApp
+
+from . import minds
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "screenshots" / "night"
+HOST = "127.0.0.1"
+
+
+def canonical(v) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# -- the table screen ---------------------------------------------------------------------------
+
+class Table(Driver):
+    """The harness Driver, with its pictures in screenshots/night/<game>-..."""
+
+    def __init__(self, app, prefix):
+        super().__init__(app)
+        self.prefix = prefix
+
+    def shot(self, name):
+        import os
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.pump()
+        final = SHOTS / f"{self.prefix}-table-{name}.png"
+        path = Window.screenshot(name=str(final))
+        os.replace(path, final)
+        return final
+
+    def check(self, name):
+        """The harness's check: a screenshot, and every text legible at arm's length."""
+        self.shot(name)
+        bad = self.problems()
+        assert bad == [], f"{name}: {bad}"
+
+    def qr(self, name):
+        """What a phone's camera reads off the table screen: the QR code on it, decoded."""
+        self.check(name)
+        codes = decode(Image.open(SHOTS / f"{self.prefix}-table-{name}.png"))
+        assert len(codes) == 1, f"{len(codes)} QR codes on the table screen"
+        return codes[0].data.decode()
+
+    def dialogs(self):
+        return [w for w in Window.children if isinstance(w, ModalView)]
+
+
+# -- a phone ------------------------------------------------------------------------------------
+
+class NightPhone(Phone):
+    """One phone of the night: a browser context, its page, and its player's mind."""
+
+    def __init__(self, browser, name, prefix, tv=False):
+        super().__init__(browser, name, prefix, tv=tv)
+        self.page.set_default_timeout(20_000)
+        self.memo = {}                       # what the player remembers (the mind's notes)
+
+    def shot(self, step):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.evaluate("window.scrollTo(0, 0); const t = document.getElementById('toast');"
+                           "if (t) { t.style.transition = 'none'; t.classList.remove('show'); }")
+        path = SHOTS / f"{self.prefix}-phone-{self.name.lower()}-{step}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    # -- reading the page -------------------------------------------------------------------
+    def view(self):
+        return self.page.evaluate("window.tc.view")
+
+    def rev(self):
+        r = self.page.get_attribute("#game-screen", "data-rev")
+        return int(r) if r else -1
+
+    def shows_rev(self, rev, timeout=20_000):
+        self.page.wait_for_function(
+            "(rev) => Number(document.getElementById('game-screen').dataset.rev) >= rev "
+            "&& window.tc.view && window.tc.view.rev >= rev", arg=rev, timeout=timeout)
+
+    # -- joining ----------------------------------------------------------------------------
+    def join(self, url, name=None):
+        """Open the table's link (from its QR code) and give the player's name: the one thing
+        a player types."""
+        self.page.goto(url)
+        self.page.wait_for_selector("#join-name")
+        self.page.fill("#join-name", name or self.name)
+        self.page.click("#join-button")
+        self.page.wait_for_function(
+            "(n) => document.querySelector('#me .name') && "
+            "document.querySelector('#me .name').textContent === n", arg=name or self.name)
+
+    def live(self, timeout=30_000):
+        self.page.wait_for_selector("#bar-conn.on", timeout=timeout)
+
+    # -- tapping a move ---------------------------------------------------------------------
+    def open(self, move):
+        """The move's pickers open (a tap on its button when it is one of several)."""
+        form = f"[data-form={move}]"
+        if self.page.query_selector(form) is None:
+            self.page.click(f"[data-move={move}]")
+            self.page.wait_for_selector(form)
+        return form
+
+    def tap_args(self, move, specs, args, half=False):
+        """Tap each answer of ``args`` into the open form of ``move``, question by question
+        in the order the page asks them (``half``: only the start of the first answer, as a
+        player interrupted mid-choice)."""
+        form = self.open(move)
+        done = {}
+        seen = set()
+        for s in specs:
+            name = s["name"]
+            if name in seen or not choices._holds(s.get("when"), done):
+                continue
+            seen.add(name)
+            if name not in args:
+                continue
+            v = args[name]
+            if half:
+                if isinstance(v, list) and len(v) > 1:
+                    v = v[:1]
+                    args = dict(args, **{name: v})
+                if move == "pick_leader":
+                    args = {"leader": args["leader"]}
+                self._set(form, move, s, v, args)
+                return
+            self._set(form, move, s, v, args)
+            done[name] = v
+
+    def _set(self, form, move, s, v, args):
+        p = self.page
+        name, kind = s["name"], s["kind"]
+        if move == "pick_leader" and name in ("leader", "ranking"):
+            # the Leader pick is drawn as one ordered pick: the wish, then the back-ups
+            if name == "ranking":
+                return
+            want = [args["leader"]] + list(args.get("ranking") or [])
+            opt = f"{form} [data-arg=leader]"
+
+            def ranked():
+                got = p.eval_on_selector_all(f"{opt}[data-rank]", "es => es.map(e => "
+                                             "[Number(e.dataset.rank), e.dataset.value])")
+                return [json.loads(v) for _, v in sorted(got)]
+            if ranked() == want:
+                return
+            for x in reversed(ranked()):                   # tap again to take one back
+                p.click(f"{opt}[data-value='{canonical(x)}']")
+            for x in want:
+                p.click(f"{opt}[data-value='{canonical(x)}']")
+            assert ranked() == want, ranked()
+            return
+        if kind == "one":
+            sel = f"{form} [data-arg={name}][data-value='{canonical(v)}']"
+            if p.get_attribute(sel, "aria-pressed") != "true":
+                p.click(sel)                  # the page redraws the form as it handles it
+        elif kind == "number":
+            box = f"{form} [data-spec={name}] .stepper"
+            step = s.get("step") or 1
+            for _ in range(200):
+                raw = p.get_attribute(box, "data-value")
+                cur = json.loads(raw) if raw not in (None, "") else None
+                if cur == v:
+                    break
+                if cur is None:
+                    p.click(f"{box} [data-step='{step}']")
+                    continue
+                diff = v - cur
+                big = f"{box} [data-step='{5 * step if diff > 0 else -5 * step}']"
+                if abs(diff) >= 5 * step and p.query_selector(big) is not None:
+                    p.click(big)
+                else:
+                    p.click(f"{box} [data-step='{step if diff > 0 else -step}']")
+            else:
+                raise AssertionError(f"the stepper of {name} never showed {v}")
+        elif kind in ("order", "subset"):
+            opts = f"{form} [data-arg={name}]"
+            for x in p.eval_on_selector_all(f"{opts}[aria-pressed=true]",
+                                            "es => es.map(e => e.dataset.value)"):
+                if kind == "order" or json.loads(x) not in v:
+                    p.click(f"{opts}[data-value='{x}']")
+            for x in v:
+                sel = f"{opts}[data-value='{canonical(x)}']"
+                if p.get_attribute(sel, "aria-pressed") != "true":
+                    p.click(sel)
+        elif kind == "counts":
+            for opt in s["options"]:
+                key = str(opt["value"])
+                want = int(v.get(key, 0))
+                row = f"{form} [data-arg={name}][data-value='{canonical(opt['value'])}']"
+                if p.query_selector(row) is None:
+                    assert want == 0, f"no row for {key}"
+                    continue
+                for _ in range(100):
+                    n = int(p.get_attribute(row, "data-n"))
+                    if n == want:
+                        break
+                    p.click(f"{row} [data-step='{1 if want > n else -1}']")
+        elif kind == "flag":
+            sel = f"{form} [data-arg={name}]"
+            if (p.get_attribute(sel, "aria-pressed") == "true") != bool(v):
+                p.click(sel)
+        else:
+            raise AssertionError(f"a phone never types a move's answer ({name}: {kind})")
+
+    def send(self, move):
+        """Tap the send button; wait for the table's answer. Returns the page's result."""
+        p = self.page
+        p.wait_for_selector(f"#send[data-send={move}]:not([disabled])")
+        n = self.sent()
+        p.click("#send")
+        return self.answer(n)
+
+    def sent(self):
+        return self.page.evaluate("window.tc.txN")
+
+    def answer(self, before):
+        """The table's answer to the move sent after ``before`` moves."""
+        self.page.wait_for_function(
+            "(n) => window.tc.txN > n && !window.tc.pending && window.tc.result", arg=before)
+        r = self.page.evaluate("window.tc.result")
+        assert r["ok"], f"{self.name}: the table refused: {r['message']}"
+        return r
+
+    def play(self, move, args, view):
+        """Tap ``move`` with ``args`` (every value one the page offers)."""
+        m = minds.legal(view, move)
+        assert m is not None, f"{self.name}'s page does not offer {move}"
+        if not m["args"]:
+            if self.page.query_selector(f"[data-form={move}]") is not None:
+                return self.send(move)                 # the only move: its own form
+            n = self.sent()
+            self.page.click(f"[data-move={move}]")
+            return self.answer(n)
+        self.tap_args(move, m["args"], args)
+        return self.send(move)
+
+
+# -- the night -------------------------------------------------------------------------------------
+
+def timed(fn):
+    """Count the seconds a Night spends in ``fn`` (outermost calls only): ``night.spent``."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(self, *a, **kw):
+        if self._timing:
+            return fn(self, *a, **kw)
+        self._timing = True
+        t = time.monotonic()
+        try:
+            return fn(self, *a, **kw)
+        finally:
+            self._timing = False
+            self.spent[fn.__name__] = self.spent.get(fn.__name__, 0) + time.monotonic() - t
+    return run
+
+
+class Night:
+    """One table and its phones for one game (see the module doc)."""
+
+    def __init__(self, browser, tmp_path, prefix, seed=1):
+        self.browser = browser
+        self.tmp_path = tmp_path
+        self.prefix = prefix
+        self.table_id = prefix.replace("_", "-")[:24]
+        self.db = tmp_path / "night.db"
+        self.ports = {"http_port": free_port(HOST), "mqtt_port": free_port(HOST),
+                      "ws_port": free_port(HOST)}
+        self.server = self.link = self.app = self.d = None
+        self.stopped_at = None              # when the table last stopped (restart)
+        self.phones = {}                    # seat -> NightPhone
+        self.retired = []                   # phones whose seat moved away
+        self.tv = None
+        self.rng = random.Random(seed)
+        self.mind = None
+        self.seen_table = set()
+        self.seen_phone = set()
+        self.moves = 0
+        self.table_taps = 0
+        self.marks = {}
+        self.spent = {}                     # seconds spent per kind of step (see ``timed``)
+        self.toasts = []                    # every toast the table screen showed
+        self._timing = False
+        self.t0 = time.monotonic()
+        Window.size = (800, 480)
+
+    # -- the table ------------------------------------------------------------------------
+    @property
+    def hub(self):
+        return self.server.hub
+
+    @timed
+    def open_table(self, **kw):
+        kw = {"bind": HOST, "public_host": HOST, "start": "manual", **self.ports, **kw}
+        self.server = TableServer(self.table_id, db=str(self.db), **kw).start()
+        from hardware.hubglue import start_devices
+        self.link, description = start_devices(self.hub, simulate=True)
+        assert "imulated" in description
+        self.app = TableApp(self.hub, sound=False, reveal_step=None, time_hold=0,
+                            simulated_hardware_note=description)
+        root = self.app.build()
+        self.app.bind(toast=lambda _a, t: t and self.toasts.append(t))
+        Window.add_widget(root)
+        self.d = Table(self.app, self.prefix)
+        self.d.pump()
+        from kivy.lang import global_idmap      # (a new app takes kv's ``app`` proxy)
+        proxy = global_idmap["app"]
+        assert object.__getattribute__(proxy, "_ensure_app")() is self.app, \
+            "the screen's kv rules talk to an older app"
+        # the simulated-hardware note: read once and put away, as a table would
+        if not self.seen_table:
+            self.d.shot("note")
+        self.tap("banner:dismiss")
+        return self.d
+
+    def close_table(self):
+        """The screen, the devices and the table stop (as at a power cut or Ctrl-C)."""
+        if self.app is not None:
+            for w in list(Window.children):
+                if isinstance(w, ModalView):
+                    w.dismiss(animation=False)
+            Window.remove_widget(self.app.root)
+            self.app.close()                   # nothing of it is scheduled any more
+            for _ in range(3):
+                EventLoop.idle()
+            self.app.dispatch("on_stop")
+            self.app = self.d = None
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+            self.stopped_at = time.monotonic()  # the timers kept their time up to here
+
+    @timed
+    def restart(self):
+        """Stop everything and start it again on the same store and ports: the table resumes
+        its open session; the phones reclaim their seats by themselves."""
+        session = self.hub.session.id
+        self.close_table()
+        for ph in self.phones.values():
+            ph.page.wait_for_selector("#bar-conn:not(.on)")
+        self.open_table()
+        assert self.server.resumed is not None and self.hub.session.id == session
+        for ph in self.phones.values():
+            ph.live()
+        wait_until(lambda: all(s.online for s in self.hub.seats), what="every phone back")
+        self.d.pump()
+
+    def close(self):
+        for ph in list(self.phones.values()) + self.retired + ([self.tv] if self.tv else []):
+            try:
+                ph.close()
+            except Exception:
+                pass
+        self.close_table()
+
+    def mark(self, what):
+        self.marks[what] = round(time.monotonic() - self.t0, 1)
+
+    # -- phones ---------------------------------------------------------------------------
+    def phone(self, name):
+        return NightPhone(self.browser, name, self.prefix)
+
+    @timed
+    def join(self, url, names):
+        """Phones open the join link and give their names; returns them."""
+        out = []
+        for name in names:
+            ph = self.phone(name)
+            ph.join(url, name)
+            seat = ph.page.evaluate("window.tc.creds.seat")
+            assert seat not in self.phones
+            self.phones[seat] = ph
+            out.append(ph)
+        return out
+
+    def rev(self):
+        return self.hub.public_view()["rev"]
+
+    def time_left(self):
+        """``{timer: seconds left now}`` (a running timer's ``remaining`` is its time at the
+        start; its deadline says how long is left)."""
+        s = self.hub.session
+        return {n: (t.deadline - s.clock.now() if t.deadline is not None else t.remaining)
+                for n, t in s.state.timers.items()}
+
+    def lobby_start(self, names=("Ann", "Bo", "Cy"), seed=None):
+        """Phones read the join QR off the lobby screen and give their names; the table taps
+        Start with the last seat still free. Returns the join URL (for the late joiner)."""
+        assert self.app.screen_name == "lobby"
+        url = self.d.qr("lobby")
+        assert url == self.hub.join_url
+        self.join(url, names)
+        self.d.pump()
+        n = len(self.hub.seats)
+        assert f"{len(names)} of {n} phones joined" in self.d.texts()
+        self.look("lobby-joined")
+        self.phones[0].shot("lobby")
+        self.tap("lobby:start")
+        self.d.wait_for(lambda: self.hub.session is not None, timeout=20)
+        if seed is not None:                # the server's --seed, also for a start by tap
+            assert self.hub.log.info(self.hub.session.id).meta["seed"] == seed
+        assert self.hub.session.state.players[n - 1] == f"Seat {n}"
+        self.mark("started")
+        return url
+
+    def menu_join_qr(self):
+        """The join QR during the game, from the table's Menu (the lobby's is gone): what a
+        late phone's camera reads off the screen."""
+        self.tap("menu")
+        self.tap("menu:join")
+        url = self.d.qr("menu-join-qr")
+        assert url == self.hub.join_url
+        self.tap("join:close")
+        assert not self.d.dialogs()
+        return url
+
+    def late_joiner(self, name="Di"):
+        """A player arrives after the start, reads the join QR the table's Menu shows and
+        names the free seat: every phone and the table screen show the name."""
+        seat = next(s.no for s in self.hub.seats if not s.phone)
+        [ph] = self.join(self.menu_join_qr(), [name])
+        assert self.hub.seats[seat].name == name
+        assert self.hub.session.state.players[seat] == name
+        for other in self.phones.values():
+            other.page.wait_for_function(
+                "([s, n]) => document.querySelector(`#players li[data-seat='${s}'] .pname`)"
+                ".textContent === n", arg=[seat, name])
+        self.d.pump()
+        assert not any(f"Seat {seat + 1}" in t for t in self.d.texts())
+        return ph
+
+    @timed
+    def in_step(self, keys=None):
+        """Every phone draws what the hub's seat view says: the same rev, the same moves (or
+        the waiting line), the same numbers. ``keys(view, seat) -> {stat: text}``."""
+        views = {s: self.hub.seat_view(s) for s in self.phones}
+        rev = self.rev()
+        for s, ph in self.phones.items():
+            ph.shows_rev(rev)
+        for s, ph in self.phones.items():
+            v, p = views[s], ph.page
+            assert ph.rev() == rev == v["rev"], (ph.name, ph.rev(), rev)
+            legal = v["legal"]
+            prompted = set((v.get("prompt") or {}).get("moves") or ())
+            if legal:
+                if len(legal) == 1:
+                    assert p.get_attribute("[data-form]", "data-form") == legal[0]["move"], \
+                        ph.name
+                else:
+                    shown = p.eval_on_selector_all("[data-move]",
+                                                   "bs => bs.map(b => b.dataset.move)")
+                    want = [m["move"] for m in legal if m["move"] in prompted] + \
+                        [m["move"] for m in legal if m["move"] not in prompted]
+                    assert shown == want, (ph.name, shown, want)
+                form = p.query_selector("[data-form]")
+                if form is not None:
+                    move = next(m for m in legal if m["move"] == form.get_attribute("data-form"))
+                    if move["args"] and move["args"][0]["kind"] in ("one", "order", "subset"):
+                        first = move["args"][0]
+                        shown = p.eval_on_selector_all(
+                            f"[data-form={move['move']}] [data-arg='{first['name']}']",
+                            "es => es.map(e => JSON.parse(e.dataset.value))")
+                        want = [o["value"] for o in choices.options_now(first, {})]
+                        assert shown == want, (ph.name, shown, want)
+            else:
+                assert not p.query_selector("[data-move], [data-form]"), ph.name
+                names = [v["players"][x] for x in v.get("waiting") or () if x != s]
+                if names and not any(not w["revealed"] for w in v.get("windows") or ()):
+                    text = p.text_content("[data-panel=waiting]")
+                    assert text.startswith("Waiting for ") and all(n in text for n in names), \
+                        (ph.name, text, names)
+            if keys is not None:
+                stats = dict(p.eval_on_selector_all(
+                    "#me [data-stat]",
+                    "ss => ss.map(s => [s.dataset.stat, s.querySelector('.v').textContent])"))
+                for k, want in keys(v, s).items():
+                    assert stats.get(k) == want, (ph.name, k, stats.get(k), want)
+            scores = dict(p.eval_on_selector_all(
+                "#players li[data-seat]",
+                "ls => ls.map(l => [l.dataset.seat, (l.querySelector('.score') || {})"
+                ".textContent || null])"))
+            for i in range(len(v["players"])):
+                want = score_of(v, i)
+                assert scores.get(str(i)) == want, (ph.name, i, scores.get(str(i)), want)
+
+    # -- the table's taps -------------------------------------------------------------------
+    @timed
+    def tap(self, tid_or_text, pump=True):
+        d = self.d
+        # a person's taps are seconds apart: the screen's last command has finished (the
+        # screen drops a command tapped while another runs; Undo's confirm then stays open
+        # and says so)
+        assert self.app.bridge.wait_idle(30), "the table's last command did not finish"
+        try:
+            w = d.tid(tid_or_text)
+        except AssertionError:
+            w = d.one(tid_or_text)
+        d.tap(w, pump=False)
+        if pump:
+            d.pump(1)
+        self.table_taps += 1
+        return w
+
+    @timed
+    def look(self, name=None):
+        """The table screen now; each screen the night has not seen yet is checked (legible
+        at arm's length) and saved."""
+        if name is None:                 # after a move: a frame shows it, often enough
+            EventLoop.idle()
+            if self.app.bridge.events or self.app.bridge.busy():
+                self.d.pump(1)
+        else:
+            self.d.pump(1)
+        key = name or self.app.screen_name
+        if key not in self.seen_table:
+            self.seen_table.add(key)
+            self.d.check(key)
+
+    @timed
+    def undo(self):
+        """The table's Undo and its confirm; returns what the dialog said it undoes."""
+        from ui.widgets.dialogs import UndoDialog
+        before = self.hub.session.state.seq
+        self.tap("undo")
+        [dlg] = [w for w in self.d.dialogs() if isinstance(w, UndoDialog)]
+        what = dlg.what
+        self.look("undo-dialog")
+        self.tap("undo:go")
+        assert dlg not in self.d.dialogs(), f"Undo was refused: {dlg.refused}"
+        try:
+            self.d.wait_for(lambda: self.hub.session.state.seq == before - 1, timeout=20)
+        except AssertionError:
+            raise AssertionError(f"Undo ({what}) did not happen; the screen said "
+                                 f"{self.toasts[-3:]}; the last records: "
+                                 f"{self.hub.session.records[-3:]}") from None
+        self.d.pump()
+        return what
+
+    @timed
+    def move_seat(self, seat):
+        """Tap the seat on the table screen (through the menu, which every screen has),
+        "Move to a new phone", read the QR code off the screen with a fresh phone: the seat
+        is on that phone; the old one says its seat moved."""
+        old = self.phones[seat]
+        self.tap("menu")
+        self.look("menu")
+        self.tap(f"seat:{seat}")
+        self.look("seat-dialog")
+        self.tap("seat:handover")
+        self.d.wait_for(lambda: any(type(w).__name__ == "HandoverDialog"
+                                    for w in self.d.dialogs()), timeout=20)
+        url = self.d.qr("handover-qr")
+        assert "seat=" in url and url.startswith(f"http://{HOST}:{self.ports['http_port']}/")
+        new = NightPhone(self.browser, old.name + "-new", self.prefix)
+        new.memo = old.memo
+        new.page.goto(url)
+        new.page.wait_for_function(
+            "(n) => document.querySelector('#me .name') && "
+            "document.querySelector('#me .name').textContent === n",
+            arg=self.hub.seats[seat].name)
+        assert "seat=" not in new.page.url
+        old.page.wait_for_selector("#join-screen:not([hidden])", timeout=30_000)
+        old.page.wait_for_function("() => document.getElementById('join-error').textContent"
+                                   ".includes('Your seat moved to another phone')")
+        assert not old.unreadable(), old.unreadable()
+        old.shot("seat-moved")
+        self.d.pump()
+        for w in self.d.dialogs():             # the QR dialog: its job is done
+            if type(w).__name__ == "HandoverDialog":
+                self.tap("handover:cancel")
+        self.phones[seat] = new
+        self.retired.append(old)
+        new.live()
+        return new
+
+    @timed
+    def reload_mid_choice(self, seat):
+        """The seat's player starts answering their prompt, and the phone reloads (a swipe, a
+        crash, the browser killed in the background): the page comes back on the same seat
+        and the same question, and the player answers it."""
+        ph = self.phones[seat]
+        rev = self.rev()
+        ph.shows_rev(rev)
+        view = ph.view()
+        move, args = self.mind(view, self.rng, ph.memo)
+        m = minds.legal(view, move)
+        assert m["args"], f"{move} has nothing to choose"
+        ph.tap_args(move, m["args"], args, half=True)
+        picked = "() => [...document.querySelectorAll('[data-form] [aria-pressed=true]')]" \
+            ".map(e => e.dataset.arg + '=' + e.dataset.value)"
+        half = ph.page.evaluate(picked)
+        assert half, "nothing was picked"
+        ph.shot("reload-1-half-chosen")
+        ph.page.reload()
+        ph.live()
+        ph.shows_rev(rev)
+        # the same question, with the half answer still picked
+        ph.page.wait_for_selector(f"[data-form={move}]")
+        assert ph.page.evaluate(picked) == half
+        assert ph.page.text_content("#me .name") == self.hub.seats[seat].name
+        assert ph.page.query_selector("#join-screen:not([hidden])") is None
+        ph.shot("reload-2-back")
+        self.phone_turn(seat)
+
+    # -- playing -------------------------------------------------------------------------------
+    def next_actor(self):
+        st = self.hub.session.state
+        if st.outcome is not None:
+            return "over"
+        if None in st.prompts:
+            return None
+        seats = sorted(s for s in st.prompts if s is not None)
+        return seats[0] if seats else "timer"
+
+    @timed
+    def phone_turn(self, seat, hook=None):
+        """The seat's phone reads its page, decides, taps. ``hook(seat, move, args, view)``
+        may play it another way (an Export by the card reader) and returns True if it did."""
+        ph = self.phones[seat]
+        rev = self.rev()
+        ph.shows_rev(rev)
+        view = ph.view()
+        move, args = self.mind(view, self.rng, ph.memo)
+        if hook is not None and hook(seat, move, args, view):
+            pass
+        else:
+            key = (view.get("phase"), move)
+            if key not in self.seen_phone:
+                m = minds.legal(view, move)
+                if m["args"]:
+                    ph.tap_args(move, m["args"], args)
+                self.seen_phone.add(key)
+                assert not ph.unreadable(), (ph.name, ph.unreadable())
+                assert ph.fits_the_screen(), ph.name
+                ph.shot(f"{len(self.seen_phone):02d}-{view.get('phase')}-{move}")
+            ph.play(move, args, view)
+        self.moves += 1
+        wait_until(lambda: self.rev() > rev, what=f"{ph.name}'s {move} to land")
+
+    def play(self, until, hook=None, table=None, limit=400):
+        """Phones and the table play until ``until()``. ``table()`` answers the table's
+        prompts (the default taps the prompt's own move on the screen)."""
+        for _ in range(limit):
+            if until():
+                return
+            who = self.next_actor()
+            if who == "over":
+                raise AssertionError("the game ended before the condition")
+            if who is None:
+                (table or self.table_turn)()
+            elif who == "timer":
+                raise AssertionError("only a timer can move the game on")
+            else:
+                self.phone_turn(who, hook)
+            self.look()
+        raise AssertionError("the condition was never reached")
+
+    @timed
+    def table_turn(self):
+        """The table's prompt, answered on the screen: its ``next`` move's button."""
+        self.d.pump()
+        v = self.hub.public_view()
+        tp = v["table_prompt"]
+        rev = v["rev"]
+        nxt = tp.get("next")
+        tids = self.d.tids()
+        want = [t for t in tids if t == f"table:{nxt}" or t.startswith(f"table:{nxt}:")]
+        assert want, f"no button for the table's {nxt} on {self.app.screen_name}: {tids}"
+        self.tap(want[0])
+        self.d.wait_for(lambda: self.rev() > rev, timeout=20)
+
+    def moments(self, names):
+        """Tap Continue on the moments the table screen holds (a reveal, a recap)."""
+        for _ in range(5):
+            self.d.pump()
+            tids = self.d.tids()
+            hit = [t for t in names if t in tids]
+            if not hit:
+                return
+            self.look()
+            self.tap(hit[0])
+
+
+def score_of(v, i):
+    """The score a phone's player list shows for seat ``i`` (as app.js's scoreOf)."""
+    gv = v.get("game_view") or {}
+    tokens = gv.get("tokens")
+    if isinstance(tokens, list) and i < len(tokens) and isinstance(tokens[i], dict) \
+            and "vp" in tokens[i]:
+        return f"{tokens[i]['vp']} VP"
+    for key, unit in (("vp", "VP"), ("gdp", "GDP"), ("points", "pts")):
+        xs = gv.get(key)
+        if isinstance(xs, list) and i < len(xs):
+            return f"{xs[i]} {unit}"
+    return None
