@@ -159,7 +159,10 @@ class TableServer:
         hub = self.hub
         if (self.start_mode == "full" and hub.session is None and hub.game_name and hub.seats
                 and all(s.token_hash is not None for s in hub.seats)):
-            hub.start(seed=self.seed)
+            try:
+                hub.start(seed=self.seed)
+            except ConfigError:
+                pass                        # someone else started it in the meantime
 
     # -- facts for the operator -------------------------------------------------------------------
     @property

@@ -369,6 +369,10 @@ class Hub:
         with self._lock:
             if self.game_name is None:
                 raise ConfigError("Choose a game first.")
+            if self.session is not None and not self.session.state.is_over():
+                # checked under the lock: two starts at once (the table's tap and a server's
+                # automatic start) must not make two games
+                raise ConfigError("A game is already running: end it or go Home first.")
             game = self.games(self.game_name)
             if seed is None:
                 seed = self.next_seed

@@ -164,6 +164,16 @@ def test_the_subscription_table_may_change_while_a_delivery_walks_it():
         table[f"new-{key}"] = []                    # a plain dict raises here
     assert seen == ["a", "b"] and len(table) == 4
     assert list(iter(table)) == ["a", "b", "new-a", "new-b"]
+    # a client leaving during the walk of a filter's subscribers (amqtt pops its entry from
+    # the live list) must not make the walk skip the subscriber after it
+    table = amqtt_glue._SnapshotDict({"events": ["ann", "bo", "cy"]})
+    walked = []
+    for _, subs in table.items():
+        for who in subs:
+            walked.append(who)
+            if who == "ann":
+                dict.__getitem__(table, "events").pop(0)      # as _del_subscription does
+    assert walked == ["ann", "bo", "cy"] and table["events"] == ["bo", "cy"]
 
 
 def test_subscribing_while_messages_are_delivered_loses_none(broker, hub_cred):

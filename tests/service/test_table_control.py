@@ -264,3 +264,30 @@ def test_a_refused_scan_never_names_the_card_in_public():
     assert pub["hub"]["scan"]["result"] == "refused"
     assert name not in str(pub) and card not in str(pub)
     assert any("first choose its Trade Partner" in a["message"] for a in pub["hub"]["alerts"])
+
+
+def test_a_second_start_while_a_game_runs_is_refused_and_two_at_once_make_one_game():
+    import threading
+    hub, _ = seated()
+    first = hub.session
+    with pytest.raises(ConfigError, match="already running"):
+        hub.start(seed=6)
+    assert hub.session is first and len(hub.log.sessions()) == 1
+    hub.end_game()
+    hub.configure("toy", players=3)
+    barrier, results = threading.Barrier(4), []
+
+    def start():
+        barrier.wait()
+        try:
+            results.append(hub.start(seed=7))
+        except ConfigError as e:
+            results.append(e)
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    started = [r for r in results if not isinstance(r, ConfigError)]
+    assert len(started) == 1 and len(hub.log.sessions()) == 2      # one new game, not four
+    assert hub.session is started[0]
