@@ -164,3 +164,21 @@ def test_a_paused_timer_and_an_alert_leave_the_digits_and_the_top_bar_legible(hu
         Window.size = size
         d.pump()
         d.check(f"frame-timer-paused-alert-{size[0]}")
+
+
+def test_the_score_charts_names_never_pile_up_at_its_top(hub, start_app):
+    """Close scores near the top of a short chart: the names at the line ends were nudged up
+    and then each clamped to the top, so two were drawn over each other (seen once in the
+    full-round test on a loaded machine). The stack now moves down instead."""
+    from ui.adapters import ScoreData, Series
+    from ui.widgets.chart import ScoreChart
+    start_app(hub)
+    chart = ScoreChart(size_hint=(None, None), size=(420, 160), pos=(0, 0))
+    chart.data = ScoreData("GDP", "GDP", [Series(s, n, [10, v]) for s, (n, v) in
+                                          enumerate(zip(NAMES, [50, 49, 50, 48]))])
+    chart.redraw()
+    names = [r for r in chart.text_rects if r[0] > 300]      # the ones right of the lines
+    assert len(names) == 4
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert a[3] <= b[1] or b[3] <= a[1], (a, b)        # one above the other

@@ -134,11 +134,17 @@ class ScoreChart(_Drawn):
             for i in range(1, len(ends)):
                 if ends[i][0] - ends[i - 1][0] < gap:
                     ends[i][0] = ends[i - 1][0] + gap
+            # the top of the chart holds them: names pushed past it move the stack down
+            # (clamping each one to the top piled them on one line when the leaders' scores
+            # were close: two names drawn over each other)
+            for i in range(len(ends) - 1, -1, -1):
+                ceiling = y0 + h if i == len(ends) - 1 else ends[i + 1][0] - gap
+                ends[i][0] = min(ends[i][0], ceiling)
             for y, s, colour in ends:
                 value = s.now if s.now is not None else (s.points[-1] if s.points else 0)
                 tex = self.text(f"{short(s.short or s.name)} {value}", u * 18, colour,
                                 bold=True)
-                self.put(tex, (x0 + w + u * 6, min(y, y0 + h) - tex.height / 2))
+                self.put(tex, (x0 + w + u * 6, y - tex.height / 2))
 
 
 class ScoreTrack(_Drawn):
