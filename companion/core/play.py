@@ -175,7 +175,7 @@ def _play_chunk(game, players, seeds, bots, options):
         outcome, s = play_one(game, players, gseed, seat_bots, options, lean=True)
         curve = getattr(s.state.data, "vp_curve", None) or []
         out.append((outcome.winners, [outcome.scores[i] for i in range(len(players))],
-                    _lead_changes(curve), s.version, game.summary(s.state)))
+                    lead_changes(curve), s.version, game.summary(s.state)))
     return out
 
 
@@ -234,7 +234,12 @@ def simulate(game, players, games, seed=0, bots="greedy", options=None, progress
             "summaries": summaries}
 
 
-def _lead_changes(curve):
+def lead_changes(curve) -> int:
+    """How often the sole leader changed from one round to the next (ties keep the last one).
+
+    >>> lead_changes([[1, 0], [1, 2], [3, 3], [4, 2], [4, 9]])    # 0 > 1, (tie), 1 > 0, 0 > 1
+    3
+    """
     changes, leader = 0, None
     for row in curve:
         top = max(row)

@@ -14,6 +14,7 @@ import dataclasses
 
 from companion.core.datadir import DataRef
 from companion.core.game import apply, new_state
+from companion.core.play import lead_changes  # noqa: F401  (the lab's name for it too)
 from companion.core.session import COMMAND_KINDS
 
 from . import games as lab_games
@@ -59,23 +60,6 @@ class Facts:
     @property
     def data_ref(self):
         return DataRef.of(self.data)
-
-
-def lead_changes(curve) -> int:
-    """How often the sole leader changed from one round to the next (ties keep the last one).
-
-    >>> lead_changes([[1, 0], [1, 2], [3, 3], [4, 2], [4, 9]])    # 0 > 1, (tie), 1 > 0, 0 > 1
-    3
-    """
-    changes, leader = 0, None
-    for row in curve:
-        top = max(row)
-        lead = row.index(top) if row.count(top) == 1 else None
-        if lead is not None:
-            if leader is not None and lead != leader:
-                changes += 1
-            leader = lead
-    return changes
 
 
 class Tracker:
