@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from companion.core import choices
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.seat_client import SeatClient, post_join
 
 from .stats import pct
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class Table:
     def __init__(self, db, broker):
         self.db, self.broker = db, broker
-        self.ports = [free_port("127.0.0.1") for _ in range(3)]
+        self.ports = free_ports(3, "127.0.0.1")
         self.proc = None
 
     @property

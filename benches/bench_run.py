@@ -146,7 +146,7 @@ BEFORE_ENV = {"LP_NUM_THREADS": str(os.cpu_count() or 1), "KCFG_GRAPHICS_MULTISA
 
 
 def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
-    from companion.net.brokers import free_port
+    from companion.net.brokers import free_ports
     with tempfile.TemporaryDirectory() as d:
         frame = os.path.join(d, "frame.json")
         traced = os.path.join(d, "trace.json")
@@ -156,8 +156,9 @@ def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
                    COMPANION_FIRST_FRAME_FILE=frame, BENCH_TRACE_FILE=traced,
                    BENCH_SETTLE=str(settle), **(extra_env or {}))
         args = ["run", "--windowed", "--size", "800x480", "--hardware", "simulated",
-                "--broker", broker, "--http-port", str(free_port()),
-                "--mqtt-port", str(free_port()), "--ws-port", str(free_port())]
+                "--broker", broker]
+        for flag, port in zip(("--http-port", "--mqtt-port", "--ws-port"), free_ports(3)):
+            args += [flag, str(port)]
         head = [sys.executable, "-c", TRACE_BOOT] if trace else \
             [sys.executable, "-m", "companion.cli.main"]
         t0 = time.monotonic()

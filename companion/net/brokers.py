@@ -67,6 +67,22 @@ def free_port(host: str = "") -> int:
         return s.getsockname()[1]
 
 
+def free_ports(n: int, host: str = "") -> list[int]:
+    """``n`` different TCP ports free right now on ``host``: the sockets are held open until
+    all are picked (``free_port`` called ``n`` times may give the same port twice)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    held = []
+    try:
+        for _ in range(n):
+            s = socket.socket(family, socket.SOCK_STREAM)
+            held.append(s)
+            s.bind((host, 0))
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
+
+
 def connect_host(bind_host: str) -> str:
     """Where a local client should connect to reach a listener bound to ``bind_host``."""
     if bind_host in ("", "0.0.0.0"):
@@ -580,6 +596,9 @@ class MosquittoBroker(Broker):
     def start(self) -> "MosquittoBroker":
         if self._running:
             return self
+        if self._want_tcp and self._want_tcp == self._want_ws:
+            raise BrokerError(f"mosquitto cannot listen for MQTT and WebSockets on the same "
+                              f"port ({self._want_tcp}): give two different ports.")
         binary = find_mosquitto(self.binary)
         if self.run_dir is None:
             self.run_dir = cred.private_dir("tc-mosquitto-")
@@ -588,6 +607,7 @@ class MosquittoBroker(Broker):
         auto = self._want_tcp == 0 or self._want_ws == 0
         if self._want_tcp:
             _reap_orphan(self._want_tcp)
+        err = "no free pair of ports was found"
         for attempt in range(5 if auto else 1):
             self.tcp_port = self._want_tcp or free_port()
             if self._want_ws is not None:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -40,8 +40,9 @@ def test_companion_run_has_no_rasteriser_threads_and_two_children(tmp_path):
     env.pop("LP_NUM_THREADS", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli.main", "run", "--windowed", "--size", "800x480",
-         "--hardware", "simulated", "--http-port", str(free_port()),
-         "--mqtt-port", str(free_port()), "--ws-port", str(free_port())],
+         "--hardware", "simulated",
+         *[a for flag, port in zip(("--http-port", "--mqtt-port", "--ws-port"), free_ports(3))
+           for a in (flag, str(port))]],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120

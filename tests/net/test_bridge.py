@@ -15,7 +15,7 @@ import time
 import pytest
 
 from companion.net import protocol
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.client import ConnectError, MqttClient
 from companion.net.seat_client import JoinFailed, SeatClient, post_join
 from companion.net.serve import TableServer
@@ -308,7 +308,7 @@ def _port_closed(port):
 
 def test_a_restarted_serve_resumes_the_session_and_the_phone_reclaims_its_seat(mode, tmp_path):
     db = tmp_path / "sessions.db"
-    ports = [free_port("127.0.0.1") for _ in range(3)]
+    ports = free_ports(3, "127.0.0.1")
     proc, info = _serve(mode, db, ports, "--game", "great-powers", "--players", "3",
                         "--seed", "3")
     base = f"http://127.0.0.1:{ports[0]}"

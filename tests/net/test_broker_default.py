@@ -12,7 +12,7 @@ import sys
 from companion.cli.commands import run as run_cmd
 from companion.cli.commands import serve as serve_cmd
 from companion.net import brokers
-from companion.net.brokers import EmbeddedBroker, MosquittoBroker, free_port
+from companion.net.brokers import EmbeddedBroker, MosquittoBroker, free_ports
 from companion.net.seat_client import SeatClient
 from companion.net.serve import TableServer
 
@@ -56,7 +56,7 @@ def test_a_table_without_mosquitto_falls_back_to_the_embedded_broker(tmp_path):
 
 
 def test_companion_serve_runs_mosquitto_by_default(tmp_path):
-    ports = [free_port() for _ in range(3)]
+    ports = free_ports(3)
     cmd = [sys.executable, "-m", "companion.cli.main", "serve", "--table", "default",
            "--db", str(tmp_path / "s.db"), "--game", "great-powers", "--players", "3",
            "--bind", "127.0.0.1", "--host", "127.0.0.1", "--http-port", str(ports[0]),
@@ -82,3 +82,13 @@ def test_companion_serve_runs_mosquitto_by_default(tmp_path):
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)
     assert proc.returncode == 0
+
+
+def test_free_ports_are_different_and_one_port_for_both_listeners_is_refused_in_words():
+    import pytest
+
+    from companion.net.brokers import BrokerError
+    ports = free_ports(3, "127.0.0.1")
+    assert len(set(ports)) == 3
+    with pytest.raises(BrokerError, match="same port"):
+        MosquittoBroker(tcp_port=ports[0], ws_port=ports[0]).start()

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.seat_client import SeatClient, post_join
 
 from .test_web import ROOT
@@ -26,7 +26,7 @@ class Serve:
 
     def __init__(self, tmp_path, *extra):
         self.db = tmp_path / "promises.db"
-        self.ports = [free_port("127.0.0.1") for _ in range(3)]
+        self.ports = free_ports(3, "127.0.0.1")
         self.extra = extra
         self.proc = None
 

@@ -17,7 +17,7 @@ from PIL import Image
 from pyzbar.pyzbar import decode
 
 from companion.net import web
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.client import MqttClient
 from companion.net.seat_client import JoinFailed, post_join
 from companion.net.serve import TableServer
@@ -264,7 +264,7 @@ def test_serve_without_a_game_to_resume_says_what_to_do(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_serve_prints_the_join_details_and_stops_cleanly(tmp_path, sig):
-    ports = [free_port("127.0.0.1") for _ in range(3)]
+    ports = free_ports(3, "127.0.0.1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli.main", "serve", "--table", "cli",
          "--db", str(tmp_path / "s.db"), "--game", "great-powers", "--players", "4",

@@ -25,7 +25,13 @@ def browser():
     try:
         pw = sync_playwright().start()
     except Error as e:
-        running = [o for o in gc.get_objects() if isinstance(o, Browser) and o.is_connected()]
+        running = []
+        for o in gc.get_objects():
+            try:                                    # a dead weak proxy raises on any look
+                if isinstance(o, Browser) and o.is_connected():
+                    running.append(o)
+            except ReferenceError:
+                continue
         assert running, f"no Chromium to use: {e}"
         yield running[0]
         return

@@ -23,7 +23,7 @@ from PIL import Image
 from pyzbar.pyzbar import decode
 
 from companion.core import choices
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.serve import TableServer
 from tests.phone.conftest import Phone
 from tests.ui.harness import Driver
@@ -294,8 +294,7 @@ class Night:
         self.prefix = prefix
         self.table_id = prefix.replace("_", "-")[:24]
         self.db = tmp_path / "night.db"
-        self.ports = {"http_port": free_port(HOST), "mqtt_port": free_port(HOST),
-                      "ws_port": free_port(HOST)}
+        self.ports = dict(zip(("http_port", "mqtt_port", "ws_port"), free_ports(3, HOST)))
         self.server = self.link = self.app = self.d = None
         self.stopped_at = None              # when the table last stopped (restart)
         self.phones = {}                    # seat -> NightPhone

@@ -5,7 +5,7 @@ a table restart. Every move is a tap on what the view's ``legal`` list offers; e
 checked on every phone against the commitments it saw at lock-in."""
 import random
 
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 
 from .conftest import join_all, reveal_checks, start_table, value_sel, wait_until
 
@@ -116,7 +116,7 @@ def test_great_powers_bid_phase_on_four_phones_with_a_reload(servers, phones, tm
 
 def test_battle_builder_monster_vote_a_sealed_attack_and_a_table_restart(servers, phones,
                                                                          tmp_path):
-    ports = {"http_port": free_port(), "mqtt_port": free_port(), "ws_port": free_port()}
+    ports = dict(zip(("http_port", "mqtt_port", "ws_port"), free_ports(3)))
     srv = start_table(tmp_path, "bb-phones", "battle-builder", 2, seed=3,
                       options={"turn_seconds": 90}, **ports)
     servers(srv)

@@ -6,7 +6,7 @@ down the way they do at a real table: the phone aims at a slot, the card is scan
 import random
 
 from companion.games import card_catalog, get
-from companion.net.brokers import free_port
+from companion.net.brokers import free_ports
 from companion.net.seat_client import SeatClient
 from companion.net.serve import TableServer
 
@@ -20,8 +20,8 @@ def test_a_trade_warz_round_from_the_lobby_to_the_scores(tmp_path, start_app):
     game = get("trade-warz")
     server = TableServer("it-round", db=str(tmp_path / "s.db"), start="manual",
                          bind="127.0.0.1", public_host="127.0.0.1",
-                         http_port=free_port("127.0.0.1"), mqtt_port=free_port("127.0.0.1"),
-                         ws_port=free_port("127.0.0.1"))
+                         **dict(zip(("http_port", "mqtt_port", "ws_port"),
+                                    free_ports(3, "127.0.0.1"))))
     server.start()
     link = phones = None
     try:
