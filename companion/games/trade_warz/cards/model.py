@@ -95,8 +95,19 @@ class _Item:
         return edition in self.editions
 
 
+class _Deckable(_Item):
+    """A card of a deck: copies per edition and a C/M/Y/K Upkeep corner."""
+
+    def copies_in(self, edition: str) -> int:
+        return dict(self.copies).get(edition, 0)
+
+    @property
+    def upkeep(self) -> UpkeepCategory:
+        return CMYK[self.cmyk]
+
+
 @dataclasses.dataclass(frozen=True)
-class Card(_Item):
+class Card(_Deckable):
     """An Export, Policy or Tactic, from a global deck (``deck="global"``) or a Leader's own
     deck (``deck="leader"``, ``leader`` set). ``value``/``influence`` are None except on Exports.
     ``copies`` is ``((edition, n), ...)`` resolved for every edition the card is in."""
@@ -120,17 +131,9 @@ class Card(_Item):
     flavour: str = ""
     source: str = ""
 
-    def copies_in(self, edition: str) -> int:
-        return dict(self.copies).get(edition, 0)
-
-    @property
-    def upkeep(self) -> UpkeepCategory:
-        return CMYK[self.cmyk]
-
-
 
 @dataclasses.dataclass(frozen=True)
-class EventCard(_Item):
+class EventCard(_Deckable):
     """A global Event, flipped at the start of each round."""
     kind: ClassVar[str] = "event"
     id: str
@@ -143,13 +146,6 @@ class EventCard(_Item):
     effects: tuple = ()
     flavour: str = ""
     source: str = ""
-
-    def copies_in(self, edition: str) -> int:
-        return dict(self.copies).get(edition, 0)
-
-    @property
-    def upkeep(self) -> UpkeepCategory:
-        return CMYK[self.cmyk]
 
 
 @dataclasses.dataclass(frozen=True)
