@@ -47,8 +47,23 @@ class Observer:
         seats = len(srv.hub.seats)                   # the retained documents come first
         self.wait(lambda g: len({(k, w) for k, w, _ in g if k in ("view", "state")}) ==
                   seats + 1)
-        with self.cond:
-            self.got.clear()
+        self.settle(srv)
+
+    def settle(self, srv, quiet=0.3, timeout=10.0):
+        """Forget everything seen so far once the table has gone quiet: nothing queued in the
+        hub, no deferred public state pending, and no message for ``quiet`` seconds (a state
+        published just as this client subscribed arrives after the retained copy; a CI run
+        once saw it land inside a test's window)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            srv.bridge.wait_idle()
+            with self.cond:
+                seen = len(self.got)
+                self.cond.wait_for(lambda: len(self.got) != seen, quiet)
+                if len(self.got) == seen and not srv.bridge._state_timer:
+                    self.got.clear()
+                    return
+            assert time.monotonic() < deadline, "the table never went quiet"
 
     def _on(self, m):
         rest = m.topic[len(self.base) + 1:].split("/")
