@@ -58,7 +58,7 @@ KINDS = ("events", "view", "state", "reply")
 
 # -- the table, in its own process -----------------------------------------------------------------
 
-def table_process(mode, order, log_dir, conn, switch):
+def table_process(mode, order, log_dir, conn, switch, group=True):
     """Run one table; answer 'new' (start another game), 'revs' (once the bridge is idle: the
     rev of each seat's retained view) and 'stop' (send timings and sizes, exit)."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -66,6 +66,7 @@ def table_process(mode, order, log_dir, conn, switch):
         sys.setswitchinterval(switch)
     from companion.net.serve import TableServer
     appends, handles, fanouts, marks = [], [], [], {}
+    saves = []
     sizes = {k: [] for k in KINDS}
     with tempfile.TemporaryDirectory(dir=log_dir) as d:
         opts = {"binary": "/usr/sbin/mosquitto"} if mode == "mosquitto" else {}
@@ -84,22 +85,10 @@ def table_process(mode, order, log_dir, conn, switch):
                 appends.append(time.perf_counter() - t)
         log.append = append
         bridge = server.bridge
-        orig_handle = bridge._handle_command
-
-        def handle(seat_id, payload, retained, received_at=None):
-            t = time.perf_counter()
-            try:
-                return orig_handle(seat_id, payload, retained, received_at)
-            finally:
-                end = time.perf_counter()
-                handles.append(end - t)
-                try:
-                    tx = json.loads(payload)["tx"]
-                except (ValueError, KeyError, TypeError):
-                    tx = None
-                # perf_counter is CLOCK_MONOTONIC on Linux: comparable across processes
-                marks[tx] = (received_at, t, end)
-        bridge._handle_command = handle
+        bridge.group_commit = group
+        # one row per command: (tx, received, group began, applied, saved, reply handed,
+        # PUBACK); perf_counter is CLOCK_MONOTONIC on Linux: comparable across processes
+        bridge.trace = trace = []
         orig_views = bridge._publish_views
 
         def views():
@@ -142,8 +131,17 @@ def table_process(mode, order, log_dir, conn, switch):
         finally:
             stats = dict(bridge.stats)
             server.stop()
+    groups = {}
+    for tx, received, began, applied, saved, replied, taken in trace:
+        if replied is not None:
+            handles.append(replied - began)
+            marks[tx] = (received, began, applied, saved, replied, taken)
+        groups.setdefault(began, []).append((applied, saved))
+    for rows in groups.values():
+        saves.append(rows[0][1] - max(a for a, _ in rows))     # the group's one COMMIT
     conn.send({"append": appends, "handle": handles, "fanout": fanouts, "marks": marks,
-               "sizes": sizes, "stats": stats})
+               "sizes": sizes, "stats": stats, "save": saves,
+               "group": [len(v) for v in groups.values()]})
 
 
 # -- the phones ------------------------------------------------------------------------------------
@@ -346,11 +344,19 @@ def burst(phones, views, seats, burst_acks, rev_ev, rev_view):
     rev_view.append(max(vw) - min(vw))
 
 
+#: The publishing variants compared: protocol v1's first order ("legacy", one save per
+#: command), acknowledge first with one save per command, acknowledge first with the
+#: commands waiting together saved together (group commit, the default).
+VARIANTS = {"legacy": ("legacy", False), "ack-first-alone": ("ack-first", False),
+            "ack-first": ("ack-first", True)}
+
+
 def run(mode, order, log_dir, games, switch=None, tcp=False, processes=True):
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
-    proc = ctx.Process(target=table_process, args=(mode, order, log_dir, child, switch),
-                       daemon=True)
+    publish_order, group = VARIANTS[order]
+    proc = ctx.Process(target=table_process, args=(mode, publish_order, log_dir, child, switch,
+                                                   group), daemon=True)
     proc.start()
     try:
         info = parent.recv()
@@ -386,14 +392,24 @@ def run(mode, order, log_dir, games, switch=None, tcp=False, processes=True):
         if proc.is_alive():
             proc.terminate()
     legs = {"phone -> hub": [], "hub queue": [], "hub handling": [], "reply -> phone": []}
+    # inside the hub handling: the rules and the append (with the group's earlier commands),
+    # the group's save (its COMMIT: the fsync), then events, own view and reply
+    parts = {"rules + append": [], "save": [], "own view + reply": []}
+    puback = []             # reply handed to paho -> the broker's PUBACK back in the hub
     for tx, (t0, t1) in sent.items():
         m = inside["marks"].get(tx)
         if m is None or m[0] is None:
             continue
-        rcv, start, end = m
+        rcv, start, applied, saved, end, taken = m
+        if taken is not None:
+            puback.append(taken - end)
         for k, v in zip(legs, (rcv - t0, start - rcv, end - start, t1 - end)):
             legs[k].append(v)
+        for k, v in zip(parts, (applied - start, saved - applied, end - saved)):
+            parts[k].append(v)
     inside["legs"] = legs
+    inside["parts"] = parts
+    inside["puback"] = puback
     return acks, burst_acks, rev_ev, rev_view, inside
 
 
@@ -416,8 +432,11 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=2, help="Great Powers games per run "
                     "(about 190 commands each)")
     ap.add_argument("--modes", default="embedded,mosquitto")
-    ap.add_argument("--orders", default="legacy,ack-first", help="publishing orders to "
-                    "compare (legacy: events, every view, state, reply)")
+    ap.add_argument("--orders", default="legacy,ack-first-alone,ack-first",
+                    help="publishing variants to compare (legacy: events, every view, state, "
+                    "reply, one save per command; ack-first-alone: acknowledge first, one "
+                    "save per command; ack-first: acknowledge first, commands waiting "
+                    "together saved together)")
     ap.add_argument("--logs", default="disk", help="where the SQLite log lives: disk, tmpfs "
                     "or both (disk,tmpfs)")
     ap.add_argument("--tcp", action="store_true", help="phones on MQTT over TCP instead of "
@@ -467,13 +486,22 @@ def main(argv=None):
                 print(f"  reveal spread, ChoicesRevealed:     {summary_ms(rev_ev)}  "
                       f"{'within' if rev99 <= GOAL_MS else 'OVER'} the goal")
                 print(f"  reveal spread, the 8 seat views:    {summary_ms(rev_view)}")
-                print(f"  in the table's process: SQLite append {summary_ms(inside['append'])}")
+                print(f"  in the table's process: SQLite append {summary_ms(inside['append'])}"
+                      f" (in a group: without its fsync)")
+                print(f"                          a group's save (COMMIT, fsync) "
+                      f"{summary_ms(inside['save'])}; commands per group: median "
+                      f"{statistics.median(inside['group']):.0f}, max {max(inside['group'])}")
                 print(f"                          command in -> reply out "
                       f"{summary_ms(inside['handle'])}")
                 print(f"                          a fan-out (views + state) "
                       f"{summary_ms(inside['fanout'])}")
                 print("  one phone at a time, leg by leg (p50 / p99 ms): " + "; ".join(
                     f"{k} {p50_99(v)}" for k, v in inside["legs"].items() if v))
+                print("    the hub handling in parts: " + "; ".join(
+                    f"{k} {p50_99(v)}" for k, v in inside["parts"].items() if v))
+                if inside["puback"]:
+                    print(f"    after it: reply handed to paho -> the broker's PUBACK back in "
+                          f"the hub {p50_99(inside['puback'])} (n={len(inside['puback'])})")
                 share = statistics.median(inside["append"]) / max(statistics.median(acks),
                                                                    1e-9)
                 print(f"  the durable append is {share:.0%} of the median ack")
@@ -491,14 +519,21 @@ def main(argv=None):
                     inside["handle"], "reply": inside["legs"]["reply -> phone"],
                     "kb": sum(sum(v) for v in inside["sizes"].values()) /
                     max(1, len(acks) + len(burst_acks)) / 1024}
-    print("\nsummary (ms, p50 / p99)      ack one at a time  8 bids at once  reveal spread"
-          "  hub in->reply  reply->phone  KiB per command")
+    print("\nsummary (ms, p50 / p99)            ack one at a time  8 bids at once  reveal "
+          "spread  hub in->reply  reply->phone  KiB per command")
     for (mode, where, order), r in rows.items():
-        print(f"  {mode:9} {order:9} {where:5} {p50_99(r['ack']):>17} {p50_99(r['burst']):>15}"
+        print(f"  {mode:9} {order:15} {where:5} {p50_99(r['ack']):>17} {p50_99(r['burst']):>15}"
               f" {p50_99(r['reveal']):>14} {p50_99(r['handle']):>14} {p50_99(r['reply']):>13}"
               f" {r['kb']:8.1f}")
     for mode in args.modes.split(","):
         for where in logs:
+            a, b = rows.get((mode, where, "ack-first-alone")), rows.get((mode, where,
+                                                                         "ack-first"))
+            if a and b:
+                print(f"  {mode}, log on {where}: one save per command / group commit, p99: "
+                      f"8 bids {pct(a['burst'], 99) / pct(b['burst'], 99):.2f}x, ack one at a "
+                      f"time {pct(a['ack'], 99) / pct(b['ack'], 99):.2f}x; p50: 8 bids "
+                      f"{statistics.median(a['burst']) / statistics.median(b['burst']):.2f}x")
             a, b = rows.get((mode, where, "legacy")), rows.get((mode, where, "ack-first"))
             if a and b:
                 print(f"  {mode}, log on {where}: legacy / ack-first, p99: ack "

@@ -7,13 +7,17 @@ deleted: an undo is a new record that names the one it takes back.
 
 ``(session_id, version)`` is the primary key, so two writers cannot both append version 7
 (:class:`ConcurrencyError`). The SQLite backend runs in WAL mode with ``synchronous=FULL``: when
-:meth:`append` returns, the record is on disk and the command may be acknowledged.
+:meth:`append` returns, the record is on disk and the command may be acknowledged. Inside
+:meth:`batch` (group commit: the commands waiting at the hub together) the appends share one
+transaction and one fsync, and nothing of the group is on disk, or may be acknowledged, until
+the block ends without an error.
 
 Beside the records, a store keeps two small facts per session: the session clock's last known
 position (:meth:`mark_time`, so a restart knows how much time a running timer had left), and
 the replies to refused commands (:meth:`put_reply`, so a command resent after a restart gets its
 first answer again; an accepted command's ``tx`` is in its own record).
 """
+import contextlib
 import json
 import os
 import sqlite3
@@ -70,6 +74,12 @@ class MemoryLog:
             recs.extend(json.loads(json.dumps(r)) if self._copy else r for r in records)
             self._sessions[session_id].length = len(recs)
             return len(recs)
+
+    @contextlib.contextmanager
+    def batch(self):
+        """The same contract as :meth:`SQLiteLog.batch`; in memory every append is already
+        as saved as it will ever be."""
+        yield
 
     def read(self, session_id):
         recs = self._records.get(session_id)
@@ -156,6 +166,7 @@ class SQLiteLog:
         self.heads_path = self.path + "-heads"
         self._lock = threading.Lock()
         self._db = None
+        self._batch = None                  # inside batch(): {"heads", "lost"}
         exists = os.path.exists(self.path) and os.path.getsize(self.path) > 0
         if exists:
             with open(self.path, "rb") as f:
@@ -281,16 +292,68 @@ class SQLiteLog:
 
     def append(self, session_id, expected_version, records):
         with self._lock:
+            batch = self._batch
             try:
-                n = self._append(session_id, expected_version, records)
+                n = self._append(session_id, expected_version, records, batch)
             except sqlite3.DatabaseError as e:
                 raise _storage_error(e, self.path) from None
+            if batch is not None:
+                batch["heads"] = (session_id, n)
+                return n
         self._write_heads(session_id, n)
         return n
 
-    def _append(self, session_id, expected_version, records):
+    @contextlib.contextmanager
+    def batch(self):
+        """Group commit: every append and write inside the block shares one transaction, made
+        durable by one COMMIT (one fsync) when the block ends. Until then nothing of it is on
+        disk: acknowledge none of it before the block has ended without an error.
+
+        Each append inside is its own savepoint, so one refused append (a version conflict,
+        a full disk on its INSERT) leaves the others. If the transaction itself is lost (an
+        I/O error can end it) or the COMMIT fails, leaving the block raises
+        :class:`StorageError` and nothing of the block is kept: the caller forgets it too
+        (the hub rewinds its session to the version before the block). A block inside a block
+        joins the outer one."""
+        with self._lock:
+            if self._batch is not None:
+                outer = None
+            else:
+                outer = self._batch = {"heads": None, "lost": None}
+        if outer is None:
+            yield
+            return
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self._batch = None
+                self._rollback()
+            raise
+        with self._lock:
+            self._batch = None
+            if outer["lost"] is not None:
+                self._rollback()
+                raise outer["lost"]
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.DatabaseError as e:
+                    self._rollback()
+                    raise _storage_error(e, self.path) from None
+        if outer["heads"] is not None:
+            self._write_heads(*outer["heads"])
+
+    def _append(self, session_id, expected_version, records, batch=None):
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        if batch is not None:
+            if batch["lost"] is not None:
+                raise batch["lost"]             # the group is lost already: say so again
+            if not db.in_transaction:
+                db.execute("BEGIN IMMEDIATE")
+            db.execute("SAVEPOINT rec")
+        else:
+            db.execute("BEGIN IMMEDIATE")
         try:
             if not db.execute("SELECT 1 FROM sessions WHERE id=?",
                               (session_id,)).fetchone():
@@ -304,15 +367,39 @@ class SQLiteLog:
                 "INSERT INTO events(session_id, version, type, data) VALUES (?,?,?,?)",
                 [(session_id, expected_version + i, r.get("type", ""), json.dumps(r))
                  for i, r in enumerate(records)])
-            db.execute("COMMIT")
+            db.execute("RELEASE rec" if batch is not None else "COMMIT")
         except sqlite3.IntegrityError:
-            self._rollback()
+            self._undo(batch)
             raise ConcurrencyError(f"Session {session_id}: version {expected_version} "
                                    f"was written by someone else.") from None
-        except BaseException:
-            self._rollback()
+        except BaseException as e:
+            self._undo(batch, e)
             raise
         return expected_version + len(records)
+
+    def _undo(self, batch, error=None):
+        """Take back a failed append: the whole transaction, or inside a batch only its
+        savepoint; a batch whose transaction is gone (an I/O error ends it) is lost whole."""
+        if batch is None:
+            self._rollback()
+            return
+        db = self._db
+        if db.in_transaction:
+            try:
+                db.execute("ROLLBACK TO rec")
+                db.execute("RELEASE rec")
+                return
+            except sqlite3.DatabaseError:
+                pass
+        self._lose(batch, error)
+
+    def _lose(self, batch, error=None):
+        if batch["lost"] is None:
+            reason = _storage_error(error, self.path) if isinstance(
+                error, sqlite3.DatabaseError) else None
+            batch["lost"] = reason or StorageError(
+                f"{self.path}: the moves waiting to be saved together were lost; none of "
+                f"them was applied. Safe to retry.")
 
     def _rollback(self):
         if self._db.in_transaction:         # a failed COMMIT may have ended it already
@@ -368,7 +455,10 @@ class SQLiteLog:
             try:
                 self._db.execute(sql, params)
             except sqlite3.DatabaseError as e:
-                self._rollback()
+                if self._batch is None:
+                    self._rollback()
+                elif not self._db.in_transaction:
+                    self._lose(self._batch, e)      # an I/O error ended the group's transaction
                 raise _storage_error(e, self.path) from None
 
     def set_meta(self, session_id, meta):

@@ -223,6 +223,18 @@ class Session:
             self._mark_status()
             return Result(len(records) - 1, state.notices)
 
+    def rewind(self, version) -> None:
+        """Forget the records from ``version`` on and rebuild the state from the rest: the
+        records of a group whose save failed (:meth:`SQLiteLog.batch`), which the log never
+        kept and nobody was told about."""
+        with self.lock:
+            if version >= len(self.records):
+                return
+            self.records = self.records[:version]
+            self.state = fold(self.game, self.records)
+            self.abandoned = any(r.get("type") == "SessionAbandoned" for r in self.records)
+            self._tx = {(r.get("seat"), r["tx"]): r for r in self.records if r.get("tx")}
+
     # -- the one path every command takes ------------------------------------------------------
     def _run(self, rec) -> Result:
         with self.lock:

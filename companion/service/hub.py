@@ -9,6 +9,7 @@ Threads: any thread may call the hub; the session's lock serialises commands. Su
 called on the caller's thread (the MQTT bridge and the Kivy app marshal to their own). The
 timer thread sleeps until the next deadline (or 0:30 warning) and ticks the session.
 """
+import contextlib
 import hashlib
 import math
 import os
@@ -513,6 +514,34 @@ class Hub:
         except StorageError as e:
             self._alert("storage", str(e), key="storage")
             raise
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Commands inside share one save (group commit: one fsync for the commands that
+        arrived together, see :meth:`SQLiteLog.batch`); the hub stays locked meanwhile, so no
+        other writer joins. Nothing inside may be acknowledged before the block ends. If the
+        save fails, the session goes back to what the log holds (every command of the block
+        is forgotten), the screens get the storage alert, and :class:`StorageError` is raised
+        for the caller to answer each of them "not saved"."""
+        lost = None
+        with self._lock:
+            s = self.session
+            mark = s.version if s is not None else None
+            group = getattr(self.log, "batch", None)
+            try:
+                with group() if group is not None else contextlib.nullcontext():
+                    yield
+            except StorageError as e:
+                lost = e
+                if s is not None and self.session is s:
+                    s.rewind(mark)
+                self._wake.notify_all()
+        if lost is not None:
+            self._alert("storage", str(lost), key="storage")
+            if s is not None and self.session is s:
+                self._emit({"kind": "changed", "version": s.version, "seq": s.state.seq,
+                            "notices": []})
+            raise lost
 
     def submit(self, seat, move, args=None, tx=None):
         """A seat's move (from its phone or a touch on its part of the screen). ``tx``: the

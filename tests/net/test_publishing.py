@@ -252,3 +252,94 @@ def test_a_change_nobody_can_see_publishes_no_document(table):
         assert "left" in view["timers"]["bid"]
     finally:
         late.client.close()
+
+
+@ACK_FIRST
+def test_commands_that_arrive_together_are_saved_by_one_commit(table):
+    """Three bids queue behind a busy worker: the three are applied one after the other and
+    made durable by one COMMIT (one fsync), and every reply leaves after that save."""
+    commits = []
+    table.hub.log._db.set_trace_callback(
+        lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    table.bridge.trace = []
+    release = threading.Event()
+    table.bridge.call_soon(release.wait, 10)             # the worker is busy
+    txs = [p.publish_command("bid", {"n": n}) for p, n in zip(table.phones, (1, 2, 3))]
+    assert wait_until(lambda: table.bridge._jobs.qsize() >= 3)
+    release.set()
+    for p, tx in zip(table.phones, txs):
+        assert p.wait_reply(tx, timeout=10)["ok"]
+    table.bridge.wait_idle()
+    rows = [r for r in table.bridge.trace if r[0] in txs]
+    assert sorted(r[0] for r in rows) == sorted(txs)
+    assert len({r[2] for r in rows}) == 1 and len({r[4] for r in rows}) == 1    # one group
+    assert all(r[3] <= r[4] <= r[5] for r in rows)       # applied, saved, then replied
+    assert commits == ["COMMIT"]
+    assert table.bridge.stats["grouped"] >= 2
+
+
+LOST_GROUP = """
+import json, os, resource, signal, sys, threading, time
+from companion.net.seat_client import SeatClient
+from companion.net.serve import TableServer
+from tests.core.toy import Toy
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)          # a write past the limit fails (EFBIG)
+db = sys.argv[1]
+srv = TableServer("lost", db=db, game="toy", players=3, broker="embedded", bind="127.0.0.1",
+                  http_port=0, mqtt_port=0, ws_port=0, seed=3, games=lambda n: Toy()).start()
+base = f"http://127.0.0.1:{srv.web.port}"
+phones = [SeatClient.join(base, n, srv.hub.room_code).connect() for n in ("Ann", "Bo", "Cy")]
+for p in phones:
+    p.wait_view(lambda v: v.get("prompt") is not None, timeout=20)
+srv.bridge.wait_idle()
+release = threading.Event()
+srv.bridge.call_soon(release.wait, 10)                  # the worker is busy
+txs = [p.publish_command("bid", {"n": n}) for p, n in zip(phones, (1, 2, 3))]
+deadline = time.monotonic() + 10
+while srv.bridge._jobs.qsize() < 3 and time.monotonic() < deadline:
+    time.sleep(0.01)
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (os.path.getsize(db + "-wal"), hard))
+release.set()
+first = [p.wait_reply(tx, timeout=10) for p, tx in zip(phones, txs)]
+srv.bridge.wait_idle()
+time.sleep(0.3)                                         # anything published would be in
+seen = [[e.get("type") for e in p.events] for p in phones]
+locked = [p.latest["view"]["windows"][0]["locked"] for p in phones]
+resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))   # room again
+again = [p.send("bid", {"n": n}, tx=tx, timeout=10) for p, n, tx in zip(phones, (1, 2, 3), txs)]
+session = srv.hub.session.id
+lost = srv.bridge.stats["groups_lost"]
+for p in phones:
+    p.close()
+srv.stop()
+print(json.dumps({"first": first, "again": again, "seen": seen, "locked": locked,
+                  "lost": lost, "session": session, "txs": txs}))
+"""
+
+
+def test_a_group_the_disk_cannot_save_is_answered_not_saved_and_can_be_sent_again(tmp_path):
+    """The disk fills while three bids wait: none is kept, each phone is told its bid was not
+    saved (in words, safe to retry), no phone sees a lock-in that was never saved, and the
+    same commands sent again with the same tx are applied once each."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    db = tmp_path / "full.db"
+    r = subprocess.run([sys.executable, "-c", LOST_GROUP, str(db)], cwd=root,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["lost"] >= 1
+    for reply in out["first"]:
+        assert not reply["ok"] and reply["error"]["code"] == "cannot_save", reply
+        assert "Cannot save" in reply["error"]["message"]
+    assert all("ChoiceLocked" not in kinds for kinds in out["seen"]), out["seen"]
+    assert out["locked"] == [{}, {}, {}]
+    assert all(reply["ok"] for reply in out["again"]), out["again"]
+    from companion.core.log import SQLiteLog
+    log = SQLiteLog(db)
+    txs = [x.get("tx") for x in log.read(out["session"]) if x.get("tx")]
+    log.close()
+    assert sorted(txs) == sorted(out["txs"])            # each once, none twice
