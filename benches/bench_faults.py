@@ -88,6 +88,14 @@ def run(kills, broker, seed=1):
     return total
 
 
+def finished(path) -> bool:
+    db = sqlite3.connect(path)
+    try:
+        return any(st == "finished" for (st,) in db.execute("SELECT status FROM sessions"))
+    finally:
+        db.close()
+
+
 def one_game(kills, broker, rng, ready):
     tmp = Path(tempfile.mkdtemp(prefix="tc-faults-"))
     table = Table(tmp / "faults.db", broker)
@@ -128,6 +136,10 @@ def one_game(kills, broker, rng, ready):
         table.kill()
         done_kills += 1
         ready.append(table.start())
+        if finished(table.db):
+            # the last burst ended the game before any phone's view said so: a restarted
+            # table has no game to give the seats back to (the next game is a fresh store)
+            break
         for s in seats:                                     # the phones come back ...
             s.close()
             s.reclaim()
