@@ -16,18 +16,10 @@ from companion.net.client import MqttClient
 from companion.net.seat_client import SeatClient
 from companion.net.serve import TableServer
 from tests.core.toy import Toy
+from tests.waiting import wait_until
 
 MODES = ["embedded", "mosquitto"]
 _tables = itertools.count(1)
-
-
-def wait_until(pred, timeout=10.0, step=0.01):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return pred()
 
 
 def toy(name):
