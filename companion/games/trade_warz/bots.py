@@ -111,6 +111,10 @@ class TWObservation(Observation):
     def cost_of(self, cid):
         return self.game.cost_of(self._state, self.seat, cid)
 
+    def costs_of(self, cids):
+        """``{cid: cost}`` of several cards for the seat now."""
+        return self.game.costs_of(self._state, self.seat, cids)
+
     def legal_targets(self, mode):
         return self.game.legal_targets(self._state, self.seat, mode)
 
@@ -154,13 +158,21 @@ def _random_split(piles, count, rng):
 
 
 def _affordable(game, view, kind):
-    seat = view.seat
-    ix = view.ix()
+    return [c for c, _ in _affordable_costs(game, view, kind)]
+
+
+def _affordable_costs(game, view, kind, ix=None):
+    """``[(card, cost), ...]`` of the ``kind`` cards in hand the seat can pay for now, by id."""
     if kind == "tactic" and view.silenced() is not None:
         return []
-    pool = {"policy": ix.policies, "tactic": ix.tactics}[kind]
-    return sorted({c for c in view.hand if c in pool and
-                   view.cost_of(c) <= view.gdp[seat]})
+    ix = ix or view.ix()
+    pool = ix.policies if kind == "policy" else ix.tactics
+    mine = {c for c in view.hand if c in pool}
+    if not mine:
+        return []
+    gdp = view.gdp[view.seat]
+    costs = view.costs_of(mine)
+    return sorted((c, k) for c, k in costs.items() if k <= gdp)
 
 
 def _choice_args(game, view, cid, rng, pick_target=None):
@@ -306,13 +318,16 @@ _STEP_VALUE = {"gain_gdp": 1.0, "steal_gdp": 1.6, "lose_gdp": 0.6, "draw": 0.9,
                "discard": 0.5}
 
 
-def _card_value(game, view, cid):
-    """A rough GDP-equivalent of playing ``cid`` now."""
+def _card_value(game, view, cid, ix=None, left=None, mine=None):
+    """A rough GDP-equivalent of playing ``cid`` now (``ix``, ``left``, ``mine``: the index,
+    rounds left and own routes, when the caller has them already)."""
     seat = view.seat
-    ix = view.ix()
+    ix = ix or view.ix()
     card = ix[cid]
-    left = _rounds_left(view)
-    mine = view.routes_of()
+    if left is None:
+        left = _rounds_left(view)
+    if mine is None:
+        mine = view.routes_of()
     v = 0.0
     for e in card.effects:
         k = e.kind
@@ -460,8 +475,12 @@ def _richest_other(view):
 def _greedy_policy(game, view, rng):
     seat = view.seat
     best, best_v = None, 0.4
-    for cid in _affordable(game, view, "policy"):
-        v = _card_value(game, view, cid) - view.cost_of(cid)
+    ix = view.ix()
+    policies = _affordable_costs(game, view, "policy", ix)
+    if policies:
+        left, mine = _rounds_left(view), view.routes_of()
+    for cid, cost in policies:
+        v = _card_value(game, view, cid, ix, left, mine) - cost
         if v > best_v:
             best, best_v = cid, v
     args = {"card": best}
@@ -469,7 +488,6 @@ def _greedy_policy(game, view, rng):
         args.update(_choice_args(game, view, best, rng, _richest_other(view)))
         if "partner" in args:
             args["partner"] = _best_partner(game, view)
-    ix = view.ix()
     if view.fast_pass[seat] and ix.rules.fast_pass and view.options["fast_pass"] and \
             view.gdp[seat] == max(view.gdp) and len(view.routes_of()) >= 2:
         args["fast_pass"] = True
@@ -489,8 +507,11 @@ def _greedy_trade(game, view, p, rng):
         return "answer_swap", {"offer": o["id"], "give": None}
     # a Tactic that pays for itself
     best, best_v = None, 1.0
-    for cid in _affordable(game, view, "tactic"):
-        v = _card_value(game, view, cid) - view.cost_of(cid)
+    tactics = _affordable_costs(game, view, "tactic", ix)
+    if tactics:
+        left, mine = _rounds_left(view), view.routes_of()
+    for cid, cost in tactics:
+        v = _card_value(game, view, cid, ix, left, mine) - cost
         if v > best_v:
             best, best_v = cid, v
     if best is not None:
@@ -522,17 +543,29 @@ def _greedy_trade(game, view, p, rng):
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
     table = view.export_options(exports)
+    mult = left - 0.5
+    noise = rng.random
     for pt, slots in view.open_slots_all().items():
         if not slots:
             continue
         # the least crowded open slot here (the first of them)
-        k = min(slots, key=lambda x: crowd.get((pt, x), 0)) if crowd else slots[0]
-        penalty = 3.0 + 1.5 * crowd[(pt, k)] if (pt, k) in crowd else 0.0
+        k = slots[0]
+        penalty = 0.0
+        if crowd:
+            low = crowd.get((pt, k), 0)
+            for x in slots:
+                if not low:
+                    break
+                n = crowd.get((pt, x), 0)
+                if n < low:
+                    k, low = x, n
+            if low:
+                penalty = 3.0 + 1.5 * low
         for c in exports:
             cost, value = table[c, pt]
             if cost > budget:
                 continue
-            v = value * (left - 0.5) - cost - penalty + rng.random() * 0.5
+            v = value * mult - cost - penalty + noise() * 0.5
             if budget - cost < reserve:
                 v -= 1.0
             if v > best_v:

@@ -7,6 +7,8 @@ every source on the :class:`~.data.Board`; the list is derived data: the core re
 the board changes (``state.derived``).
 """
 
+from .rules import MODIFIER_KINDS
+
 NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
 _COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
 
@@ -17,11 +19,12 @@ class Modifiers:
     def ix(self, state):
         """The edition's card :class:`~.rules.Index` (built once per process and data; read
         on nearly every rule, so kept by edition here)."""
-        edition = state.config["edition"]
-        got = self._ix.get(edition)
-        if got is None:
+        try:
+            return self._ix[state.config["edition"]]
+        except KeyError:
+            edition = state.config["edition"]
             got = self._ix[edition] = self.index(edition)
-        return got
+            return got
 
     # -- order and standing ----------------------------------------------------------------------
     def order(self, state, seats):
@@ -75,45 +78,47 @@ class Modifiers:
         ``partner`` is the Trade Partner the effect is limited to (None: any; ``NOWHERE`` when
         it names a chosen partner that was never chosen). ``kind`` may be ``cost:<card kind>``
         for the cost changes of one kind of card. Derived from the board (``state.derived``)."""
-        return state.derived(("tw.mods", kind), lambda: self._collect(state, kind),
-                             state.data.board)
+        return self.mods_table(state)[kind]
 
-    def _collect(self, state, kind):
-        if kind.startswith("cost:"):
-            card_kind = kind[5:]
-            return [m for m in self.mods(state, "cost_change") if m[0].card_kind == card_kind]
+    def mods_table(self, state):
+        """``{kind: [modifier, ...]}`` of :meth:`mods`, every kind at once (one pass over the
+        board, derived from it)."""
+        return state.derived("tw.mods", lambda: self._collect(state), state.data.board)
+
+    def _collect(self, state):
         ix = self.ix(state)
-        table = ix.mods[kind]
+        mods_of = ix.mods_of
         b = state.data.board
-        out = []
-        if not table:
-            return out
+        out = {k: [] for k in MODIFIER_KINDS}
+        partner_of = self.partner_of
 
-        def add(e, owner, rec, src):
-            p = e.partner
-            if p is not None:
-                p = self.partner_of(e, rec) or NOWHERE
-            out.append((e, owner, rec, src, p))
+        def add(src, owner, rec):
+            for e in mods_of[src]:
+                p = e.partner
+                if p is not None:
+                    p = partner_of(e, rec) or NOWHERE
+                out[e.kind].append((e, owner, rec, src, p))
         for s, lid in enumerate(b.leaders):
-            for _, e in table.get(lid, ()):
-                add(e, s, None, lid)
+            if lid in mods_of:
+                add(lid, s, None)
         for s, pid in enumerate(b.policy):
-            if pid is not None:
-                for _, e in table.get(pid, ()):
-                    add(e, s, b.policy_ch[s], pid)
+            if pid in mods_of:
+                add(pid, s, b.policy_ch[s])
         for p in ix.partners:
-            for _, e in table.get(p, ()):
-                add(e, None, {"this": p}, p)
+            if p in mods_of:
+                add(p, None, {"this": p})
         for p, slots in b.routes.items():
             for s, cid in slots.values():
-                for _, e in table.get(cid, ()):
-                    add(e, s, {"route": p}, cid)
+                if cid in mods_of:
+                    add(cid, s, {"route": p})
         for t in b.in_play:
-            for _, e in table.get(t["card"], ()):
-                add(e, t["owner"], t["ch"], t["card"])
-        if b.event is not None:
-            for _, e in table.get(b.event, ()):
-                add(e, None, None, b.event)
+            if t["card"] in mods_of:
+                add(t["card"], t["owner"], t["ch"])
+        if b.event in mods_of:
+            add(b.event, None, None)
+        cost = out["cost_change"]
+        for kind, key in _COST_KEY.items():
+            out[key] = [m for m in cost if m[0].card_kind == kind]
         return out
 
     def shielded(self, state, seat):
@@ -188,6 +193,28 @@ class Modifiers:
                 c += e.amount
         return c if c > 0 else 0
 
+    def costs_of(self, state, seat, cids):
+        """``{cid: cost}``: :meth:`cost_of` for several cards at once (no partner)."""
+        items = self.ix(state).items
+        picked = {}
+        out = {}
+        for cid in cids:
+            card = items[cid]
+            kind = card.kind
+            got = picked.get(kind)
+            if got is None:
+                got = picked[kind] = [
+                    (e.tag, e.amount) for e, owner, rec, _, p in self.mods(state, _COST_KEY[kind])
+                    if p is None and ((owner == seat and e.target == "self" and
+                                       e.condition is None) or
+                                      self.applies(state, e, owner, rec, seat))]
+            c = card.cost
+            for tag, amount in got:
+                if tag is None or tag in card.tags:
+                    c += amount
+            out[cid] = c if c > 0 else 0
+        return out
+
     def route_value(self, state, seat, cid, partner, explain=False):
         """A route's income now: Export value + partner bonus + route modifiers (never < 0)."""
         ix = self.ix(state)
@@ -220,11 +247,24 @@ class Modifiers:
         return total
 
     def slots_at(self, state, partner):
-        n = self.ix(state).items[partner].slots
-        for e, owner, rec, _, p in self.mods(state, "slots"):
-            if p is None or p == partner:
-                n += e.amount
-        return n if n > 0 else 0
+        return self.slots_table(state)[partner]
+
+    def slots_table(self, state):
+        """``{partner: slots this round}`` for every Trade Partner (a ``slots`` modifier reaches
+        every seat alike, so this is derived from the board alone)."""
+        return state.derived("tw.slots", lambda: self._slots_table(state), state.data.board)
+
+    def _slots_table(self, state):
+        ix = self.ix(state)
+        slot_mods = self.mods(state, "slots")
+        out = {}
+        for partner in ix.partners:
+            n = ix.items[partner].slots
+            for e, owner, rec, _, p in slot_mods:
+                if p is None or p == partner:
+                    n += e.amount
+            out[partner] = n if n > 0 else 0
+        return out
 
     def protected(self, state, seat, what, partner=None):
         for e, owner, rec, _, p in self.mods(state, "protect"):
@@ -240,9 +280,10 @@ class Modifiers:
         ix = self.ix(state)
         items = ix.items
         picked = []
+        table = self.mods_table(state)
         for kind in ("cost:export", "route_income"):
             got = []
-            for e, owner, rec, _, p in self.mods(state, kind):
+            for e, owner, rec, _, p in table[kind]:
                 if (owner == seat and e.target == "self" and e.condition is None) or \
                         self.applies(state, e, owner, rec, seat):
                     got.append((e.tag, p, e.amount))

@@ -144,6 +144,9 @@ class Index:
                          for k, t in self.computed.items()}
         # which in-play items have any modifier at all (skip the rest quickly)
         self.modded = {i for k in self.mods.values() for i in k}
+        # id -> (effect, ...): its modifiers of every kind, in the card's order
+        self.mods_of = {iid: tuple(e for e in it.effects if e.kind in MODIFIER_KINDS)
+                        for iid, it in self.items.items() if iid in self.modded}
         self.draw_piles = tuple(d.name for d in self.edition.decks if d.name != "event") + (
             "personal",)
         self.exports = frozenset(c.id for c in db.cards(edition, "export"))

@@ -78,11 +78,15 @@ class TradePhase:
         """``{partner: [open slot, ...]}`` for ``seat``, every Trade Partner in one pass."""
         d = state.data
         mine = {(p["partner"], p["slot"]) for p in d.trade.placements if p["seat"] == seat}
+        routes = d.board.routes
         out = {}
-        for partner in self.ix(state).partners:
-            taken = d.board.routes[partner]
-            out[partner] = [k for k in range(1, self.slots_at(state, partner) + 1)
-                            if k not in taken and (partner, k) not in mine]
+        for partner, n in self.slots_table(state).items():
+            taken = routes[partner]
+            if not taken and not mine:
+                out[partner] = list(range(1, n + 1))
+            else:
+                out[partner] = [k for k in range(1, n + 1)
+                                if k not in taken and (partner, k) not in mine]
         return out
 
     def slots_left(self, state, seat):
