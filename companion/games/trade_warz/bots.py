@@ -449,6 +449,8 @@ def _random_trade(game, view, p, rng):
 
 def greedy_bot(game, view, rng):
     p = view.prompt
+    if p["moves"][0] == "place_export":          # the usual prompt (Trade), first
+        return _greedy_trade(game, view, p, rng)
     got = _answer_common(game, view, p, rng, greedy=True)
     if got is not None:
         return got
@@ -499,12 +501,14 @@ def _greedy_trade(game, view, p, rng):
     ix = view.ix()
     moves = p["moves"]
     finish = "pass_turn" if "pass_turn" in moves else "done_trade"
-    for o in _offers_to(view, "influence"):
-        fair = o["price"] <= 2 * o["amount"] if o["side"] == "sell" else \
-            o["price"] >= 3 * o["amount"]
-        return "answer_offer", {"offer": o["id"], "accept": fair and _can_keep(view, o)}
-    for o in _offers_to(view, "swap"):
-        return "answer_swap", {"offer": o["id"], "give": None}
+    if "answer_offer" in moves:
+        for o in _offers_to(view, "influence"):
+            fair = o["price"] <= 2 * o["amount"] if o["side"] == "sell" else \
+                o["price"] >= 3 * o["amount"]
+            return "answer_offer", {"offer": o["id"], "accept": fair and _can_keep(view, o)}
+    if "answer_swap" in moves:
+        for o in _offers_to(view, "swap"):
+            return "answer_swap", {"offer": o["id"], "give": None}
     # a Tactic that pays for itself
     best, best_v = None, 1.0
     tactics = _affordable_costs(game, view, "tactic", ix)

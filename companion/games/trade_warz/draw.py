@@ -33,6 +33,8 @@ class DrawPhase:
         lead = ix[d.board.leaders[s]]
         k = max(0, lead.hand_size - len(d.hands[s])) if ix.rules.draw == "up_to_hand_size" \
             else lead.draw
+        if k == 0:
+            return 0
         return min(k, sum(self.piles_for(state, s).values()))
 
     def _refresh_draw(self, state):

@@ -193,17 +193,28 @@ class Effects:
         return DONE
 
     # draw ----------------------------------------------------------------------------------------
-    def piles_for(self, state, seat):
-        """{pile: cards available} for the piles ``seat`` may draw from (non-empty only)."""
+    def piles_for(self, state, seat, shared=None):
+        """{pile: cards available} for the piles ``seat`` may draw from (non-empty only).
+        ``seat`` None: the shared decks only (``shared``: those, worked out already)."""
         d = state.data
+        if shared is None:
+            shared = {}
+            for p in self.ix(state).draw_piles:
+                if p != "personal":
+                    n = len(d.decks[p]) + len(d.discards[p])
+                    if n:
+                        shared[p] = n
+            if seat is None:
+                return shared
+        n = len(d.piles[seat])
+        if not n:
+            return dict(shared)
         out = {}
         for p in self.ix(state).draw_piles:
             if p == "personal":
-                n = len(d.piles[seat])
-            else:
-                n = len(d.decks[p]) + len(d.discards[p])
-            if n:
                 out[p] = n
+            elif p in shared:
+                out[p] = shared[p]
         return out
 
     def check_split(self, state, seat, split, count):

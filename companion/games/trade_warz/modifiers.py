@@ -78,7 +78,7 @@ class Modifiers:
         ``partner`` is the Trade Partner the effect is limited to (None: any; ``NOWHERE`` when
         it names a chosen partner that was never chosen). ``kind`` may be ``cost:<card kind>``
         for the cost changes of one kind of card. Derived from the board (``state.derived``)."""
-        return self.mods_table(state)[kind]
+        return state.derived("tw.mods", lambda: self._collect(state), state.data.board)[kind]
 
     def mods_table(self, state):
         """``{kind: [modifier, ...]}`` of :meth:`mods`, every kind at once (one pass over the
@@ -90,32 +90,26 @@ class Modifiers:
         mods_of = ix.mods_of
         b = state.data.board
         out = {k: [] for k in MODIFIER_KINDS}
+        # the sources in play, in the board's order: (card, owner, its choices)
+        srcs = [(lid, s, None) for s, lid in enumerate(b.leaders) if lid in mods_of]
+        srcs += [(pid, s, b.policy_ch[s]) for s, pid in enumerate(b.policy) if pid in mods_of]
+        srcs += [(p, None, {"this": p}) for p in ix.partners if p in mods_of]
+        for p, slots in b.routes.items():
+            for s, cid in slots.values():
+                if cid in mods_of:
+                    srcs.append((cid, s, {"route": p}))
+        for t in b.in_play:
+            if t["card"] in mods_of:
+                srcs.append((t["card"], t["owner"], t["ch"]))
+        if b.event in mods_of:
+            srcs.append((b.event, None, None))
         partner_of = self.partner_of
-
-        def add(src, owner, rec):
+        for src, owner, rec in srcs:
             for e in mods_of[src]:
                 p = e.partner
                 if p is not None:
                     p = partner_of(e, rec) or NOWHERE
                 out[e.kind].append((e, owner, rec, src, p))
-        for s, lid in enumerate(b.leaders):
-            if lid in mods_of:
-                add(lid, s, None)
-        for s, pid in enumerate(b.policy):
-            if pid in mods_of:
-                add(pid, s, b.policy_ch[s])
-        for p in ix.partners:
-            if p in mods_of:
-                add(p, None, {"this": p})
-        for p, slots in b.routes.items():
-            for s, cid in slots.values():
-                if cid in mods_of:
-                    add(cid, s, {"route": p})
-        for t in b.in_play:
-            if t["card"] in mods_of:
-                add(t["card"], t["owner"], t["ch"])
-        if b.event in mods_of:
-            add(b.event, None, None)
         cost = out["cost_change"]
         for kind, key in _COST_KEY.items():
             out[key] = [m for m in cost if m[0].card_kind == kind]
@@ -307,10 +301,16 @@ class Modifiers:
                         base_v += amount
                     else:
                         per_v[p] = per_v.get(p, 0) + amount
-            for partner in ix.partners:
-                cost = base_c + per_c.get(partner, 0)
-                value = base_v + items[partner].bonus + per_v.get(partner, 0)
-                out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+            if per_c or per_v:
+                for partner, bonus in ix.partner_bonus:
+                    cost = base_c + per_c.get(partner, 0)
+                    value = base_v + bonus + per_v.get(partner, 0)
+                    out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+            else:
+                cost = base_c if base_c > 0 else 0
+                for partner, bonus in ix.partner_bonus:
+                    value = base_v + bonus
+                    out[c, partner] = (cost, value if value > 0 else 0)
         return out
 
     # -- routes ---------------------------------------------------------------------------------

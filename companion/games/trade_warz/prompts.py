@@ -42,10 +42,13 @@ class Prompts:
 
     def _prompts_draw(self, state, P):
         to_draw = state.data.draw.to_draw
+        shared = None
         for s in range(state.n):
             if to_draw[s]:
+                if shared is None:
+                    shared = self.piles_for(state, None)
                 P[s] = {"moves": ("draw_cards",), "count": to_draw[s],
-                        "piles": self.piles_for(state, s)}
+                        "piles": self.piles_for(state, s, shared)}
 
     def _prompts_policy(self, state, P):
         pr = state.data.pol

@@ -115,6 +115,7 @@ class Index:
             self.items[it.id] = it
         self.partners = tuple(p.id for p in db.partners(edition))
         self.partner_order = {p: i for i, p in enumerate(self.partners)}
+        self.partner_bonus = tuple((p.id, p.bonus) for p in db.partners(edition))
         self.leaders = tuple(lead.id for lead in db.leaders(edition))
         self.steps = {}
         self.mods = {k: {} for k in MODIFIER_KINDS}
