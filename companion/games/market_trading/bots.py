@@ -40,9 +40,7 @@ class MTObservation(Observation):
 
 
 def _profit(game, cid):
-    cin, cout = game.converts[cid]
-    v = game.value
-    return sum(v[k] * n for k, n in cout.items()) - sum(v[k] * n for k, n in cin.items())
+    return game.profit[cid]
 
 
 def _legal_trade(game, view, give, take):

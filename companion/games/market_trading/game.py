@@ -141,6 +141,10 @@ class MarketTrading(Game):
         self.converts = {k: (dict(i.convert_in), dict(i.convert_out))
                          for k, i in r.improvements.items() if i.convert_in}
         self.costs = {k: tuple(i.cost) for k, i in r.improvements.items()}
+        # what running each converting improvement gains, in base values (the bots' measure)
+        self.profit = {k: sum(self.value[x] * n for x, n in cout.items()) -
+                       sum(self.value[x] * n for x, n in cin.items())
+                       for k, (cin, cout) in self.converts.items()}
         self.phases = {p.name: p for p in (
             Phase("harvest", "trade", on_begin=self._begin_turn, label="Harvest"),
             Phase("trade", "build", on_begin=self._begin_trade, label="Trade and improve"),
@@ -266,9 +270,12 @@ class MarketTrading(Game):
     def usable(self, state, seat):
         """Improvements ``seat`` may still use in this step: {id: index into built}."""
         d = state.data
+        built = d.built[seat]
+        if not built:
+            return {}
         limit = state.config["improve_limit"]
         out = {}
-        for i, cid in enumerate(d.built[seat]):
+        for i, cid in enumerate(built):
             if cid in self.converts and cid not in out and (limit == "unlimited" or
                                                             i not in d.used):
                 out[cid] = i
