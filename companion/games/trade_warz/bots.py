@@ -99,8 +99,8 @@ class TWObservation(Observation):
     def budget(self):
         return self.game.budget(self._state, self.seat)
 
-    def export_options(self, cards):
-        return self.game.export_options(self._state, self.seat, cards)
+    def export_options(self, cards, partners=None):
+        return self.game.export_options(self._state, self.seat, cards, partners)
 
     def open_slots_all(self):
         return self.game.open_slots_all(self._state, self.seat)
@@ -546,12 +546,11 @@ def _greedy_trade(game, view, p, rng):
             key = (pl["partner"], pl["slot"])
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
-    table = view.export_options(exports)
+    open_ = [(pt, slots) for pt, slots in view.open_slots_all().items() if slots]
+    table = view.export_options(exports, [pt for pt, _ in open_])
     mult = left - 0.5
     noise = rng.random
-    for pt, slots in view.open_slots_all().items():
-        if not slots:
-            continue
+    for pt, slots in open_:
         # the least crowded open slot here (the first of them)
         k = slots[0]
         penalty = 0.0

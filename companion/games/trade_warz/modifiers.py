@@ -268,11 +268,16 @@ class Modifiers:
                 return True
         return False
 
-    def export_options(self, state, seat, cards):
-        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner,
-        as :meth:`cost_of` and :meth:`route_value` would give, in one pass."""
+    def export_options(self, state, seat, cards, partners=None):
+        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner
+        (or at these ``partners``), as :meth:`cost_of` and :meth:`route_value` would give, in
+        one pass."""
         ix = self.ix(state)
         items = ix.items
+        if partners is None:
+            pb = ix.partner_bonus
+        else:
+            pb = [(p, items[p].bonus) for p in partners]
         picked = []
         table = self.mods_table(state)
         for kind in ("cost:export", "route_income"):
@@ -302,15 +307,14 @@ class Modifiers:
                     else:
                         per_v[p] = per_v.get(p, 0) + amount
             if per_c or per_v:
-                for partner, bonus in ix.partner_bonus:
+                for partner, bonus in pb:
                     cost = base_c + per_c.get(partner, 0)
                     value = base_v + bonus + per_v.get(partner, 0)
                     out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
             else:
                 cost = base_c if base_c > 0 else 0
-                for partner, bonus in ix.partner_bonus:
-                    value = base_v + bonus
-                    out[c, partner] = (cost, value if value > 0 else 0)
+                out.update({(c, partner): (cost, value if (value := base_v + bonus) > 0 else 0)
+                            for partner, bonus in pb})
         return out
 
     # -- routes ---------------------------------------------------------------------------------
