@@ -202,30 +202,33 @@ def _build_value(game, view, cid):
 def _forage_tile(game, view):
     """A tile whose resource the market still pays for, or that feeds an improvement; spread
     out over empty tiles (every pile yields one per harvest)."""
-    d, r = view, game.rules
-    piles = d.piles[view.seat]
-    market, cap = d.market, r.market_cap
+    r = game.rules
+    seat = view.seat
+    piles = view.piles[seat]
+    market, cap = view.market, r.market_cap
     feeds, extra = set(), {}
-    for cid in d.built[view.seat]:
+    converts = game.converts
+    for cid in view.built[seat]:
         imp = r.improvements[cid]
         if imp.on_forage is not None:
             for t, n in imp.on_forage.extra:
                 extra[t] = extra.get(t, 0) + n
-        if cid in game.converts:
-            feeds.update(game.converts[cid][0])
-    src_hand = view.options["forage_source"] == "hand"
+        if cid in converts:
+            feeds.update(converts[cid][0])
+    hand = view.hand if view.options["forage_source"] == "hand" else None
+    forage, t1_of, pile_of = r.forage, r.t1_of, piles.__getitem__
     best, best_v = None, None
-    for terrain, tiles in d.tiles_of[view.seat].items():
-        res = r.t1_of[terrain]
-        if src_hand and d.hand.get(res, 0) < r.forage:
+    for terrain, tiles in view.tiles_of[seat].items():
+        res = t1_of[terrain]
+        if hand is not None and hand.get(res, 0) < forage:
             continue
         m = market[res]
         w = 3 if m < cap - 1 else (1 if m < cap else 0)
         if res in feeds:
             w += 4
-        if w:
+        if w and extra:
             w += 2 * extra.get(terrain, 0)
-        low = min(tiles, key=piles.__getitem__)          # the first tile with the least
+        low = min(tiles, key=pile_of)                   # the first tile with the least
         v = w * 10 - piles[low]
         if best_v is None or v > best_v or (v == best_v and low < best):
             best, best_v = low, v

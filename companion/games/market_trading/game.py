@@ -327,7 +327,8 @@ class MarketTrading(Game):
                 res = yields[t]
                 hand[res] = hand.get(res, 0) + 1
         d.last["harvest"] = dict(hand)
-        state.note("Harvested", seat=s, got=dict(hand))
+        if not state.lean:                  # notices: only a table reads them
+            state.note("Harvested", seat=s, got=dict(hand))
 
     def _finish_equal(self, state):
         d = state.data
@@ -452,7 +453,8 @@ class MarketTrading(Game):
             market[k] -= v
         d.turn_trades += 1
         d.stats["trades"] += 1
-        state.note("Traded", seat=seat, give=dict(give), take=dict(take))
+        if not state.lean:                  # notices: only a table reads them
+            state.note("Traded", seat=seat, give=dict(give), take=dict(take))
 
     def _improve(self, state, seat, improvement):
         d = state.data
@@ -479,8 +481,9 @@ class MarketTrading(Game):
         if state.config["improve_limit"] != "unlimited":
             d.used.append(usable[improvement])
         d.stats["improves"] += 1
-        state.note("Improved", seat=seat, improvement=improvement, used=dict(cin),
-                   made=dict(cout))
+        if not state.lean:
+            state.note("Improved", seat=seat, improvement=improvement, used=dict(cin),
+                       made=dict(cout))
 
     def _end_step(self, state, seat):
         state.clear_prompt(seat)
@@ -563,7 +566,8 @@ class MarketTrading(Game):
         state.clear_prompt(seat)
         d.stats["forages"] += 1
         d.last["forage"] = [t, res]
-        state.note("Foraged", seat=seat, tile=t, resource=res)
+        if not state.lean:                  # notices: only a table reads them
+            state.note("Foraged", seat=seat, tile=t, resource=res)
         for cid in d.built[seat]:
             e = r.improvements[cid].on_forage
             if e is not None:
@@ -600,7 +604,8 @@ class MarketTrading(Game):
         d.last["donated"] = given
         d.last["donation_points"] = pts
         d.stats["turn_points"][s].append(pts)
-        state.note("Donated", seat=s, given=given, points=pts)
+        if not state.lean:                  # notices: only a table reads them
+            state.note("Donated", seat=s, given=given, points=pts)
         self._points(state, s, pts, "donation")
 
     # == corrections ==============================================================================

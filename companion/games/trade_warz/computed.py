@@ -28,10 +28,14 @@ class Computed:
     def _in_play_computed(self, state, name):
         """``[(effect, owner, choices, source), ...]`` of the computed effects ``name`` in
         play (the Event, Tactics this round, Policies in their slots)."""
-        b = state.data.board
         table = self.ix(state).computed.get(name)
         if not table or not self.computing(state):
             return []
+        return state.derived(("tw.computed", name),
+                             lambda: self._gather_computed(state, table), state.data.board)
+
+    def _gather_computed(self, state, table):
+        b = state.data.board
         out = []
         if b.event is not None:
             out += [(e, None, {}, b.event) for e in table.get(b.event, ())]

@@ -270,7 +270,7 @@ class Effects:
                     state.note("DeckReshuffled", deck=p, cards=len(deck))
                 got.append(deck.pop())
         d.hands[seat].extend(got)
-        if got:
+        if got and not state.lean:          # notices: only a table reads them
             state.note("CardsDrawn", seat=seat, piles=dict(split), count=len(got))
             state.note("YouDrew", to=seat, cards=list(got))
         return got

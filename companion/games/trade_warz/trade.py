@@ -173,8 +173,9 @@ class TradePhase:
                              "card": None, "paid": paid, "state": "down"})
         t.nplaced[seat] += 1
         t.aims.pop(seat, None)
-        state.note("ExportPlaced", seat=seat, partner=partner, slot=slot, paid=paid)
-        state.note("YourExport", to=seat, card=card, partner=partner, slot=slot)
+        if not state.lean:                  # notices: only a table reads them
+            state.note("ExportPlaced", seat=seat, partner=partner, slot=slot, paid=paid)
+            state.note("YourExport", to=seat, card=card, partner=partner, slot=slot)
         if state.config["chill"]:
             # the turn moves on once the card is sealed (the next seat's budget reads it)
             state.push([{"step": "chill_next"}])
