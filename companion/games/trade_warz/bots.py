@@ -163,12 +163,10 @@ def _affordable(game, view, kind):
 
 def _affordable_costs(game, view, kind, ix=None):
     """``[(card, cost), ...]`` of the ``kind`` cards in hand the seat can pay for now, by id."""
-    if kind == "tactic" and view.silenced() is not None:
-        return []
     ix = ix or view.ix()
     pool = ix.policies if kind == "policy" else ix.tactics
     mine = {c for c in view.hand if c in pool}
-    if not mine:
+    if not mine or (kind == "tactic" and view.silenced() is not None):
         return []
     gdp = view.gdp[view.seat]
     costs = view.costs_of(mine)

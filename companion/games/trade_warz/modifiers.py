@@ -11,6 +11,9 @@ from .rules import MODIFIER_KINDS
 
 NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
 _COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:tactic"}
+# id(Index) -> (Index, {kind: the Trade Partners' modifiers}): they are printed on the partners,
+# in play all game, and read only (their ``{"this": partner}`` is the same for every game)
+_PARTNER_MODS = {}
 
 
 class Modifiers:
@@ -90,10 +93,30 @@ class Modifiers:
         mods_of = ix.mods_of
         b = state.data.board
         out = {k: [] for k in MODIFIER_KINDS}
+        partner_of = self.partner_of
+
+        def add(srcs):
+            for src, owner, rec in srcs:
+                for e in mods_of[src]:
+                    p = e.partner
+                    if p is not None:
+                        p = partner_of(e, rec) or NOWHERE
+                    out[e.kind].append((e, owner, rec, src, p))
         # the sources in play, in the board's order: (card, owner, its choices)
         srcs = [(lid, s, None) for s, lid in enumerate(b.leaders) if lid in mods_of]
         srcs += [(pid, s, b.policy_ch[s]) for s, pid in enumerate(b.policy) if pid in mods_of]
-        srcs += [(p, None, {"this": p}) for p in ix.partners if p in mods_of]
+        add(srcs)
+        # the Trade Partners' own modifiers never change: worked out once per edition
+        fixed = _PARTNER_MODS.get(id(ix))
+        if fixed is None or fixed[0] is not ix:
+            out_ = out
+            out = {k: [] for k in MODIFIER_KINDS}
+            add([(p, None, {"this": p}) for p in ix.partners if p in mods_of])
+            fixed = _PARTNER_MODS[id(ix)] = (ix, {k: tuple(v) for k, v in out.items() if v})
+            out = out_
+        for k, v in fixed[1].items():
+            out[k] += v
+        srcs = []
         for p, slots in b.routes.items():
             for s, cid in slots.values():
                 if cid in mods_of:
@@ -103,13 +126,7 @@ class Modifiers:
                 srcs.append((t["card"], t["owner"], t["ch"]))
         if b.event in mods_of:
             srcs.append((b.event, None, None))
-        partner_of = self.partner_of
-        for src, owner, rec in srcs:
-            for e in mods_of[src]:
-                p = e.partner
-                if p is not None:
-                    p = partner_of(e, rec) or NOWHERE
-                out[e.kind].append((e, owner, rec, src, p))
+        add(srcs)
         cost = out["cost_change"]
         for kind, key in _COST_KEY.items():
             out[key] = [m for m in cost if m[0].card_kind == kind]

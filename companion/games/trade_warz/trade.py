@@ -77,17 +77,25 @@ class TradePhase:
     def open_slots_all(self, state, seat):
         """``{partner: [open slot, ...]}`` for ``seat``, every Trade Partner in one pass."""
         d = state.data
-        mine = {(p["partner"], p["slot"]) for p in d.trade.placements if p["seat"] == seat}
-        routes = d.board.routes
+        mine = {}
+        for p in d.trade.placements:
+            if p["seat"] == seat:
+                mine.setdefault(p["partner"], set()).add(p["slot"])
         out = {}
-        for partner, n in self.slots_table(state).items():
-            taken = routes[partner]
-            if not taken and not mine:
-                out[partner] = list(range(1, n + 1))
-            else:
-                out[partner] = [k for k in range(1, n + 1)
-                                if k not in taken and (partner, k) not in mine]
+        for partner, free in self.free_slots(state).items():
+            own = mine.get(partner)
+            out[partner] = free[:] if own is None else [k for k in free if k not in own]
         return out
+
+    def free_slots(self, state):
+        """``{partner: [slot, ...]}``: the slots no route holds, at every Trade Partner (derived
+        from the board; read only)."""
+        return state.derived("tw.free", lambda: self._free_slots(state), state.data.board)
+
+    def _free_slots(self, state):
+        routes = state.data.board.routes
+        return {partner: [k for k in range(1, n + 1) if k not in routes[partner]]
+                for partner, n in self.slots_table(state).items()}
 
     def slots_left(self, state, seat):
         if not state.config["export_slot_limit"]:
