@@ -24,7 +24,7 @@ class DrawPhase:
     def _draw_done(self, state):
         return not any(state.data.draw.to_draw)
 
-    def draw_due(self, state, s):
+    def draw_due(self, state, s, shared=None):
         """How many cards ``s`` draws now: Trade Warz, up to the hand size as the hand is now
         (a Tactic played during Draw counts; issue 12); Tariff Warz, the Leader's number;
         never more than the piles hold."""
@@ -35,14 +35,17 @@ class DrawPhase:
             else lead.draw
         if k == 0:
             return 0
-        return min(k, sum(self.piles_for(state, s).values()))
+        return min(k, sum(self.piles_for(state, s, shared).values()))
 
     def _refresh_draw(self, state):
         """Rules v2: the count of every seat yet to draw follows its hand."""
         dr = state.data.draw
+        shared = None
         for s in range(state.n):
             if dr.pending[s]:
-                k = dr.to_draw[s] = self.draw_due(state, s)
+                if shared is None:
+                    shared = self.piles_for(state, None)
+                k = dr.to_draw[s] = self.draw_due(state, s, shared)
                 if not k:
                     dr.pending[s] = False
                     state.note("NothingToDraw", seat=s)
