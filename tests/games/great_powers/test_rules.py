@@ -128,7 +128,8 @@ def test_action_phase_in_baton_order_with_targets_and_payment():
     _to_action_phase(s)
     st = s.state
     order = st.data.order
-    assert order[0] == st.data.baton and len(st.data.face_up) == 4
+    assert order == [(st.data.baton + i) % 3 for i in range(3)] and len(st.data.face_up) == 4
+    assert list(st.prompts) == [order[0]]           # only the baton holder acts first
     first = order[0]
     before = st.fingerprint()
     with pytest.raises(NotYourTurnError):
@@ -139,9 +140,11 @@ def test_action_phase_in_baton_order_with_targets_and_payment():
     # a hand-built Action phase with known cards, to test targets and costs
     st = fresh(3)
     st.data.face_up[:] = ["civil-war", "gilded-age", "jazz", "assassination"]
+    st.data.baton = 2                               # seat 2 leads, then 0, then 1
     st.prompts.clear()
     begin(st, "action")
     order = st.data.order
+    assert order == [2, 0, 1] and list(st.prompts) == [2]
     first = order[0]
     with pytest.raises(IllegalMoveError, match="target"):
         move(st, first, "take_action", card="civil-war")
