@@ -33,6 +33,14 @@ private part                                          why
                                                       leaving skipped the next subscriber.
                                                       Ours iterates a snapshot of the dict
                                                       and of each subscriber list.
+``Broker._create_server_instance``                    the WebSocket listener pinged every
+                                                      client every 20 s (websockets' default);
+                                                      paho answers with an unmasked pong, the
+                                                      server closes the connection ("incorrect
+                                                      masking"), so every Python client over
+                                                      WebSockets was cut off after 20 s. Ours
+                                                      listens without pings: MQTT's keepalive
+                                                      already finds dead clients.
 ``Broker._retained_messages``, ``_matches``,          read by our retained-message code.
 ``_get_handler``, ``_servers``, ``sessions``,
 handler ``writer``
@@ -68,6 +76,8 @@ PRIVATE_METHODS = {
     ("amqtt.broker.Broker", "_publish_retained_messages_for_subscription"):
         ("self", "subscription", "session"),
     ("amqtt.broker.Broker", "_matches"): ("self", "topic", "a_filter"),
+    ("amqtt.broker.Broker", "_create_server_instance"):
+        ("self", "listener_name", "listener_type", "address", "port", "ssl_context"),
     ("amqtt.broker.Broker", "_get_handler"): ("self", "session"),
 }
 #: Attributes of a Broker instance we read or replace.
@@ -180,8 +190,11 @@ class _SnapshotDict(dict):
 
 def _make_classes():
     check()
+    from functools import partial
+
+    import websockets
     from amqtt import broker as amqtt_broker
-    from amqtt.contexts import Action
+    from amqtt.contexts import Action, ListenerType
     from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
     from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
 
@@ -255,6 +268,19 @@ def _make_classes():
                          len(msg.data), client_session.username, msg.topic, self.max_payload)
                 return True          # keep the connection; nothing is delivered or retained
             return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+
+        async def _create_server_instance(self, listener_name, listener_type, address, port,
+                                          ssl_context):
+            if listener_type != ListenerType.WS:
+                return await super()._create_server_instance(listener_name, listener_type,
+                                                             address, port, ssl_context)
+            # as amqtt 0.12.1 serves WebSockets, without websockets' 20 s pings: paho-mqtt
+            # (2.2) answers a ping with an unmasked pong, which a server must refuse, so each
+            # paho client was disconnected after 20 s; MQTT's keepalive does the same job
+            return await websockets.serve(
+                partial(self.ws_connected, listener_name=listener_name), address, port,
+                ssl=ssl_context, subprotocols=[websockets.Subprotocol("mqtt")],
+                ping_interval=None)
 
         async def _publish_retained_messages_for_subscription(self, subscription, session):
             topic_filter = subscription[0]

@@ -214,3 +214,30 @@ def test_subscribing_while_messages_are_delivered_loses_none(broker, hub_cred):
     finally:
         for c in clients:
             c.close()
+
+
+def test_a_paho_client_over_websockets_stays_connected_past_the_ping_interval(broker, hub_cred):
+    """_create_server_instance: websockets pings every client every 20 s by default, and paho
+    (2.2) answers with an unmasked pong, which the server must refuse ("incorrect masking"):
+    every Python client over WebSockets was cut off after 20 s (one test failed on it under
+    load). The WebSocket listener now sends no pings; MQTT's keepalive finds dead clients."""
+    import time
+    server = broker._broker._servers["ws"].instance
+    c = MqttClient(broker.ws_url, "hub", hub_cred.password, keepalive=10).connect()
+    try:
+        conns = list(server.connections)
+        assert conns and all(x.ping_interval is None for x in conns)
+        end = time.monotonic() + 22                     # past websockets' 20 s default
+        while time.monotonic() < end:
+            assert not c._disconnected.is_set(), "disconnected by the server"
+            time.sleep(0.25)
+        c2 = MqttClient(broker.url, "hub", hub_cred.password).connect()
+        try:                                            # and it still gets what is published
+            c.subscribe([("tc/v1/pings/state", 1)])
+            c2.publish("tc/v1/pings/state", b'{"after":22}', qos=1, retain=False, wait=True)
+            got = c.wait_for(lambda m: m.topic == "tc/v1/pings/state", 5)
+            assert got[-1].payload == b'{"after":22}'
+        finally:
+            c2.close()
+    finally:
+        c.close()
