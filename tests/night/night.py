@@ -388,6 +388,21 @@ class Night:
     def mark(self, what):
         self.marks[what] = round(time.monotonic() - self.t0, 1)
 
+    def final_scores(self):
+        """The game is over: the table shows Victory, and every phone's final scores panel
+        shows the outcome's scores, legibly; the winner's phone is photographed. Returns the
+        rows every scores panel must show, ``[(seat, score), ...]``."""
+        self.d.pump()
+        assert self.app.screen_name == "victory"
+        self.look()
+        outcome = self.hub.session.state.outcome
+        want = sorted((str(s), str(n)) for s, n in outcome.scores.items())
+        for ph in self.phones.values():
+            assert outcome_rows(ph.page) == want
+            assert not ph.unreadable(), ph.unreadable()
+        self.phones[outcome.winners[0]].shot("final-scores")
+        return want
+
     # -- phones ---------------------------------------------------------------------------
     def phone(self, name):
         return NightPhone(self.browser, name, self.prefix)
@@ -711,6 +726,13 @@ class Night:
                 return
             self.look()
             self.tap(hit[0])
+
+
+def outcome_rows(page, rows="[data-panel=outcome] li"):
+    """``[(seat, score), ...]`` as a page's final scores panel shows them, sorted."""
+    page.wait_for_selector("[data-panel=outcome]")
+    return sorted(map(tuple, page.eval_on_selector_all(
+        rows, "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
 
 
 def score_of(v, i):

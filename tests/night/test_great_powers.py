@@ -109,18 +109,7 @@ def test_great_powers_night(night):
     # to the end of the game
     night.play(lambda: night.hub.session.state.outcome is not None)
     night.moments(["gp:recap:continue"])
-    night.d.pump()
-    assert night.app.screen_name == "victory"
-    night.look()
-    outcome = night.hub.session.state.outcome
-    for seat, ph in night.phones.items():
-        ph.page.wait_for_selector("[data-panel=outcome]")
-        rows = sorted(map(tuple, ph.page.eval_on_selector_all(
-            "[data-panel=outcome] li",
-            "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
-        assert rows == sorted((str(s), str(n)) for s, n in outcome.scores.items())
-        assert not ph.unreadable(), ph.unreadable()
-    night.phones[outcome.winners[0]].shot("final-scores")
+    night.final_scores()
     night.mark("victory")
 
     # New game: the table goes Home and sets up another game; the same phones keep their

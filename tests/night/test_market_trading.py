@@ -71,19 +71,7 @@ def test_market_trading_night(night):
 
     # to the end
     night.play(lambda: night.hub.session.state.outcome is not None, limit=600)
-    night.d.pump()
-    assert night.app.screen_name == "victory"
-    night.look()
-    outcome = night.hub.session.state.outcome
-    want = sorted((str(s), str(n)) for s, n in outcome.scores.items())
-    for ph in night.phones.values():
-        ph.page.wait_for_selector("[data-panel=outcome]")
-        rows = sorted(map(tuple, ph.page.eval_on_selector_all(
-            "[data-panel=outcome] li",
-            "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
-        assert rows == want
-        assert not ph.unreadable(), ph.unreadable()
-    night.phones[outcome.winners[0]].shot("final-scores")
+    night.final_scores()
     night.mark("victory")
     print(f"\nmarket trading: {night.moves} phone moves, {night.table_taps} table taps, "
           f"times {night.marks}, spent "

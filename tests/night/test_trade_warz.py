@@ -20,7 +20,7 @@ import time
 import pytest
 
 from . import minds
-from .night import NightPhone, wait_until
+from .night import NightPhone, outcome_rows, wait_until
 
 
 
@@ -203,25 +203,9 @@ def tw_night(night, edition, options, seed, tv=False):
     # to the end: the rest of the Trade, the flip (scanned), disputes, Income
     night.play(lambda: night.hub.session.state.outcome is not None, hook=hook,
                table=lambda: tw_table(night, reader))
-    night.d.pump()
-    assert night.app.screen_name == "victory"
-    night.look()
-    outcome = night.hub.session.state.outcome
-    want = sorted((str(s), str(n)) for s, n in outcome.scores.items())
-    for seat, ph in night.phones.items():
-        ph.page.wait_for_selector("[data-panel=outcome]")
-        rows = sorted(map(tuple, ph.page.eval_on_selector_all(
-            "[data-panel=outcome] li",
-            "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
-        assert rows == want
-        assert not ph.unreadable(), ph.unreadable()
-    night.phones[outcome.winners[0]].shot("final-scores")
+    want = night.final_scores()
     if watch is not None:
-        watch.page.wait_for_selector("[data-panel=outcome]")
-        rows = sorted(map(tuple, watch.page.eval_on_selector_all(
-            "[data-panel=outcome] li[data-seat]",
-            "ls => ls.map(l => [l.dataset.seat, l.querySelector('.score').textContent])")))
-        assert rows == want
+        assert outcome_rows(watch.page, "[data-panel=outcome] li[data-seat]") == want
         assert not watch.unreadable(least=18), watch.unreadable(least=18)
         watch.shot("final-scores")
     assert reader.scans and any(e == "recorded" for _, e in reader.scans)
