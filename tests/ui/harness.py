@@ -440,22 +440,30 @@ def play_until(hub, done, seed=1, limit=5000, clock=None, bot="random"):
         v = hub.public_view()
         if done(v):
             return v
-        s = hub.session
-        g, st = s.game, s.state
-        if None in st.prompts:
-            tb = getattr(g, "table_bot", None)
-            p = st.prompts[None]
-            move, args = tb(g, g.observe(st, None), rng) if tb else (p.get("next") or p["moves"][0],
-                                                        p.get("next_args") or {})
-            hub.table_move(move, args)
-            continue
-        seats = sorted(x for x in st.prompts if x is not None)
-        if not seats:
-            assert clock is not None and v["timers"], "nobody to act and no timer"
-            clock.advance(max(t["left"] for t in v["timers"].values()) + 0.01)
-            s.tick()
-            continue
-        bots = g.bots
-        move, args = bots.get(bot, bots["random"])(g, g.observe(st, seats[0]), rng)
-        hub.submit(seats[0], move, args)
+        bot_step(hub, rng, clock, bot, v)
     raise AssertionError("the state was never reached")
+
+
+def bot_step(hub, rng, clock=None, bot="random", view=None):
+    """One command from whoever the game waits for: the table bot (or the table's Next) at a
+    table prompt, else the lowest seat asked (the game's ``bot``, or its random bot), else
+    the clock runs to the next timer's end."""
+    s = hub.session
+    g, st = s.game, s.state
+    if None in st.prompts:
+        tb = getattr(g, "table_bot", None)
+        p = st.prompts[None]
+        move, args = tb(g, g.observe(st, None), rng) if tb else (p.get("next") or p["moves"][0],
+                                                    p.get("next_args") or {})
+        hub.table_move(move, args)
+        return
+    seats = sorted(x for x in st.prompts if x is not None)
+    if not seats:
+        v = view or hub.public_view()
+        assert clock is not None and v["timers"], "nobody to act and no timer"
+        clock.advance(max(t["left"] for t in v["timers"].values()) + 0.01)
+        s.tick()
+        return
+    bots = g.bots
+    move, args = bots.get(bot, bots["random"])(g, g.observe(st, seats[0]), rng)
+    hub.submit(seats[0], move, args)

@@ -9,35 +9,13 @@ import random
 
 import pytest
 
-from .harness import MIN_PX
+from .harness import MIN_PX, bot_step
 
 NAMES = ["Ann", "Eleanor of Aquitaine", "Cyrus", "Dmitri", "Bo", "Fen", "Gus", "Hal"]
 GAMES = [("great-powers", 5, {}), ("trade-warz", 6, {"edition": "trade"}),
          ("trade-warz", 4, {"edition": "tariff", "rounds": 2}),
          ("battle-builder", 4, {"arc": "4+1"}), ("market-trading", 6, {})]
 CONTINUE = ("gp:continue", "gp:recap:continue", "tw:leaders:continue")
-
-
-def step(hub, clock, rng):
-    """One command from whoever the game waits for (its bots, its table bot, or the clock)."""
-    s = hub.session
-    g, st = s.game, s.state
-    if None in st.prompts:
-        tb = getattr(g, "table_bot", None)
-        p = st.prompts[None]
-        move, args = tb(g, g.observe(st, None), rng) if tb else (p.get("next") or p["moves"][0],
-                                                    p.get("next_args") or {})
-        hub.table_move(move, args)
-        return
-    seats = sorted(x for x in st.prompts if x is not None)
-    if not seats:
-        v = hub.public_view()
-        clock.advance(max(t["left"] for t in v["timers"].values()) + 0.01)
-        s.tick()
-        return
-    bots = g.bots
-    move, args = bots.get("greedy", bots["random"])(g, g.observe(st, seats[0]), rng)
-    hub.submit(seats[0], move, args)
 
 
 def look(d, name, seen):
@@ -82,7 +60,7 @@ def test_every_screen_of_the_game_is_legible(hub, clock, start_app, game, n, opt
                 d.tap(d.tid(closer))
         if v.get("outcome") is not None:
             break
-        step(hub, clock, rng)
+        bot_step(hub, rng, clock, "greedy")   # whoever the game waits for
         d.app.bridge._flush(0)          # the screen follows at once; frames only to look
     d.pump()
     assert hub.public_view()["outcome"] is not None, "the game did not end"
