@@ -102,6 +102,13 @@ class Scans:
         state.note("ScanMismatch", what="export", seat=p["seat"], chosen=p["card"],
                    scanned=card, partner=p["partner"], slot=p["slot"])
 
+    def _scanned_in_hand(self, state, s, card):
+        """The scanned card, if seat ``s`` holds it (else the table must keep the chosen one)."""
+        if card not in state.data.hands[s]:
+            raise IllegalMoveError(f"{self.ix(state).name_of(card)} is not in "
+                                   f"{self.seat_name(state, s)}'s hand; keep the chosen card.")
+        return card
+
     def _settle_mismatch(self, state, seat, keep, placement=None):
         d = state.data
         ix = self.ix(state)
@@ -114,11 +121,7 @@ class Scans:
         s = m["seat"]
         if m["kind"] == "policy":
             if keep == "scanned":
-                card = m["scanned"]
-                if card not in d.hands[s]:
-                    raise IllegalMoveError(f"{ix.name_of(card)} is not in "
-                                           f"{self.seat_name(state, s)}'s hand; keep the "
-                                           f"chosen card.")
+                card = self._scanned_in_hand(state, s, m["scanned"])
                 cost = self.cost_of(state, s, card)
                 if cost > d.gdp[s]:
                     raise IllegalMoveError(f"{ix.name_of(card)} costs {cost} GDP; "
@@ -140,11 +143,7 @@ class Scans:
             p = d.trade.placements[i]
             s = p["seat"]
             if keep == "scanned":
-                card = m["scanned"]
-                if card not in d.hands[s]:
-                    raise IllegalMoveError(f"{ix.name_of(card)} is not in "
-                                           f"{self.seat_name(state, s)}'s hand; keep the "
-                                           f"chosen card.")
+                card = self._scanned_in_hand(state, s, m["scanned"])
                 if ix.rules.export_cost == "on_placement":
                     cost = self.cost_of(state, s, card, p["partner"])
                     if cost > d.gdp[s] + p["paid"]:
