@@ -30,11 +30,17 @@ def on_disk(path, session_id):
         db.close()
 
 
-def test_a_group_is_on_disk_only_when_it_ends_and_then_all_of_it(tmp_path):
-    path = str(tmp_path / "s.db")
+def started(path):
+    """A store with one session of one record."""
     log = SQLiteLog(path)
     log.create("s1", "g", {})
     log.append("s1", 0, [{"type": "SessionStarted"}])
+    return log
+
+
+def test_a_group_is_on_disk_only_when_it_ends_and_then_all_of_it(tmp_path):
+    path = str(tmp_path / "s.db")
+    log = started(path)
     with log.batch():
         assert log.append("s1", 1, [{"type": "A"}]) == 2
         assert log.append("s1", 2, [{"type": "B"}]) == 3
@@ -48,10 +54,7 @@ def test_a_group_is_on_disk_only_when_it_ends_and_then_all_of_it(tmp_path):
 
 
 def test_a_refused_append_in_a_group_takes_back_only_itself(tmp_path):
-    path = str(tmp_path / "s.db")
-    log = SQLiteLog(path)
-    log.create("s1", "g", {})
-    log.append("s1", 0, [{"type": "SessionStarted"}])
+    log = started(str(tmp_path / "s.db"))
     with log.batch():
         log.append("s1", 1, [{"type": "A"}])
         with pytest.raises(ConcurrencyError):
