@@ -527,9 +527,8 @@ class Hub:
         with self._lock:
             s = self.session
             mark = s.version if s is not None else None
-            group = getattr(self.log, "batch", None)
             try:
-                with group() if group is not None else contextlib.nullcontext():
+                with self.log.batch():
                     yield
             except StorageError as e:
                 lost = e
