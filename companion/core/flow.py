@@ -136,7 +136,10 @@ def run(game, state) -> None:
                 if fn(state, step) is ASK or lane in flow.asks:
                     break
                 progressed = True
-                for i, x in enumerate(q):
+                if q and q[0] is step:          # the usual case: it is still at the head
+                    del q[0]
+                    continue
+                for i, x in enumerate(q):       # the step changed its lane (drop): find it
                     if x is step:
                         del q[i]
                         break

@@ -86,6 +86,11 @@ class Move:
     doc: str = ""
     label: str = ""               # what a button says ("Place an Export")
     choices: Callable | None = None   # (state, seat) -> argument specs (core/choices.py)
+    # (required, allowed, takes_any) argument names of ``fn``, checked on every command
+    params: tuple = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", _params(self.fn))
 
     def title(self) -> str:
         return self.label or self.name.replace("_", " ").capitalize()
@@ -278,15 +283,16 @@ def apply(game: Game, state: State, rec: dict) -> None:
     ``pause``/``resume`` (timer), ``correct`` (seat, counter, delta, reason), ``rename``
     (seat, name), ``end`` (the table ends the game early with the scores as they stand).
     """
-    state.notices = []
-    state.now = rec.get("at", state.now)
-    if state.outcome is not None and rec["kind"] != "correct":
-        raise IllegalMoveError("The game is over.")
     kind = rec["kind"]
     if kind == "move":
-        _apply_move(game, state, rec["seat"], rec["move"], rec.get("args") or {},
-                    rec.get("salt"))
-    elif kind == "close":
+        apply_move(game, state, rec["seat"], rec["move"], rec.get("args") or {},
+                   rec.get("salt"), rec.get("at"))
+        return
+    state.notices = []
+    state.now = rec.get("at", state.now)
+    if state.outcome is not None and kind != "correct":
+        raise IllegalMoveError("The game is over.")
+    if kind == "close":
         close_window(game, state, state.window(rec["window"]))
     elif kind == "timer":
         name = rec["timer"]
@@ -324,6 +330,21 @@ def apply(game: Game, state: State, rec: dict) -> None:
     state.seq += 1
 
 
+def apply_move(game: Game, state: State, seat, name: str, args: dict, salt=None,
+               at=None) -> None:
+    """Apply one ``move`` command: what :func:`apply` does with ``{"kind": "move", ...}``,
+    without the record (a simulation's :class:`~.session.LeanSession` calls it for each of its
+    commands, most of a game's work)."""
+    state.notices = []
+    if at is not None:
+        state.now = at
+    if state.outcome is not None:
+        raise IllegalMoveError("The game is over.")
+    _apply_move(game, state, seat, name, args, salt)
+    advance(game, state)
+    state.seq += 1
+
+
 def _apply_move(game, state, seat, name, args, salt):
     move = game.moves.get(name)
     if move is None:
@@ -346,14 +367,16 @@ def _apply_move(game, state, seat, name, args, salt):
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    names = _ARG_NAMES.get(move.fn)
-    if names is None or not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
-        _check_arg_names(move, args)            # says what is wrong (or fills the cache)
+    names = move.params
+    if not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+        _check_arg_names(move, args)            # says what is wrong
     if move.sealed is None:
         move.fn(state, seat, **args)
         return
-    w = state.window(move.sealed(state, seat))
-    if w.is_revealed() or w.has_locked(seat) or seat not in w.seats:
+    wid = move.sealed(state, seat)
+    w = state.windows.get(wid) or state.window(wid)     # (state.window says what is missing)
+    # Window.is_revealed / has_locked, read directly: every sealed choice passes here
+    if w.revealed_flag or seat in w.entries or seat not in w.seats:
         w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
     if salt is None and state.lean:
@@ -364,35 +387,22 @@ def _apply_move(game, state, seat, name, args, salt):
     state.prompts.pop(seat, None)
     if not state.lean:
         state.note("ChoiceLocked", window=w.id, seat=seat, commitment=digest)
-    if w.is_complete() and not w.hold:
+    if len(w.entries) == len(w.seats) and not w.hold:       # w.is_complete(), inline
         _reveal(game, state, w)
-
-
-_PARAMS = {}
 
 
 def _params(fn):
     """``(required, allowed, takes_any)`` argument names of a move function (frozensets)."""
-    key = getattr(fn, "__func__", fn)
-    got = _PARAMS.get(key)
-    if got is None:
-        ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
-        any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
-        named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        got = _PARAMS[key] = (frozenset(p.name for p in named if p.default is p.empty),
-                              frozenset(p.name for p in named), any_)
-    return got
-
-
-_ARG_NAMES = {}                 # a move's function -> _params(function)
+    ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
+    any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
+    named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return (frozenset(p.name for p in named if p.default is p.empty),
+            frozenset(p.name for p in named), any_)
 
 
 def _check_arg_names(move, args):
     """Wrong or missing argument names, in a sentence (never Python's own words)."""
-    got = _ARG_NAMES.get(move.fn)
-    if got is None:
-        got = _ARG_NAMES[move.fn] = _params(move.fn)
-    required, allowed, any_ = got
+    required, allowed, any_ = move.params
     keys = args.keys()
     if required <= keys and (any_ or keys <= allowed):
         return                              # the usual case: nothing to say

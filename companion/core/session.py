@@ -18,7 +18,7 @@ import time
 from . import views
 from .clock import SessionClock
 from .errors import IllegalMoveError, SessionFileError, UndoError
-from .game import apply, new_state
+from .game import apply, apply_move, new_state
 from .sealed import SALT_BYTES
 from .state import State
 
@@ -359,8 +359,7 @@ class LeanSession:
         return self.commands + 1
 
     def execute(self, seat, move, args=None):
-        apply(self.game, self.state, {"kind": "move", "seat": seat, "move": move,
-                                      "args": args or {}, "at": self.clock.now()})
+        apply_move(self.game, self.state, seat, move, args or {}, None, self.clock.now())
         self.commands += 1
 
     def tick(self):
