@@ -1,6 +1,8 @@
 """Great Powers bots. A bot is ``bot(game, view, rng) -> (move, args)`` answering
 ``view.prompt``; ``view`` is the seat's :class:`Observation` (public facts and its own, never
 the state)."""
+from operator import itemgetter
+
 from companion.core.views import Observation
 
 from .data import TRAITS
@@ -123,7 +125,7 @@ def greedy_bot(game, view, rng):
         others = [tokens[s] for s in range(view.n) if s != seat]
         rand = rng.random
         for t in p["allowed"]:
-            gap = max([tok[t] for tok in others]) - mine[t]
+            gap = max(map(itemgetter(t), others)) - mine[t]     # the best of the others
             # close behind the leader: a bid can make us highest before the Score phase
             value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
             scored.append((value, t))

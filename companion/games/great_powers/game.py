@@ -17,6 +17,7 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
   six traits; ``shared`` makes it a shared win.
 """
 import dataclasses
+from operator import itemgetter
 
 from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
@@ -155,14 +156,14 @@ class GreatPowers(Game):
         """Seats that count as 'the player with the highest level' of ``traits``."""
         mode = mode or state.config["ties"]
         if len(traits) == 1:
-            t = traits[0]
-            vals = [tok[t] for tok in state.data.tokens]
+            vals = list(map(itemgetter(traits[0]), state.data.tokens))
         else:
             vals = [sum(tok[t] for t in traits) for tok in state.data.tokens]
         top = max(vals)
-        who = [s for s, v in enumerate(vals) if v == top]
-        if len(who) == 1 or mode == "all":
-            return who
+        if vals.count(top) == 1:                        # the usual case, read six times a turn
+            return [vals.index(top)]
+        if mode == "all":
+            return [s for s, v in enumerate(vals) if v == top]
         return []
 
     def blocked(self, state, seat):
@@ -175,12 +176,14 @@ class GreatPowers(Game):
         tokens = state.data.tokens
         out = [[] for _ in tokens]
         for t in TRAITS:
-            vals = [tok[t] for tok in tokens]
+            vals = list(map(itemgetter(t), tokens))
             top = max(vals)
-            holders = [s for s, v in enumerate(vals) if v == top]
-            if len(holders) == 1 or tied_blocks:
-                for s in holders:
-                    out[s].append(t)
+            if vals.count(top) == 1:
+                out[vals.index(top)].append(t)
+            elif tied_blocks:
+                for s, v in enumerate(vals):
+                    if v == top:
+                        out[s].append(t)
         return out
 
     def baton_order(self, state):
