@@ -93,31 +93,10 @@ def random_bot(game, view, rng):
 # -- greedy ----------------------------------------------------------------------------------------
 
 def greedy_bot(game, view, rng):
-    p = view.prompt
-    moves = p["moves"]
+    moves = view.prompt["moves"]
     d = view
     if "end_step" in moves:
-        hand, market, cap = d.hand, d.market, game.rules.market_cap
-        usable = view.usable()
-        best, best_v = None, 0
-        for cid in usable:
-            cin, cout = game.converts[cid]
-            if not game._has(hand, cin):
-                continue
-            v = _profit(game, cid)
-            if any(market[k] + hand[k] > cap for k in cin):
-                v += 2                                  # its inputs would score nothing
-            if any(market[k] >= cap for k in cout):
-                v -= 10                                 # its output would score nothing
-            if v > best_v:
-                best, best_v = cid, v
-        if best is not None:
-            return "improve", {"improvement": best}
-        if d.turn_trades < MAX_TRADES:
-            t = _useful_trade(game, view, usable)
-            if t is not None:
-                return "trade", {"give": {t[0]: 1}, "take": {t[1]: t[2] if len(t) > 2 else 1}}
-        return "end_step", {}
+        return _trade_step(game, view)
     if "build" in moves:
         best, best_v = None, 0.0
         for cid in view.affordable():
@@ -133,16 +112,44 @@ def greedy_bot(game, view, rng):
     raise RuntimeError(f"greedy bot cannot answer {moves}")
 
 
-def _useful_trade(game, view, usable):
+def _trade_step(game, view):
+    """The improvement that adds the most value; else a useful trade (:func:`_useful_trade`,
+    at most MAX_TRADES a turn); else the end of the step."""
+    hand, market, cap = view.hand, view.market, game.rules.market_cap
+    converts, profit = game.converts, game.profit
+    lacks = {}                          # each usable improvement: the inputs the hand lacks
+    best, best_v = None, 0
+    for cid in view.usable():
+        cin, cout = converts[cid]
+        lacks[cid] = lack = [k for k, n in cin.items() if hand.get(k, 0) < n]
+        if lack:
+            continue
+        v = profit[cid]
+        if any(market[k] + hand[k] > cap for k in cin):
+            v += 2                                      # its inputs would score nothing
+        if any(market[k] >= cap for k in cout):
+            v -= 10                                     # its output would score nothing
+        if v > best_v:
+            best, best_v = cid, v
+    if best is not None:
+        return "improve", {"improvement": best}
+    if view.turn_trades < MAX_TRADES:
+        t = _useful_trade(game, hand, market, lacks)
+        if t is not None:
+            return "trade", {"give": {t[0]: 1}, "take": {t[1]: t[2] if len(t) > 2 else 1}}
+    return "end_step", {}
+
+
+def _useful_trade(game, hand, market, lacks):
     """(give, take) of one copy each: the missing input of an improvement, or a copy that a
-    full market would not pay for swapped for one that scores."""
-    d = view
-    hand, market, cap, value = d.hand, d.market, game.rules.market_cap, game.value
+    full market would not pay for swapped for one that scores. ``hand`` and ``market``: the
+    observation's; ``lacks``: each usable improvement with the inputs the hand lacks (in its
+    order of inputs)."""
+    cap, value, converts = game.rules.market_cap, game.value, game.converts
     keep = set()
-    for cid in usable:
-        cin = game.converts[cid][0]
+    for cid, missing in lacks.items():
+        cin = converts[cid][0]
         keep.update(cin)
-        missing = [k for k, n in cin.items() if hand.get(k, 0) < n]
         if len(missing) == 1 and hand.get(missing[0], 0) + 1 >= cin[missing[0]] and \
                 market[missing[0]] > 0:
             take = missing[0]
@@ -150,11 +157,11 @@ def _useful_trade(game, view, usable):
                 if give not in cin and value[give] >= value[take] and market[give] < cap:
                     return give, take
     # drain a full market: one valuable copy for the inputs an improvement needs
-    for cid in usable:
-        cin = game.converts[cid][0]
-        for x, need in cin.items():
-            k = need - hand.get(x, 0)
-            if k <= 0 or market[x] < k or market[x] < cap - 1:
+    for cid, missing in lacks.items():
+        cin = converts[cid][0]
+        for x in missing:
+            k = cin[x] - hand.get(x, 0)
+            if market[x] < k or market[x] < cap - 1:
                 continue
             for give in hand:
                 if give not in cin and market[give] < cap and value[give] >= k * value[x]:
@@ -180,7 +187,7 @@ def _build_value(game, view, cid):
         for k in cin:
             res = r.resources[k]
             if res.terrain is not None:
-                supply += sum(1 for t, y in enumerate(d.yields[view.seat]) if y == k)
+                supply += d.yields[view.seat].count(k)       # the tiles that yield it
             else:                                        # fed by another improvement we own
                 supply += 6 * sum(1 for o in owned if o in game.converts and
                                   k in game.converts[o][1])
@@ -207,11 +214,11 @@ def _forage_tile(game, view):
     piles = view.piles[seat]
     market, cap = view.market, r.market_cap
     feeds, extra = set(), {}
-    converts = game.converts
+    converts, on_forage = game.converts, game.on_forage
     for cid in view.built[seat]:
-        imp = r.improvements[cid]
-        if imp.on_forage is not None:
-            for t, n in imp.on_forage.extra:
+        e = on_forage.get(cid)
+        if e is not None:
+            for t, n in e.extra:
                 extra[t] = extra.get(t, 0) + n
         if cid in converts:
             feeds.update(converts[cid][0])
@@ -228,6 +235,8 @@ def _forage_tile(game, view):
             w += 4
         if w and extra:
             w += 2 * extra.get(terrain, 0)
+        if best_v is not None and w * 10 < best_v:
+            continue                        # v is w * 10 less a pile: it cannot reach best_v
         low = min(tiles, key=pile_of)                   # the first tile with the least
         v = w * 10 - piles[low]
         if best_v is None or v > best_v or (v == best_v and low < best):

@@ -23,6 +23,8 @@ vague, the configurable ones as options:
   most points beyond the bowl).
 """
 import dataclasses
+import functools
+from itertools import compress
 
 from companion.core.args import is_whole
 from companion.core.datadir import ref_for, settle
@@ -141,6 +143,15 @@ class MarketTrading(Game):
         self.converts = {k: (dict(i.convert_in), dict(i.convert_out))
                          for k, i in r.improvements.items() if i.convert_in}
         self.costs = {k: tuple(i.cost) for k, i in r.improvements.items()}
+        self.converters = frozenset(self.converts)
+        self.cost_kinds = {k: frozenset(dict(c)) for k, c in self.costs.items()}
+        # usable() asks it of each trade step's player several times, mostly with the same
+        # improvements built: cached by the build list (a tuple)
+        self._first_converters = functools.lru_cache(maxsize=4096)(self._converters_in)
+        self.on_forage = {k: i.on_forage for k, i in r.improvements.items()
+                         if i.on_forage is not None}
+        self.rank = {k: i for i, k in enumerate(self.order)}      # resource -> place in order
+        self.tiles = range(r.rows * r.cols)
         # what running each converting improvement gains, in base values (the bots' measure)
         self.profit = {k: sum(self.value[x] * n for x, n in cout.items()) -
                        sum(self.value[x] * n for x, n in cin.items())
@@ -211,6 +222,8 @@ class MarketTrading(Game):
 
     # == helpers ==================================================================================
     def _tile(self, state, seat, tile):
+        if type(tile) is int and 0 <= tile < len(self.tiles):     # the usual answer, at once
+            return tile
         r = self.rules
         n = r.rows * r.cols
         if isinstance(tile, list) and len(tile) == 2 and all(
@@ -268,30 +281,41 @@ class MarketTrading(Game):
         state.finish(winners, reason, scores, tiebreak, code=code)
 
     def usable(self, state, seat):
-        """Improvements ``seat`` may still use in this step: {id: index into built}."""
+        """Improvements ``seat`` may still use in this step: {id: index into built}, in build
+        order (read-only: it may be shared)."""
         d = state.data
         built = d.built[seat]
         if not built:
             return {}
-        limit = state.config["improve_limit"]
+        used = d.used
+        if not used or state.config["improve_limit"] == "unlimited":
+            return self._first_converters(tuple(built))
+        return self._converters_in(built, used)
+
+    def _converters_in(self, built, used=()):
+        """{id: index into built} of each converting improvement in ``built``: the first copy
+        whose index is not in ``used``."""
+        converts = self.converts
         out = {}
         for i, cid in enumerate(built):
-            if cid in self.converts and cid not in out and (limit == "unlimited" or
-                                                            i not in d.used):
+            if cid in converts and cid not in out and i not in used:
                 out[cid] = i
         return out
 
     def affordable(self, state):
         """Face-up improvements the active player's hand can pay for."""
         hand = state.data.hand
-        out = []
-        costs = self.costs
-        for c in state.data.face_up:
-            for k, v in costs[c]:
-                if hand.get(k, 0) < v:
-                    break
-            else:
-                out.append(c)
+        held, kinds = hand.keys(), self.cost_kinds
+        # a quick sieve first (most cards fail it): the hand holds every kind the cost names
+        out = [c for c in state.data.face_up if held >= kinds[c]]
+        if out:
+            costs, sieved, out = self.costs, out, []
+            for c in sieved:                    # and enough of each?
+                for k, v in costs[c]:
+                    if hand[k] < v:
+                        break
+                else:
+                    out.append(c)
         return out
 
     # == 1. Harvest ===============================================================================
@@ -321,11 +345,12 @@ class MarketTrading(Game):
         d.last = {"seat": s, "round": state.round}
         piles, yields = d.piles[s], d.yields[s]
         hand = d.hand
-        for t, n in enumerate(piles):
-            if n:
-                piles[t] = n - 1
-                res = yields[t]
-                hand[res] = hand.get(res, 0) + 1
+        # the tiles with a pile, in tile order (most tiles have none: compress skips them in C;
+        # it reads piles[t] before this loop lowers it)
+        for t in compress(self.tiles, piles):
+            piles[t] -= 1
+            res = yields[t]
+            hand[res] = hand.get(res, 0) + 1
         d.last["harvest"] = dict(hand)
         if not state.lean:                  # notices: only a table reads them
             state.note("Harvested", seat=s, got=dict(hand))
@@ -357,8 +382,9 @@ class MarketTrading(Game):
         # "improve" only for a player who owns an improvement that converts (its picker then
         # lists them, the ones not usable now disabled with the reason); nobody builds during
         # a trade step, so this holds for the whole step
-        owns = any(cid in self.converts for cid in d.built[d.active])
-        if not self.can_trade_or_improve(state):
+        owns = not self.converters.isdisjoint(d.built[d.active])
+        # can_trade_or_improve, asking can_improve only of an owner of a converter
+        if not ((owns and self.can_improve(state)) or self.can_trade(state)):
             if state.config["pass_empty_steps"]:
                 return                               # nothing the player could do
             state.prompt(d.active, ("improve", "end_step") if owns else ("end_step",),
@@ -376,8 +402,12 @@ class MarketTrading(Game):
         hand = d.hand
         if not hand:
             return False
+        have, converts = hand.get, self.converts
         for cid in self.usable(state, d.active):
-            if self._has(hand, self.converts[cid][0]):
+            for k, n in converts[cid][0].items():           # self._has, inlined (hot)
+                if have(k, 0) < n:
+                    break
+            else:
                 return True
         return False
 
@@ -393,11 +423,14 @@ class MarketTrading(Game):
         # the most value the hand can give into each market (room permitting); a trade that
         # takes one copy of k is possible when the other resources can give at least its value
         # (several copies together: 3 Grain + 1 Stone for 1 Planks)
-        room = {g: min(n, cap - market[g]) * value[g] for g, n in hand.items()
-                if market[g] < cap}
+        room, total = {}, 0
+        for g, n in hand.items():
+            m = market[g]
+            if m < cap:
+                room[g] = r = (n if n < cap - m else cap - m) * value[g]
+                total += r
         if not room:
             return False
-        total = sum(room.values())
         for k, m in market.items():
             if m and value[k] <= total - room.get(k, 0):
                 return True
@@ -568,8 +601,9 @@ class MarketTrading(Game):
         d.last["forage"] = [t, res]
         if not state.lean:                  # notices: only a table reads them
             state.note("Foraged", seat=seat, tile=t, resource=res)
+        on_forage = self.on_forage
         for cid in d.built[seat]:
-            e = r.improvements[cid].on_forage
+            e = on_forage.get(cid)
             if e is not None:
                 self._effect(state, seat, cid, e, t)
                 if state.outcome is not None:
@@ -583,8 +617,8 @@ class MarketTrading(Game):
         market, bank, hand = d.market, d.bank, d.hand
         pts = 0
         given = {}
-        for k in self.order:
-            n = hand.get(k)
+        for k in sorted(hand, key=self.rank.__getitem__):      # in resource order
+            n = hand[k]
             if not n:
                 continue
             m = market[k]
