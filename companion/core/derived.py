@@ -25,15 +25,17 @@ class Tracked:
     """Base of a dataclass whose every change is counted (:meth:`version`). Lists and dicts put
     into it (at any depth) become tracked copies: keep no other reference to change them by."""
 
+    _changes = 0            # changes counted so far (the class's 0 until the first one)
+
     def __setattr__(self, name, value):
         object.__setattr__(self, name, _track(value, self))
-        object.__setattr__(self, "_changes", self.__dict__.get("_changes", 0) + 1)
+        object.__setattr__(self, "_changes", self._changes + 1)
 
     def version(self) -> int:
-        return self.__dict__.get("_changes", 0)
+        return self._changes
 
     def _changed(self):
-        object.__setattr__(self, "_changes", self.__dict__.get("_changes", 0) + 1)
+        object.__setattr__(self, "_changes", self._changes + 1)
 
 
 def _track(value, owner):
