@@ -102,6 +102,13 @@ class TWObservation(Observation):
     def export_options(self, cards, partners=None):
         return self.game.export_options(self._state, self.seat, cards, partners)
 
+    def export_rows(self, cards):
+        """``{card: {partner: (cost, route income)}}`` of these Exports for the seat now (read
+        only)."""
+        game, state, seat = self.game, self._state, self.seat
+        got = game.standing(state, seat)
+        return {c: game.export_row(state, seat, c, got) for c in cards}
+
     def open_slots_all(self):
         return self.game.open_slots_all(self._state, self.seat)
 
@@ -131,13 +138,13 @@ def _placements(game, view):
     if not exports:
         return []
     budget = view.budget()
-    table = view.export_options(exports)
+    rows = view.export_rows(exports)
     out = []
     for p, slots in view.open_slots_all().items():
         if not slots:
             continue
         for c in exports:
-            cost = table[c, p][0]
+            cost = rows[c][p][0]
             if cost <= budget:
                 for k in slots:
                     out.append((c, p, k, cost))
@@ -545,7 +552,7 @@ def _greedy_trade(game, view, p, rng):
             crowd[key] = crowd.get(key, 0) + 1
     best, best_v = None, 0.0
     open_ = [(pt, slots) for pt, slots in view.open_slots_all().items() if slots]
-    table = view.export_options(exports, [pt for pt, _ in open_])
+    rows = view.export_rows(exports)
     mult = left - 0.5
     noise = rng.random
     for pt, slots in open_:
@@ -563,7 +570,7 @@ def _greedy_trade(game, view, p, rng):
             if low:
                 penalty = 3.0 + 1.5 * low
         for c in exports:
-            cost, value = table[c, pt]
+            cost, value = rows[c][pt]
             if cost > budget:
                 continue
             v = value * mult - cost - penalty + noise() * 0.5

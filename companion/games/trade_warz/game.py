@@ -141,6 +141,7 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         self._edited_ix = {}                # edition -> Index of an edited copy's cards
         self._ix = {}                       # edition -> the Index this game plays (ix())
         self._moves_cache = {}
+        self._last_mods = {}                # id(a game's data) -> (weakref, its last modifiers)
 
         def P(name, nxt, begin, done=None, end=None, prompts=None):
             def end_if(state):

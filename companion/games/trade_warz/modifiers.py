@@ -7,6 +7,8 @@ every source on the :class:`~.data.Board`; the list is derived data: the core re
 the board changes (``state.derived``).
 """
 
+import weakref
+
 from .rules import MODIFIER_KINDS
 
 NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
@@ -14,6 +16,47 @@ _COST_KEY = {"export": "cost:export", "policy": "cost:policy", "tactic": "cost:t
 # id(Index) -> (Index, {kind: the Trade Partners' modifiers}): they are printed on the partners,
 # in play all game, and read only (their ``{"this": partner}`` is the same for every game)
 _PARTNER_MODS = {}
+# id(Index) -> (Index, does any modifier of the edition read GDP (:func:`_by_gdp`)?)
+_GDP_MODS = {}
+
+
+def _by_gdp(e):
+    """Does whom the modifier ``e`` reaches depend on GDP (a condition, the richest or the
+    poorest)?"""
+    return e.condition is not None or e.target in ("richest", "poorest")
+
+
+def _choices_read(rec):
+    """What the modifiers read of a source's choices (:meth:`Modifiers.partner_of`,
+    :meth:`Modifiers.applies`)."""
+    return (rec.get("target"), rec.get("partner"), rec.get("this")) if rec else None
+
+
+class _Table(dict):
+    """``{kind: [(effect, owner, rec, source, partner), ...]}``: the modifiers in play
+    (:meth:`Modifiers.mods`), with what they were collected from (``sources``) and the
+    :class:`_Standing` of the seats under them (``standing``; None until read)."""
+    __slots__ = ("sources", "standing")
+
+
+class _Standing:
+    """The per-seat values of :meth:`Modifiers.standing` under one modifier table, and the
+    locks and GDP they were worked out with (``gdp`` None: no modifier in play reads GDP)."""
+    __slots__ = ("reads_gdp", "locked", "gdp", "seats")
+
+    def __init__(self, ix, table):
+        got = _GDP_MODS.get(id(ix))
+        if got is None or got[0] is not ix:
+            got = _GDP_MODS[id(ix)] = (ix, any(_by_gdp(e) for es in ix.mods_of.values()
+                                               for e in es))
+        self.reads_gdp = got[1] and any(_by_gdp(m[0]) for kind in MODIFIER_KINDS
+                                        for m in table[kind])
+        self.locked = self.gdp = self.seats = None
+
+    def reset(self, d):
+        self.locked = list(d.locked)
+        self.gdp = list(d.gdp) if self.reads_gdp else None
+        self.seats = [{} for _ in d.gdp]
 
 
 class Modifiers:
@@ -91,8 +134,39 @@ class Modifiers:
     def _collect(self, state):
         ix = self.ix(state)
         mods_of = ix.mods_of
-        b = state.data.board
-        out = {k: [] for k in MODIFIER_KINDS}
+        d = state.data
+        b = d.board
+        # the sources in play, in the board's order: (card, owner, its choices); and ``key``,
+        # what the modifiers read of them. The same sources give the same table: a change to
+        # the board that brings no modifier (most routes) keeps the last table, and with it
+        # what the seats' costs and route incomes were worked out to be (:meth:`standing`).
+        srcs = [(lid, s, None) for s, lid in enumerate(b.leaders) if lid in mods_of]
+        key = [tuple(b.leaders)]
+        for s, pid in enumerate(b.policy):
+            if pid in mods_of:
+                ch = b.policy_ch[s]
+                srcs.append((pid, s, ch))
+                key.append((pid, s, id(ch), _choices_read(ch)))
+        mid = len(srcs)                     # the Trade Partners' own modifiers come here
+        for p, slots in b.routes.items():
+            for s, cid in slots.values():
+                if cid in mods_of:
+                    srcs.append((cid, s, {"route": p}))
+                    key.append((cid, s, p))
+        for t in b.in_play:
+            if t["card"] in mods_of:
+                ch = t["ch"]
+                srcs.append((t["card"], t["owner"], ch))
+                key.append((t["card"], t["owner"], id(ch), _choices_read(ch)))
+        if b.event in mods_of:
+            srcs.append((b.event, None, None))
+            key.append(b.event)
+        last = self._last_mods.get(id(d))
+        if last is not None and last[0]() is d and last[1].sources == key:
+            return last[1]
+        out = _Table((k, []) for k in MODIFIER_KINDS)
+        out.sources = key
+        out.standing = None
         partner_of = self.partner_of
 
         def add(srcs):
@@ -102,10 +176,7 @@ class Modifiers:
                     if p is not None:
                         p = partner_of(e, rec) or NOWHERE
                     out[e.kind].append((e, owner, rec, src, p))
-        # the sources in play, in the board's order: (card, owner, its choices)
-        srcs = [(lid, s, None) for s, lid in enumerate(b.leaders) if lid in mods_of]
-        srcs += [(pid, s, b.policy_ch[s]) for s, pid in enumerate(b.policy) if pid in mods_of]
-        add(srcs)
+        add(srcs[:mid])
         # the Trade Partners' own modifiers never change: worked out once per edition
         fixed = _PARTNER_MODS.get(id(ix))
         if fixed is None or fixed[0] is not ix:
@@ -116,20 +187,13 @@ class Modifiers:
             out = out_
         for k, v in fixed[1].items():
             out[k] += v
-        srcs = []
-        for p, slots in b.routes.items():
-            for s, cid in slots.values():
-                if cid in mods_of:
-                    srcs.append((cid, s, {"route": p}))
-        for t in b.in_play:
-            if t["card"] in mods_of:
-                srcs.append((t["card"], t["owner"], t["ch"]))
-        if b.event in mods_of:
-            srcs.append((b.event, None, None))
-        add(srcs)
+        add(srcs[mid:])
         cost = out["cost_change"]
-        for kind, key in _COST_KEY.items():
-            out[key] = [m for m in cost if m[0].card_kind == kind]
+        for kind, k in _COST_KEY.items():
+            out[k] = [m for m in cost if m[0].card_kind == kind]
+        if last is None or last[0]() is not d:
+            weakref.finalize(d, self._last_mods.pop, id(d), None)
+        self._last_mods[id(d)] = (weakref.ref(d), out)
         return out
 
     def shielded(self, state, seat):
@@ -191,70 +255,78 @@ class Modifiers:
                 out.append(s)
         return out
 
-    def cost_of(self, state, seat, cid, partner=None):
-        """What ``cid`` costs ``seat`` now (at ``partner``, for an Export being placed)."""
+    def standing(self, state, seat):
+        """What the modifiers make of things for ``seat`` now, worked out when first read:
+        ``{kind: reach}`` (:meth:`reach`), ``{(card, partner): cost}`` (:meth:`cost_of`),
+        ``{("export", card): row}`` (:meth:`export_row`). Costs and route incomes are read many
+        times between two changes of what they depend on (every bot decision reads most of
+        them): the modifiers in play (the table of :meth:`mods`) and, through shields and
+        conditions, the Fast-Pass locks and (only if a modifier in play has a condition or
+        targets the richest or the poorest) GDP."""
+        d = state.data
+        table = state.derived("tw.mods", lambda: self._collect(state), d.board)
+        st = table.standing
+        if st is None:
+            st = table.standing = _Standing(self.ix(state), table)
+        if st.locked != d.locked or (st.gdp is not None and st.gdp != d.gdp):
+            st.reset(d)
+        return st.seats[seat]
+
+    def reach(self, state, seat, kind, got=None):
+        """``((tag, partner, amount, source), ...)``: the ``kind`` modifiers (:meth:`mods`) that
+        reach ``seat`` now, in the board's order (``got``: the seat's :meth:`standing`, if the
+        caller has it)."""
+        if got is None:
+            got = self.standing(state, seat)
+        r = got.get(kind)
+        if r is None:
+            r = got[kind] = []
+            for e, owner, rec, src, p in self.mods(state, kind):
+                if (owner == seat and e.target == "self" and e.condition is None) or \
+                        self.applies(state, e, owner, rec, seat):
+                    r.append((e.tag, p, e.amount, src))
+        return r
+
+    def cost_of(self, state, seat, cid, partner=None, got=None):
+        """What ``cid`` costs ``seat`` now (at ``partner``, for an Export being placed;
+        ``got``: the seat's :meth:`standing`, if the caller has it)."""
         card = self.ix(state).items[cid]
         c = card.cost
-        for e, owner, rec, _, p in self.mods(state, _COST_KEY[card.kind]):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if (owner == seat and e.target == "self" and e.condition is None) or \
-                    self.applies(state, e, owner, rec, seat):
-                c += e.amount
+        tags = card.tags
+        for tag, p, amount, _ in self.reach(state, seat, _COST_KEY[card.kind], got):
+            if (tag is None or tag in tags) and (p is None or p == partner):
+                c += amount
         return c if c > 0 else 0
 
     def costs_of(self, state, seat, cids):
         """``{cid: cost}``: :meth:`cost_of` for several cards at once (no partner)."""
-        items = self.ix(state).items
-        picked = {}
-        out = {}
-        for cid in cids:
-            card = items[cid]
-            kind = card.kind
-            got = picked.get(kind)
-            if got is None:
-                got = picked[kind] = [
-                    (e.tag, e.amount) for e, owner, rec, _, p in self.mods(state, _COST_KEY[kind])
-                    if p is None and ((owner == seat and e.target == "self" and
-                                       e.condition is None) or
-                                      self.applies(state, e, owner, rec, seat))]
-            c = card.cost
-            for tag, amount in got:
-                if tag is None or tag in card.tags:
-                    c += amount
-            out[cid] = c if c > 0 else 0
-        return out
+        got = self.standing(state, seat)
+        cost_of = self.cost_of
+        return {cid: cost_of(state, seat, cid, None, got) for cid in cids}
 
     def route_value(self, state, seat, cid, partner, explain=False):
         """A route's income now: Export value + partner bonus + route modifiers (never < 0)."""
         ix = self.ix(state)
         card = ix.items[cid]
+        tags = card.tags
         total = card.value + ix.items[partner].bonus
         mods = [] if explain else None
-        for e, owner, rec, src, p in self.mods(state, "route_income"):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if (owner == seat and e.target == "self" and e.condition is None) or \
-                    self.applies(state, e, owner, rec, seat):
-                total += e.amount
+        for tag, p, amount, src in self.reach(state, seat, "route_income"):
+            if (tag is None or tag in tags) and (p is None or p == partner):
+                total += amount
                 if explain:
-                    mods.append({"source": ix.name_of(src), "amount": e.amount})
+                    mods.append({"source": ix.name_of(src), "amount": amount})
         total = total if total > 0 else 0
         if explain:
             return total, {"value": card.value, "bonus": ix.items[partner].bonus, "mods": mods}
         return total
 
     def dispute_bonus(self, state, seat, cid, partner):
-        card = self.ix(state).items[cid]
+        tags = self.ix(state).items[cid].tags
         total = 0
-        for e, owner, rec, _, p in self.mods(state, "dispute_power"):
-            if (e.tag is not None and e.tag not in card.tags) or (p is not None and
-                                                                  p != partner):
-                continue
-            if self.applies(state, e, owner, rec, seat):
-                total += e.amount
+        for tag, p, amount, _ in self.reach(state, seat, "dispute_power"):
+            if (tag is None or tag in tags) and (p is None or p == partner):
+                total += amount
         return total
 
     def slots_at(self, state, partner):
@@ -287,52 +359,49 @@ class Modifiers:
 
     def export_options(self, state, seat, cards, partners=None):
         """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner
-        (or at these ``partners``), as :meth:`cost_of` and :meth:`route_value` would give, in
-        one pass."""
-        ix = self.ix(state)
-        items = ix.items
-        if partners is None:
-            pb = ix.partner_bonus
-        else:
-            pb = [(p, items[p].bonus) for p in partners]
-        picked = []
-        table = self.mods_table(state)
-        for kind in ("cost:export", "route_income"):
-            got = []
-            for e, owner, rec, _, p in table[kind]:
-                if (owner == seat and e.target == "self" and e.condition is None) or \
-                        self.applies(state, e, owner, rec, seat):
-                    got.append((e.tag, p, e.amount))
-            picked.append(got)
-        cost_mods, value_mods = picked
+        (or at these ``partners``), as :meth:`cost_of` and :meth:`route_value` would give."""
+        got = self.standing(state, seat)
         out = {}
         for c in cards:
-            card = items[c]
-            tags = card.tags
-            base_c, per_c = card.cost, {}
-            for tag, p, amount in cost_mods:
-                if tag is None or tag in tags:
-                    if p is None:
-                        base_c += amount
-                    else:
-                        per_c[p] = per_c.get(p, 0) + amount
-            base_v, per_v = card.value, {}
-            for tag, p, amount in value_mods:
-                if tag is None or tag in tags:
-                    if p is None:
-                        base_v += amount
-                    else:
-                        per_v[p] = per_v.get(p, 0) + amount
-            if per_c or per_v:
-                for partner, bonus in pb:
-                    cost = base_c + per_c.get(partner, 0)
-                    value = base_v + bonus + per_v.get(partner, 0)
-                    out[c, partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+            row = self.export_row(state, seat, c, got)
+            if partners is None:
+                out.update({(c, p): v for p, v in row.items()})
             else:
-                cost = base_c if base_c > 0 else 0
-                out.update({(c, partner): (cost, value if (value := base_v + bonus) > 0 else 0)
-                            for partner, bonus in pb})
+                out.update({(c, p): row[p] for p in partners})
         return out
+
+    def export_row(self, state, seat, card, got=None):
+        """``{partner: (cost, route income)}``: the Export ``card`` at every Trade Partner for
+        ``seat`` now (:meth:`cost_of` and :meth:`route_value` in one pass; part of the seat's
+        :meth:`standing`, read only)."""
+        if got is None:
+            got = self.standing(state, seat)
+        key = ("export", card)
+        row = got.get(key)
+        if row is not None:
+            return row
+        ix = self.ix(state)
+        tags = ix.items[card].tags
+        base_c, per_c = ix.items[card].cost, {}
+        for tag, p, amount, _ in self.reach(state, seat, "cost:export", got):
+            if tag is None or tag in tags:
+                if p is None:
+                    base_c += amount
+                else:
+                    per_c[p] = per_c.get(p, 0) + amount
+        base_v, per_v = ix.items[card].value, {}
+        for tag, p, amount, _ in self.reach(state, seat, "route_income", got):
+            if tag is None or tag in tags:
+                if p is None:
+                    base_v += amount
+                else:
+                    per_v[p] = per_v.get(p, 0) + amount
+        row = got[key] = {}
+        for partner, bonus in ix.partner_bonus:
+            cost = base_c + per_c.get(partner, 0)
+            value = base_v + bonus + per_v.get(partner, 0)
+            row[partner] = (cost if cost > 0 else 0, value if value > 0 else 0)
+        return row
 
     # -- routes ---------------------------------------------------------------------------------
     def routes_of(self, state, seat):
