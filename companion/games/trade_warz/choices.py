@@ -566,8 +566,11 @@ class Choices:
         ix = self.ix(state)
         if self.silenced(state, seat) is not None:
             return False
-        return any(c in ix.tactics and self.cost_of(state, seat, c) <= d.gdp[seat]
-                   for c in d.hands[seat])
+        mine = [c for c in d.hands[seat] if c in ix.tactics]
+        if not mine:
+            return False
+        got = self.standing(state, seat)
+        return any(self.cost_of(state, seat, c, None, got) <= d.gdp[seat] for c in mine)
 
     def can_activate(self, state, seat):
         d = state.data

@@ -414,8 +414,11 @@ class Modifiers:
         per = [[] for _ in range(state.n)]
         routes = state.data.board.routes
         for p in self.ix(state).partners:
-            for slot, (s, cid) in sorted(routes[p].items()):
-                per[s].append((p, slot, cid))
+            here = routes[p]
+            if here:                        # most partners hold no route or one
+                for slot in sorted(here) if len(here) > 1 else here:
+                    s, cid = here[slot]
+                    per[s].append((p, slot, cid))
         return [tuple(x) for x in per]
 
     def route_count(self, state, seat):

@@ -75,7 +75,9 @@ class TradePhase:
                 if k not in taken and k not in mine]
 
     def open_slots_all(self, state, seat):
-        """``{partner: [open slot, ...]}`` for ``seat``, every Trade Partner in one pass."""
+        """``{partner: [open slot, ...]}`` for ``seat``, every Trade Partner in one pass (the
+        lists are read only: where the seat has no face-down Export, the :meth:`free_slots`
+        list itself)."""
         d = state.data
         mine = {}
         for p in d.trade.placements:
@@ -84,7 +86,7 @@ class TradePhase:
         out = {}
         for partner, free in self.free_slots(state).items():
             own = mine.get(partner)
-            out[partner] = free[:] if own is None else [k for k in free if k not in own]
+            out[partner] = free if own is None else [k for k in free if k not in own]
         return out
 
     def free_slots(self, state):
@@ -108,10 +110,13 @@ class TradePhase:
     def committed(self, state, seat):
         """GDP promised to face-down Exports that are paid after the disputes (Trade Warz)."""
         total = 0
+        got = None
         for p in state.data.trade.placements:
             if p["seat"] == seat and p["state"] in ("down", "up"):
                 cid = p["card"] or state.windows[p["window"]].entries[seat].choice["card"]
-                total += self.cost_of(state, seat, cid, p["partner"])
+                if got is None:
+                    got = self.standing(state, seat)
+                total += self.cost_of(state, seat, cid, p["partner"], got)
         return total
 
     def budget(self, state, seat):
