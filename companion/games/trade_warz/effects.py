@@ -197,9 +197,10 @@ class Effects:
         """{pile: cards available} for the piles ``seat`` may draw from (non-empty only).
         ``seat`` None: the shared decks only (``shared``: those, worked out already)."""
         d = state.data
+        draw_piles = self.ix(state).draw_piles
         if shared is None:
             shared = {}
-            for p in self.ix(state).draw_piles:
+            for p in draw_piles:
                 if p != "personal":
                     n = len(d.decks[p]) + len(d.discards[p])
                     if n:
@@ -210,7 +211,7 @@ class Effects:
         if not n:
             return dict(shared)
         out = {}
-        for p in self.ix(state).draw_piles:
+        for p in draw_piles:
             if p == "personal":
                 out[p] = n
             elif p in shared:
