@@ -246,7 +246,9 @@ def advance(game: Game, state: State) -> None:
     if reacts is None:
         reacts = _reacts(game)
     phases = game.phases
-    for _ in range(10_000):
+    loops = 0
+    while loops < 10_000:
+        loops += 1
         # settle, unless it has nothing to do (no step pending, no after-command hook, no
         # derived prompts): the usual case after most moves of most games
         if state.outcome is None and (flow.lanes or reacts or
