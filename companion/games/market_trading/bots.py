@@ -121,14 +121,21 @@ def _trade_step(game, view):
     best, best_v = None, 0
     for cid in view.usable():
         cin, cout = converts[cid]
-        lacks[cid] = lack = [k for k, n in cin.items() if hand.get(k, 0) < n]
+        lacks[cid] = lack = []
+        for k, n in cin.items():
+            if hand.get(k, 0) < n:
+                lack.append(k)
         if lack:
             continue
         v = profit[cid]
-        if any(market[k] + hand[k] > cap for k in cin):
-            v += 2                                      # its inputs would score nothing
-        if any(market[k] >= cap for k in cout):
-            v -= 10                                     # its output would score nothing
+        for k in cin:
+            if market[k] + hand[k] > cap:
+                v += 2                                  # its inputs would score nothing
+                break
+        for k in cout:
+            if market[k] >= cap:
+                v -= 10                                 # its output would score nothing
+                break
         if v > best_v:
             best, best_v = cid, v
     if best is not None:
@@ -177,35 +184,43 @@ def _useful_trade(game, hand, market, lacks):
 
 
 def _build_value(game, view, cid):
-    imp = game.rules.improvements[cid]
-    d, r = view, game.rules
-    owned = d.built[view.seat]
+    r, converts = game.rules, game.converts
+    imp = r.improvements[cid]
+    seat = view.seat
+    owned, yields, market, cap = view.built[seat], view.yields[seat], view.market, r.market_cap
     v = 0.0
-    if cid in game.converts:
-        cin, cout = game.converts[cid]
+    if cid in converts:
+        cin, cout = converts[cid]
         supply = 0
         for k in cin:
-            res = r.resources[k]
-            if res.terrain is not None:
-                supply += d.yields[view.seat].count(k)       # the tiles that yield it
-            else:                                        # fed by another improvement we own
-                supply += 6 * sum(1 for o in owned if o in game.converts and
-                                  k in game.converts[o][1])
+            if r.resources[k].terrain is not None:
+                supply += yields.count(k)                   # the tiles that yield it
+            else:                                           # fed by another improvement we own
+                for o in owned:
+                    if o in converts and k in converts[o][1]:
+                        supply += 6
         v += (_profit(game, cid) + 1) * min(supply, 8) / 4.0
         if cid in owned:
             v *= 0.3
-        if any(d.market[k] >= r.market_cap for k in cout):
-            v *= 0.2
+        for k in cout:
+            if market[k] >= cap:
+                v *= 0.2
+                break
     for e in (imp.on_forage, imp.on_build):
         if e is not None:
             for terrain, n in e.extra:
                 res = r.t1_of[terrain]
-                if d.market[res] < r.market_cap - 1 and res in d.yields[view.seat]:
+                if market[res] < cap - 1 and res in yields:
                     v += n
-            v += 0.5 * sum(n for _, n in e.gain) + e.points
-    if cid not in game.converts and not any(o in game.converts for o in owned):
+            gain = 0
+            for _, n in e.gain:
+                gain += n
+            v += 0.5 * gain + e.points
+    if cid not in converts and game.converters.isdisjoint(owned):
         v *= 0.3                                     # first, something that adds value
     return v
+
+
 def _forage_tile(game, view):
     """A tile whose resource the market still pays for, or that feeds an improvement; spread
     out over empty tiles (every pile yields one per harvest)."""
@@ -237,7 +252,11 @@ def _forage_tile(game, view):
             w += 2 * extra.get(terrain, 0)
         if best_v is not None and w * 10 < best_v:
             continue                        # v is w * 10 less a pile: it cannot reach best_v
-        low = min(tiles, key=pile_of)                   # the first tile with the least
+        for low in tiles:                   # the first tile with the least: an empty one,
+            if not piles[low]:              # the usual case, or else (slower) the least pile
+                break
+        else:
+            low = min(tiles, key=pile_of)
         v = w * 10 - piles[low]
         if best_v is None or v > best_v or (v == best_v and low < best):
             best, best_v = low, v

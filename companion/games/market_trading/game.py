@@ -150,7 +150,6 @@ class MarketTrading(Game):
         self._first_converters = functools.lru_cache(maxsize=4096)(self._converters_in)
         self.on_forage = {k: i.on_forage for k, i in r.improvements.items()
                          if i.on_forage is not None}
-        self.rank = {k: i for i, k in enumerate(self.order)}      # resource -> place in order
         self.tiles = range(r.rows * r.cols)
         # what running each converting improvement gains, in base values (the bots' measure)
         self.profit = {k: sum(self.value[x] * n for x, n in cout.items()) -
@@ -305,13 +304,11 @@ class MarketTrading(Game):
     def affordable(self, state):
         """Face-up improvements the active player's hand can pay for."""
         hand = state.data.hand
-        held, kinds = hand.keys(), self.cost_kinds
-        # a quick sieve first (most cards fail it): the hand holds every kind the cost names
-        out = [c for c in state.data.face_up if held >= kinds[c]]
-        if out:
-            costs, sieved, out = self.costs, out, []
-            for c in sieved:                    # and enough of each?
-                for k, v in costs[c]:
+        held, kinds, costs = hand.keys(), self.cost_kinds, self.costs
+        out = []
+        for c in state.data.face_up:
+            if held >= kinds[c]:            # the hand holds each kind the cost names (a quick
+                for k, v in costs[c]:       # sieve: most cards fail it), and enough of each?
                     if hand[k] < v:
                         break
                 else:
@@ -617,7 +614,9 @@ class MarketTrading(Game):
         market, bank, hand = d.market, d.bank, d.hand
         pts = 0
         given = {}
-        for k in sorted(hand, key=self.rank.__getitem__):      # in resource order
+        for k in self.order:
+            if k not in hand:
+                continue
             n = hand[k]
             if not n:
                 continue
