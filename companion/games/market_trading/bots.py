@@ -7,6 +7,7 @@ public; bots read those facts from the observation, never the state.
   run an improvement, trades away copies a full market would not pay for, builds the most
   productive improvement while the game is young, forages where its improvements pay extra.
 """
+import functools
 
 from companion.core.views import Observation
 
@@ -221,6 +222,22 @@ def _build_value(game, view, cid):
     return v
 
 
+@functools.lru_cache(maxsize=4096)
+def _forage_bonus(game, built):
+    """What the improvements of ``built`` (a tuple; it changes only with a build) add to a
+    forage: the resources they convert (``feeds``) and the extra On Forage puts on a terrain."""
+    feeds, extra = set(), {}
+    converts, on_forage = game.converts, game.on_forage
+    for cid in built:
+        e = on_forage.get(cid)
+        if e is not None:
+            for t, n in e.extra:
+                extra[t] = extra.get(t, 0) + n
+        if cid in converts:
+            feeds.update(converts[cid][0])
+    return feeds, extra
+
+
 def _forage_tile(game, view):
     """A tile whose resource the market still pays for, or that feeds an improvement; spread
     out over empty tiles (every pile yields one per harvest)."""
@@ -228,15 +245,7 @@ def _forage_tile(game, view):
     seat = view.seat
     piles = view.piles[seat]
     market, cap = view.market, r.market_cap
-    feeds, extra = set(), {}
-    converts, on_forage = game.converts, game.on_forage
-    for cid in view.built[seat]:
-        e = on_forage.get(cid)
-        if e is not None:
-            for t, n in e.extra:
-                extra[t] = extra.get(t, 0) + n
-        if cid in converts:
-            feeds.update(converts[cid][0])
+    feeds, extra = _forage_bonus(game, tuple(view.built[seat]))
     hand = view.hand if view.options["forage_source"] == "hand" else None
     forage, t1_of, pile_of = r.forage, r.t1_of, piles.__getitem__
     best, best_v = None, None
