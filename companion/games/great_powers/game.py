@@ -399,29 +399,37 @@ class GreatPowers(Game):
         d.face_up = []
 
     # -- Score ------------------------------------------------------------------------------------
-    # One step per row of the score track; a row's bonuses that need a decision (steal a Colony,
-    # resolve one of three drawn Actions) are steps right after it, each asking its winner.
+    # The rows of the score track, in order, in one step; a row's bonuses that need a decision
+    # (steal a Colony, resolve one of three drawn Actions) are steps right after it, each asking
+    # its winner, and the rows below wait in a step after those.
     def _begin_score(self, state):
-        state.push([{"step": "score", "row": i} for i in range(len(self.rules.score))])
+        if self.rules.score:
+            state.push([{"step": "score", "row": 0}])
 
     def _score_step(self, state, step):
         d = state.data
-        trait, vp, gain, bonus = self.rules.score[step["row"]]
-        winners = self.highest(state, (trait,))
-        state.note("Scored", trait=trait, seats=winners, vp=vp)
-        later = []
-        for w in winners:
-            tok = d.tokens[w]                           # _gain, inline: six rows a turn
-            tok["vp"] += vp
-            for t, n in gain.items():
-                tok[t] += n
-            if bonus == "extra_bid":
-                d.bid_mod[w] += 1
-            elif bonus == "peek_event":
-                self._peek(state, w, f"highest {_name(trait)}")
-            elif bonus is not None:
-                later.append({"step": "bonus", "seat": w, "bonus": bonus})
-        state.push(later, front=True)
+        rows = self.rules.score
+        for row in range(step["row"], len(rows)):
+            trait, vp, gain, bonus = rows[row]
+            winners = self.highest(state, (trait,))
+            state.note("Scored", trait=trait, seats=winners, vp=vp)
+            later = []
+            for w in winners:
+                tok = d.tokens[w]                       # _gain, inline: six rows a turn
+                tok["vp"] += vp
+                for t, n in gain.items():
+                    tok[t] += n
+                if bonus == "extra_bid":
+                    d.bid_mod[w] += 1
+                elif bonus == "peek_event":
+                    self._peek(state, w, f"highest {_name(trait)}")
+                elif bonus is not None:
+                    later.append({"step": "bonus", "seat": w, "bonus": bonus})
+            if later:
+                if row + 1 < len(rows):
+                    later.append({"step": "score", "row": row + 1})
+                state.push(later, front=True)
+                return
 
     def _bonus_step(self, state, step):
         d = state.data
