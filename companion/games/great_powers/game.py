@@ -240,7 +240,8 @@ class GreatPowers(Game):
         d = state.data
         d.face_up = self._draw_actions(state, state.n + 1)
         d.bids, d.bid_counts, d.results, d.taken, d.drawn = {}, {}, [], {}, []
-        state.note("ActionsDealt", cards=list(d.face_up))
+        if not state.lean:                  # (a copy nobody would read)
+            state.note("ActionsDealt", cards=list(d.face_up))
 
     # -- Bid --------------------------------------------------------------------------------------
     def _begin_bid(self, state):
@@ -307,7 +308,8 @@ class GreatPowers(Game):
                     step["lost"] = {"token": token, "count": self._lose(state, seat, token, 1),
                                     "why": why}
                 d.results.append(step)
-        state.note("BidsResolved", steps=list(d.results))
+        if not state.lean:                  # (a copy nobody would read)
+            state.note("BidsResolved", steps=list(d.results))
 
     # -- Action -----------------------------------------------------------------------------------
     def _begin_action(self, state):
@@ -382,8 +384,9 @@ class GreatPowers(Game):
         if resolve:
             self._resolve_card(state, seat, a, target)
         d.taken[seat] = {"card": card, "resolved": resolve, "target": target}
-        state.note("ActionTaken", seat=seat, card=card, name=a.name, resolved=resolve,
-                   target=target)
+        if not state.lean:
+            state.note("ActionTaken", seat=seat, card=card, name=a.name, resolved=resolve,
+                       target=target)
         self._after_action(state, seat)
 
     def _pass_action(self, state, seat):
@@ -394,7 +397,8 @@ class GreatPowers(Game):
     def _end_action(self, state):
         d = state.data
         if d.face_up:
-            state.note("ActionsDiscarded", cards=list(d.face_up))
+            if not state.lean:
+                state.note("ActionsDiscarded", cards=list(d.face_up))
         d.action_discard.extend(d.face_up)
         d.face_up = []
 
@@ -412,7 +416,8 @@ class GreatPowers(Game):
         for row in range(step["row"], len(rows)):
             trait, vp, gain, bonus = rows[row]
             winners = self.highest(state, (trait,))
-            state.note("Scored", trait=trait, seats=winners, vp=vp)
+            if not state.lean:                          # notices: only a table reads them
+                state.note("Scored", trait=trait, seats=winners, vp=vp)
             later = []
             for w in winners:
                 tok = d.tokens[w]                       # _gain, inline: six rows a turn
