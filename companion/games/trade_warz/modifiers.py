@@ -32,6 +32,19 @@ def _choices_read(rec):
     return (rec.get("target"), rec.get("partner"), rec.get("this")) if rec else None
 
 
+def _at_partners(reach, tags, base):
+    """``base`` plus the modifiers of ``reach`` (:meth:`Modifiers.reach`) that fit a card with
+    ``tags`` at every Trade Partner, and ``{partner: sum}`` of those that fit at one only."""
+    per = {}
+    for tag, p, amount, _ in reach:
+        if tag is None or tag in tags:
+            if p is None:
+                base += amount
+            else:
+                per[p] = per.get(p, 0) + amount
+    return base, per
+
+
 class _Table(dict):
     """``{kind: [(effect, owner, rec, source, partner), ...]}``: the modifiers in play
     (:meth:`Modifiers.mods`), with what they were collected from (``sources``) and the
@@ -381,21 +394,11 @@ class Modifiers:
         if row is not None:
             return row
         ix = self.ix(state)
-        tags = ix.items[card].tags
-        base_c, per_c = ix.items[card].cost, {}
-        for tag, p, amount, _ in self.reach(state, seat, "cost:export", got):
-            if tag is None or tag in tags:
-                if p is None:
-                    base_c += amount
-                else:
-                    per_c[p] = per_c.get(p, 0) + amount
-        base_v, per_v = ix.items[card].value, {}
-        for tag, p, amount, _ in self.reach(state, seat, "route_income", got):
-            if tag is None or tag in tags:
-                if p is None:
-                    base_v += amount
-                else:
-                    per_v[p] = per_v.get(p, 0) + amount
+        item = ix.items[card]
+        base_c, per_c = _at_partners(self.reach(state, seat, "cost:export", got), item.tags,
+                                     item.cost)
+        base_v, per_v = _at_partners(self.reach(state, seat, "route_income", got), item.tags,
+                                     item.value)
         row = got[key] = {}
         for partner, bonus in ix.partner_bonus:
             cost = base_c + per_c.get(partner, 0)
