@@ -99,9 +99,6 @@ class TWObservation(Observation):
     def budget(self):
         return self.game.budget(self._state, self.seat)
 
-    def export_options(self, cards, partners=None):
-        return self.game.export_options(self._state, self.seat, cards, partners)
-
     def export_rows(self, cards):
         """``{card: {partner: (cost, route income)}}`` of these Exports for the seat now (read
         only)."""

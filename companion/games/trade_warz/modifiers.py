@@ -370,17 +370,13 @@ class Modifiers:
                 return True
         return False
 
-    def export_options(self, state, seat, cards, partners=None):
-        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner
-        (or at these ``partners``), as :meth:`cost_of` and :meth:`route_value` would give."""
+    def export_options(self, state, seat, cards):
+        """``{(card, partner): (cost, route income)}`` for these Exports at every Trade Partner,
+        as :meth:`cost_of` and :meth:`route_value` would give."""
         got = self.standing(state, seat)
         out = {}
         for c in cards:
-            row = self.export_row(state, seat, c, got)
-            if partners is None:
-                out.update({(c, p): v for p, v in row.items()})
-            else:
-                out.update({(c, p): row[p] for p in partners})
+            out.update({(c, p): v for p, v in self.export_row(state, seat, c, got).items()})
         return out
 
     def export_row(self, state, seat, card, got=None):
