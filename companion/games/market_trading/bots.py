@@ -40,10 +40,6 @@ class MTObservation(Observation):
         return self.game.affordable(self._state)
 
 
-def _profit(game, cid):
-    return game.profit[cid]
-
-
 def _legal_trade(game, view, give, take):
     d = view
     cap = game.rules.market_cap
@@ -200,7 +196,7 @@ def _build_value(game, view, cid):
                 for o in owned:
                     if o in converts and k in converts[o][1]:
                         supply += 6
-        v += (_profit(game, cid) + 1) * min(supply, 8) / 4.0
+        v += (game.profit[cid] + 1) * min(supply, 8) / 4.0
         if cid in owned:
             v *= 0.3
         for k in cout:

@@ -380,8 +380,7 @@ class MarketTrading(Game):
         # lists them, the ones not usable now disabled with the reason); nobody builds during
         # a trade step, so this holds for the whole step
         owns = not self.converters.isdisjoint(d.built[d.active])
-        # can_trade_or_improve, asking can_improve only of an owner of a converter
-        if not ((owns and self.can_improve(state)) or self.can_trade(state)):
+        if not self.can_trade_or_improve(state):
             if state.config["pass_empty_steps"]:
                 return                               # nothing the player could do
             state.prompt(d.active, ("improve", "end_step") if owns else ("end_step",),
