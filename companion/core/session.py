@@ -349,7 +349,7 @@ class LeanSession:
         from .clock import FakeClock
         self.game = game
         self.clock = clock or FakeClock()
-        self.state = new_state(game, players, game.resolve_options(options), seed,
+        self.state = new_state(game, players, options, seed,      # (new_state resolves them)
                                now=self.clock.now(), lean=True)
         self.commands = 0
 
