@@ -25,8 +25,9 @@ from firmware.compat import RealClock, to_hex
 from firmware.fakes import FakeGM65Bus, FakePN532Bus, FakeTag
 from firmware.gm65 import GM65
 from firmware.pn532 import PN532
+from firmware.version import FW_VERSION
 
-SIM_FIRMWARE = "1.0.0-sim"
+SIM_FIRMWARE = f"{FW_VERSION}-sim"      # the firmware it runs, marked as simulated
 
 
 class _PtyStream:

@@ -8,7 +8,7 @@ import threading
 from companion.cli.main import main as companion_main
 from hardware.events import CardScanned, ReaderConnected, ReaderFault
 from hardware.reader import CardReader
-from hardware.sim import ReaderSim
+from hardware.sim import SIM_FIRMWARE, ReaderSim
 from tests.hardware.test_reader import Waiter
 
 COMPANION = [sys.executable, "-m", "companion.cli.main"]
@@ -51,7 +51,7 @@ def test_reader_sim_command_scans_typed_codes(tmp_path):
         assert sim.until("reader-sim: listening on ") == f"reader-sim: listening on {link}"
         w = Waiter()
         with CardReader(link, w):
-            assert w.next(ReaderConnected).firmware == "1.0.0-sim"
+            assert w.next(ReaderConnected).firmware == SIM_FIRMWARE
             sim.type("tc1:trade-warz:export-014:2:2024.11:42E1")
             assert w.next(CardScanned).code == "tc1:trade-warz:export-014:2:2024.11:42E1"
             sim.type("garbage 300")
@@ -101,7 +101,7 @@ def test_doctor_with_mock_pins_and_a_simulated_reader(tmp_path, capsys):
     assert code == 0, out
     assert "[ok  ] buzzer" in out and "GPIO18 (active;" in out
     assert "[ok  ] button undo   GPIO13" in out
-    assert "[ok  ] card reader" in out and "firmware 1.0.0-sim" in out
+    assert "[ok  ] card reader" in out and f"firmware {SIM_FIRMWARE}" in out
     assert out.strip().endswith("all configured parts answer.")
 
 

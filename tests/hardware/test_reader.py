@@ -13,10 +13,11 @@ from companion.cardcodes import format_code
 from companion.core.clock import FakeClock
 from firmware import protocol as p
 from firmware.compat import to_hex
+from firmware.version import FW_VERSION
 from hardware.events import (CardScanned, CommandAnswered, ReaderConnected, ReaderFault,
                              ReaderLost)
 from hardware.reader import CardReader, ReaderNotConnected, find_reader_port
-from hardware.sim import ReaderSim
+from hardware.sim import SIM_FIRMWARE, ReaderSim
 from ..waiting import wait_until
 
 VECTORS = json.loads((pathlib.Path(__file__).resolve().parents[2] / "firmware" /
@@ -197,8 +198,8 @@ def test_pty_scan_write_and_commands(sim):
     w = Waiter()
     with CardReader(sim.url, w, retry_interval=0.05) as reader:
         hello = w.next(ReaderConnected)
-        assert hello.firmware == "1.0.0-sim" and hello.port == sim.url
-        assert reader.connected and reader.firmware == "1.0.0-sim"
+        assert hello.firmware == SIM_FIRMWARE == f"{FW_VERSION}-sim" and hello.port == sim.url
+        assert reader.connected and reader.firmware == SIM_FIRMWARE
         code = format_code("demo", "a")
         sim.show_qr(code)
         e = w.next(CardScanned)
