@@ -12,9 +12,10 @@ deleted: an undo is a new record that names the one it takes back.
 transaction and one fsync, and nothing of the group is on disk, or may be acknowledged, until
 the block ends without an error.
 
-Beside the records, a store keeps two small facts per session: the session clock's last known
-position (:meth:`mark_time`, so a restart knows how much time a running timer had left), and
-the replies to refused commands (:meth:`put_reply`, so a command resent after a restart gets its
+Beside the records, a store keeps three small facts per session: the session clock's last known
+position (:meth:`mark_time`, so a restart knows how much time a running timer had left), the
+wall-clock time of its last saved record (``updated``: when it was last played, for the list of
+games to resume), and the replies to refused commands (:meth:`put_reply`, so a command resent after a restart gets its
 first answer again; an accepted command's ``tx`` is in its own record).
 """
 import contextlib
@@ -27,16 +28,21 @@ import time
 from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError, StorageError
 
 APPLICATION_ID = 0x54436F6D        # "TCom": marks a file as a Table Companion store
-SCHEMA_VERSION = 2                 # 2: sessions.clock and the replies table
+SCHEMA_VERSION = 3                 # 2: sessions.clock and the replies table; 3: sessions.updated
 
 
 class SessionInfo:
-    __slots__ = ("id", "game", "created", "meta", "status", "summary", "length", "clock")
+    __slots__ = ("id", "game", "created", "meta", "status", "summary", "length", "clock",
+                 "updated")
 
-    def __init__(self, id, game, created, meta, status, summary, length, clock=None):
+    def __init__(self, id, game, created, meta, status, summary, length, clock=None,
+                 updated=None):
         self.id, self.game, self.created, self.meta = id, game, created, meta
         self.status, self.summary, self.length = status, summary, length
         self.clock = clock              # the session clock when last seen running
+        # wall-clock time of the last saved record (a store from before schema 3 knows none
+        # for sessions it held then: their start)
+        self.updated = updated if updated is not None else created
 
     def __repr__(self):
         return f"SessionInfo({self.id!r}, {self.game!r}, {self.status!r}, {self.length})"
@@ -72,7 +78,9 @@ class MemoryLog:
                 raise ConcurrencyError(f"Session {session_id} is at version {len(recs)}, "
                                        f"not {expected_version}.")
             recs.extend(json.loads(json.dumps(r)) if self._copy else r for r in records)
-            self._sessions[session_id].length = len(recs)
+            info = self._sessions[session_id]
+            info.length = len(recs)
+            info.updated = time.time()
             return len(recs)
 
     @contextlib.contextmanager
@@ -210,7 +218,8 @@ class SQLiteLog:
             db.executescript("""
                 CREATE TABLE IF NOT EXISTS sessions(
                     id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
-                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL);
+                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL,
+                    updated REAL);
                 CREATE TABLE IF NOT EXISTS events(
                     session_id TEXT NOT NULL REFERENCES sessions(id),
                     version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
@@ -222,9 +231,11 @@ class SQLiteLog:
                 db.close()
                 raise SessionFileError(f"{self.path} was written by a newer Table Companion "
                                        f"(schema {ver}); it was left untouched.")
-            if ver < 2:                         # schema 1 -> 2, in one transaction
-                db.executescript("BEGIN; ALTER TABLE sessions ADD COLUMN clock REAL;" +
-                                 _REPLIES + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            if ver < SCHEMA_VERSION:            # an older schema -> this one, in one transaction
+                db.executescript(
+                    "BEGIN;" + ("ALTER TABLE sessions ADD COLUMN clock REAL;" if ver < 2 else "")
+                    + "ALTER TABLE sessions ADD COLUMN updated REAL;" + _REPLIES
+                    + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
             else:
                 db.executescript(_REPLIES)
 
@@ -283,8 +294,9 @@ class SQLiteLog:
         with self._lock:
             try:
                 self._db.execute(
-                    "INSERT INTO sessions(id, game, created, meta, status) VALUES (?,?,?,?,?)",
-                    (session_id, game, created or time.time(), json.dumps(meta), "open"))
+                    "INSERT INTO sessions(id, game, created, meta, status, updated) "
+                    "VALUES (?,?,?,?,?,?)", (session_id, game, created or time.time(),
+                                             json.dumps(meta), "open", created or time.time()))
             except sqlite3.IntegrityError:
                 raise ConcurrencyError(f"Session {session_id} already exists.") from None
             except sqlite3.DatabaseError as e:
@@ -355,8 +367,9 @@ class SQLiteLog:
         else:
             db.execute("BEGIN IMMEDIATE")
         try:
-            if not db.execute("SELECT 1 FROM sessions WHERE id=?",
-                              (session_id,)).fetchone():
+            # when it was last played; and is there such a session at all?
+            if not db.execute("UPDATE sessions SET updated=? WHERE id=?",
+                              (time.time(), session_id)).rowcount:
                 raise SessionNotFoundError(f"No session {session_id} in {self.path}.")
             row = db.execute("SELECT COALESCE(MAX(version) + 1, 0) FROM events "
                              "WHERE session_id=?", (session_id,)).fetchone()
@@ -428,12 +441,12 @@ class SQLiteLog:
             (session_id,)).fetchall()
 
     def _info(self, row):
-        sid, game, created, meta, status, summary, length, clock = row
+        sid, game, created, meta, status, summary, length, clock, updated = row
         return SessionInfo(sid, game, created, json.loads(meta), status,
-                           json.loads(summary) if summary else None, length, clock)
+                           json.loads(summary) if summary else None, length, clock, updated)
 
     _SELECT = ("SELECT s.id, s.game, s.created, s.meta, s.status, s.summary, "
-               "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id), s.clock "
+               "(SELECT COUNT(*) FROM events e WHERE e.session_id = s.id), s.clock, s.updated "
                "FROM sessions s ")
 
     def sessions(self):

@@ -442,17 +442,20 @@ class Hub:
         return out
 
     def resumable(self):
-        """This table's open sessions, newest first, as ``{"id", "game", "title", "players",
-        "round", "phase_label", "started", "records"}`` for the Home screen."""
+        """This table's open sessions, the last played first, as ``{"id", "game", "title",
+        "players", "round", "phase_label", "started", "updated", "records"}`` for the Home
+        screen (``updated``: the wall-clock time of its last saved move)."""
         out = []
-        for info in reversed(self.log.sessions()):
+        infos = sorted(self.log.sessions(), key=lambda i: (i.updated, i.created), reverse=True)
+        for info in infos:
             if info.status != "open" or info.meta.get("table", self.table) != self.table:
                 continue
             if self.session is not None and info.id == self.session.id:
                 continue
             item = {"id": info.id, "game": info.game, "title": info.game,
                     "players": list(info.meta.get("players") or []), "round": None,
-                    "phase_label": None, "started": info.created, "records": info.length}
+                    "phase_label": None, "started": info.created, "updated": info.updated,
+                    "records": info.length}
             try:
                 game = self.games(info.game)
                 item["title"] = game.title

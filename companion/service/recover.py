@@ -38,7 +38,7 @@ def move_aside(path: str) -> str:
 SCHEMA = """
     CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, game TEXT NOT NULL,
         created REAL NOT NULL, meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT,
-        clock REAL);
+        clock REAL, updated REAL);
     CREATE TABLE IF NOT EXISTS events(session_id TEXT NOT NULL, version INTEGER NOT NULL,
         type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY(session_id, version)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS replies(session_id TEXT NOT NULL, seat INTEGER NOT NULL,
@@ -146,8 +146,9 @@ def recover(path: str, games=None) -> dict:
             db.executemany("INSERT OR IGNORE INTO events VALUES (?,?,?,?)", events)
         db.executescript(SCHEMA)
         cols = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
-        if "clock" not in cols:
-            db.execute("ALTER TABLE sessions ADD COLUMN clock REAL")
+        for col in ("clock", "updated"):            # (a store of an older schema)
+            if col not in cols:
+                db.execute(f"ALTER TABLE sessions ADD COLUMN {col} REAL")
         _from_lost_and_found(db)
         db.execute("DROP TABLE IF EXISTS lost_and_found")
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")

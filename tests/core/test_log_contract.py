@@ -1,10 +1,11 @@
 """One contract, run against both log backends."""
 import sqlite3
+import time
 
 import pytest
 
 from companion.core.errors import ConcurrencyError, SessionFileError, SessionNotFoundError
-from companion.core.log import MemoryLog, SQLiteLog
+from companion.core.log import APPLICATION_ID, SCHEMA_VERSION, MemoryLog, SQLiteLog
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -68,6 +69,52 @@ def test_records_come_back_as_written_json(log):
     rec["args"]["traits"].append("mutated after append")
     assert log.read("s1") == [{"type": "A", "args": {"traits": ["navy"], "n": 1.5, "ok": True,
                                                      "none": None}}]
+
+
+def test_updated_is_when_the_last_record_was_saved(log):
+    """The Home screen lists open games by when they were last played, not when they began."""
+    log.create("s1", "g", {}, created=1_000.0)
+    assert log.info("s1").updated == 1_000.0               # nothing played yet: its start
+    before = time.time()
+    log.append("s1", 0, [{"type": "A"}])
+    first = log.info("s1").updated
+    assert before <= first <= time.time()
+    log.append("s1", 1, [{"type": "B"}])
+    assert log.info("s1").updated >= first
+    assert log.info("s1").created == 1_000.0               # the start stays the start
+    with pytest.raises(ConcurrencyError):
+        log.append("s1", 0, [{"type": "C"}])               # a refused append plays nothing
+
+
+def test_a_schema_2_store_is_migrated_in_place(tmp_path):
+    """A store written before ``updated`` existed opens, keeps every record, and says its old
+    sessions were last played when they began until a new move is saved."""
+    p = tmp_path / "old.db"
+    db = sqlite3.connect(p)
+    db.executescript(f"""
+        PRAGMA application_id={APPLICATION_ID};
+        PRAGMA user_version=2;
+        CREATE TABLE sessions(id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
+            meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL);
+        CREATE TABLE events(session_id TEXT NOT NULL REFERENCES sessions(id),
+            version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY(session_id, version)) WITHOUT ROWID;
+        CREATE TABLE replies(session_id TEXT NOT NULL, seat INTEGER NOT NULL, tx TEXT NOT NULL,
+            reply TEXT NOT NULL, PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
+        INSERT INTO sessions VALUES ('s1', 'g', 500.0, '{{}}', 'open', NULL, 12.5);
+        INSERT INTO events VALUES ('s1', 0, 'SessionStarted', '{{"type": "SessionStarted"}}');
+    """)
+    db.close()
+    lg = SQLiteLog(p)
+    try:
+        assert lg._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        info = lg.info("s1")
+        assert (info.created, info.updated, info.clock, info.length) == (500.0, 500.0, 12.5, 1)
+        lg.append("s1", 1, [{"type": "A"}])
+        assert lg.info("s1").updated > 500.0
+        assert [r["type"] for r in lg.read("s1")] == ["SessionStarted", "A"]
+    finally:
+        lg.close()
 
 
 def test_sqlite_survives_reopen_and_uses_wal_full(tmp_path):

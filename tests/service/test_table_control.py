@@ -76,7 +76,7 @@ def test_home_then_another_game_then_resume_the_first(tmp_path):
         hub.resume(first)
     hub.suspend()
     listed = hub.resumable()
-    assert [x["id"] for x in listed] == [second, first]        # newest first
+    assert [x["id"] for x in listed] == [second, first]        # the last played first
     toy = listed[1]
     assert toy["title"] == "Toy" and toy["players"] == ["Ann", "Bo", "Cy"]
     assert toy["round"] == 1 and toy["phase_label"] == "Bid"
@@ -87,6 +87,12 @@ def test_home_then_another_game_then_resume_the_first(tmp_path):
     assert t.is_paused() and 59 < t.remaining <= 60
     assert any("paused at 1:00" in a["message"] for a in hub.alerts)
     assert hub.reclaim(tokens[1]) == 1
+    hub.submit(1, "bid", {"n": 3})              # the first game is played again, so...
+    hub.suspend()
+    listed = hub.resumable()
+    assert [x["id"] for x in listed] == [first, second]        # ...it is the last played
+    assert listed[0]["updated"] > listed[0]["started"]
+    assert listed[0]["updated"] > listed[1]["updated"]
 
 
 def test_rename_before_and_during_the_game_is_replayed_and_never_undone():
