@@ -6,7 +6,7 @@ told otherwise: a mosquitto child when mosquitto is installed, else the embedded
 >>> # s = TableServer("kitchen", db="/tmp/s.db", game="great-powers", players=4).start()
 >>> # print(s.hub.join_url); ...; s.stop()
 
-A restart with the same ``table`` and ``db`` resumes the newest open session of that table from
+A restart with the same ``table`` and ``db`` resumes the open session that table played last from
 its log: same game, same seats (the phones reclaim them with their tokens), same room code.
 """
 from __future__ import annotations

@@ -391,7 +391,8 @@ class Hub:
         return self.session
 
     def resume(self, session_id=None):
-        """Resume a session from the log (the newest open one of this table by default)."""
+        """Resume a session from the log (by default this table's open one that was played
+        last: after a crash, the game that was being played, even if a newer one is open)."""
         with self._lock:
             if (self.session is not None and not self.session.state.is_over()
                     and session_id != self.session.id):
@@ -401,7 +402,7 @@ class Hub:
                          and i.meta.get("table", self.table) == self.table]
                 if not open_:
                     return None
-                session_id = open_[-1].id
+                session_id = max(open_, key=lambda i: (i.updated, i.created)).id
             self.session = Session.load(self.log, session_id, games=self.games,
                                         clock=None if self.clock is None else self.clock)
             meta = self.log.info(session_id).meta

@@ -95,6 +95,27 @@ def test_home_then_another_game_then_resume_the_first(tmp_path):
     assert listed[0]["updated"] > listed[1]["updated"]
 
 
+def test_after_a_crash_the_table_resumes_the_game_it_was_playing_not_the_newest(tmp_path):
+    """Game A is begun, the table goes Home and begins B, then goes back to A and plays on;
+    the power goes. The restarted table must come back to A (the last played), not to B
+    (the last begun)."""
+    path = tmp_path / "t.db"
+    hub, _ = seated(SQLiteLog(path))
+    a = hub.session.id
+    hub.suspend()
+    hub.configure("great-powers", players=3)
+    hub.start(seed=2)
+    b = hub.session.id
+    hub.suspend()
+    hub.resume(a)
+    hub.submit(0, "bid", {"n": 4})
+    played = list(hub.session.records)
+    hub.log.close()                                 # the power goes: no suspend, no stop
+    again = Hub(SQLiteLog(path), table="t1", games=games)
+    assert again.resume().id == a != b
+    assert again.session.records[:len(played)] == played     # the bid made just before it
+
+
 def test_rename_before_and_during_the_game_is_replayed_and_never_undone():
     hub = Hub(MemoryLog(), table="t1", games=games)
     hub.configure("toy", players=2)
