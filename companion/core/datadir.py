@@ -124,3 +124,34 @@ def settle(title, mine: DataRef, recorded) -> dict:
             f"{theirs.hash[:SHOWN_CHARS]}), not the edited copy {mine.dir}; leave out --data to "
             f"replay or resume it.")
     return dict(recorded)
+
+
+class DataBacked:
+    """What every game built from data files shares (a mixin before :class:`~.game.Game`):
+    its :class:`DataRef` (``data_ref``, fingerprinted once) and the ``data`` entry of its
+    options (:func:`settle`). A game sets ``shipped_data`` (its shipped folder) and, in its
+    constructor, ``data_dir`` (an edited copy, or None); its data's version is
+    ``rules.version`` unless it says otherwise (:meth:`data_version`)."""
+    shipped_data = None          # the shipped folder (a class attribute of the game)
+    data_dir = None              # an edited copy of it; None: the shipped files
+    _data_ref = None
+
+    def data_version(self) -> str:
+        return self.rules.version
+
+    @property
+    def data_ref(self) -> DataRef:
+        """The data this game plays with."""
+        if self._data_ref is None:
+            self._data_ref = ref_for(self.data_dir or self.shipped_data, self.data_version(),
+                                     shipped=self.data_dir is None)
+        return self._data_ref
+
+    def resolve_options(self, given):
+        """The options, plus ``data``: the data the session is played with (a recorded
+        session must be replayed with the same)."""
+        given = dict(given or {})
+        data = given.pop("data", None)
+        out = super().resolve_options(given)
+        out["data"] = settle(self.title, self.data_ref, data)
+        return out

@@ -96,6 +96,19 @@ class Move:
         return self.label or self.name.replace("_", " ").capitalize()
 
 
+def pop_rules_version(given: dict, v1_options, current: int) -> int:
+    """Take ``rules`` (the rules version a session is played under) out of ``given``, options
+    as a log's first record or a table gives them. None given: a session recorded before
+    version 2 has exactly the version-1 options (and replays under them); anything else is
+    new and plays the current rules."""
+    version = given.pop("rules", None)
+    if version is None:
+        version = 1 if set(given) - {"data"} == v1_options else current
+    if version not in (1, current):
+        raise ConfigError(f"rules must be 1 or {current}, not {version!r}.")
+    return version
+
+
 class Game:
     name = "game"
     title = "Game"

@@ -15,7 +15,7 @@ revenge and spectator bets (``prepare_pvp``).
 import dataclasses
 
 from companion.core.args import is_whole
-from companion.core.datadir import ref_for, settle
+from companion.core.datadir import DataBacked
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
@@ -96,13 +96,14 @@ def _int(value, what, lo, hi=None):
     return value
 
 
-class BattleBuilder(Game):
+class BattleBuilder(DataBacked, Game):
     name = "battle-builder"
     title = "Battle Builder"
     min_players = 2
     max_players = 4
     start_phase = "objectives"
     counters = ("vp", "health") + TOKEN_NAMES
+    shipped_data = DATA
     options = (
         Option("arc", "9+3", "Game arc: 9 monster battles with PvP after every third (9+3), the "
                "short arc from the known issues (6+2), or the '4 rounds' reading (4+1).",
@@ -170,7 +171,6 @@ class BattleBuilder(Game):
     def __init__(self, rules=None, data_dir=None):
         self.rules = rules or default_rules()
         self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
-        self._data_ref = None
         self._ability_sets = {
             "none": frozenset(),
             "printed": self.rules.battle["printed_abilities"],
@@ -305,29 +305,17 @@ class BattleBuilder(Game):
     # options added after games were logged, with the reading those games were played by
     LEGACY_DEFAULTS = {"turn_limit_reward": "full"}
 
-    @property
-    def data_ref(self):
-        """The data this game plays with (:mod:`companion.core.datadir`)."""
-        if self._data_ref is None:
-            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
-                                     shipped=self.data_dir is None)
-        return self._data_ref
-
     def resolve_options(self, given):
         """As :meth:`Game.resolve_options`, but a log's start record (which holds every option
         of its day) that lacks an option added since keeps the reading it was played with, so
-        an old session replays to the same state. Plus ``data``: the data the session is played
-        with (a recorded session must be replayed with the same)."""
+        an old session replays to the same state. Plus ``data`` (:class:`DataBacked`)."""
         given = dict(given or {})
-        data = given.pop("data", None)
         known = {o.name for o in self.options}
         older = known - set(self.LEGACY_DEFAULTS)
         if older <= set(given):
             for name, value in self.LEGACY_DEFAULTS.items():
                 given.setdefault(name, value)
-        out = super().resolve_options(given)
-        out["data"] = settle(self.title, self.data_ref, data)
-        return out
+        return super().resolve_options(given)
 
     def _monster_pool(self, state):
         want = state.config["monster_pool"]

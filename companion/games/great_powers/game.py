@@ -20,7 +20,7 @@ import dataclasses
 from operator import itemgetter
 
 from companion.core.args import is_whole
-from companion.core.datadir import ref_for, settle
+from companion.core.datadir import DataBacked
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
 
@@ -56,13 +56,14 @@ def _name(t):
     return TOKEN_NAMES[t]
 
 
-class GreatPowers(Game):
+class GreatPowers(DataBacked, Game):
     name = "great-powers"
     title = "Great Powers"
     min_players = 3
     max_players = 8
     start_phase = "deal"
     counters = TOKENS
+    shipped_data = DATA
     options = (
         Option("turns", 10, "Number of turns (the rulebook: 10)."),
         Option("bid_block", "sole-highest", "Which 'highest level' blocks a bid on a trait.",
@@ -78,7 +79,6 @@ class GreatPowers(Game):
     def __init__(self, rules=None, data_dir=None):
         self.rules = rules or default_rules()
         self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
-        self._data_ref = None
         self.phases = {
             "deal": Phase("deal", "bid", on_begin=self._deal, label="Deal"),
             "bid": Phase("bid", "results", on_begin=self._begin_bid, label="Bid"),
@@ -119,23 +119,6 @@ class GreatPowers(Game):
         self.observation = GPObservation
 
     # -- set-up ---------------------------------------------------------------------------------
-    @property
-    def data_ref(self):
-        """The data this game plays with (:mod:`companion.core.datadir`)."""
-        if self._data_ref is None:
-            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
-                                     shipped=self.data_dir is None)
-        return self._data_ref
-
-    def resolve_options(self, given):
-        """The options, plus ``data``: the data the session is played with (a recorded session
-        must be replayed with the same)."""
-        given = dict(given or {})
-        data = given.pop("data", None)
-        out = super().resolve_options(given)
-        out["data"] = settle(self.title, self.data_ref, data)
-        return out
-
     def setup(self, state):
         r = self.rules
         deck = list(r.actions)

@@ -27,9 +27,9 @@ import functools
 from itertools import compress
 
 from companion.core.args import is_whole
-from companion.core.datadir import ref_for, settle
-from companion.core.errors import ConfigError, IllegalMoveError
-from companion.core.game import Game, Move, Option, Phase
+from companion.core.datadir import DataBacked
+from companion.core.errors import IllegalMoveError
+from companion.core.game import Game, Move, Option, Phase, pop_rules_version
 
 from . import choices as ch
 from .data import DATA, default_rules
@@ -83,13 +83,14 @@ V1_OPTIONS = frozenset(("improve_limit", "forage_source", "build_payment", "end"
                         "first_player"))             # (pass_empty_steps came with version 2)
 
 
-class MarketTrading(Game):
+class MarketTrading(DataBacked, Game):
     name = "market-trading"
     title = "Market Trading"
     min_players = 2
     max_players = 6
     start_phase = "harvest"
     counters = ("bowl",)
+    shipped_data = DATA
     options = (
         Option("improve_limit", "once-per-step", "How often each improvement you own may be "
                "used: once in each trade step, once per turn, or without limit.",
@@ -110,32 +111,16 @@ class MarketTrading(Game):
     def resolve_options(self, given):
         """The options, plus ``rules``: the rules version the session is played under (a stored
         log keeps it; one recorded before version 2 has exactly the version-1 options, and
-        replays under them); and ``data``: the data the session is played with (a recorded
-        session must be replayed with the same)."""
+        replays under them); and ``data`` (:class:`DataBacked`)."""
         given = dict(given or {})
-        data = given.pop("data", None)
-        version = given.pop("rules", None)
+        version = pop_rules_version(given, V1_OPTIONS, RULES_VERSION)
         out = super().resolve_options(given)
-        if version is None:
-            version = 1 if set(given) == V1_OPTIONS else RULES_VERSION
-        if version not in (1, RULES_VERSION):
-            raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
         out["rules"] = version
-        out["data"] = settle(self.title, self.data_ref, data)
         return out
-
-    @property
-    def data_ref(self):
-        """The data this game plays with (:mod:`companion.core.datadir`)."""
-        if self._data_ref is None:
-            self._data_ref = ref_for(self.data_dir or DATA, self.rules.version,
-                                     shipped=self.data_dir is None)
-        return self._data_ref
 
     def __init__(self, rules=None, data_dir=None):
         self.rules = r = rules or default_rules()
         self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
-        self._data_ref = None
         self.names = {k: v.name for k, v in r.resources.items()}
         self.value = {k: v.value for k, v in r.resources.items()}
         self.first_value = {k: v.first for k, v in r.resources.items()}

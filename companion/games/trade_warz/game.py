@@ -11,10 +11,10 @@ from the first Export placed; each face-down Export is its own sealed choice) ->
 flip; the table checks the cards) -> Disputes (poorest chooses; blind bids as sealed choices)
 -> Income -> Cleanup. Before round 1, the Leader pick (a sealed choice).
 """
-from companion.core.datadir import ref_for, settle
+from companion.core.datadir import DataBacked
 from companion.core.errors import ConfigError, IllegalMoveError
 from companion.core.flow import ASK
-from companion.core.game import Game, Move, Option, Phase
+from companion.core.game import Game, Move, Option, Phase, pop_rules_version
 
 from .asks import Answers
 from .cards import DATA_DIR, default_db
@@ -49,13 +49,14 @@ V1_OPTIONS = frozenset(("edition", "chill", "quick_start", "diplomatic", "fast_p
 
 class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase, AnyTime,
                 FlipAndDisputes, IncomeAndCleanup, Answers, Scans, Prompts, Choices, Computed,
-                Effects, Modifiers, Checks, Game):
+                Effects, Modifiers, Checks, DataBacked, Game):
     name = "trade-warz"
     title = "Trade Warz"
     min_players = 2
     max_players = 6
     start_phase = "leaders"
     counters = ("gdp",)
+    shipped_data = DATA_DIR
     options = (
         Option("edition", "trade", "Which rulebook: trade (Trade Warz) or tariff (Tariff Warz).",
                ("trade", "tariff")),
@@ -95,29 +96,17 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
     )
 
     def resolve_options(self, given):
-        """The options, plus ``rules``: the rules version the session is played under (a stored
-        log keeps it; one recorded before version 2 has exactly the version-1 options); and
-        ``data``: the card data the session is played with (a recorded session must be replayed
-        with the same)."""
+        """The options, plus ``rules``: the rules version the session is played under
+        (:func:`~companion.core.game.pop_rules_version`); and ``data`` (:class:`DataBacked`:
+        the card data the session is played with)."""
         given = dict(given or {})
-        data = given.pop("data", None)
-        version = given.pop("rules", None)
+        version = pop_rules_version(given, V1_OPTIONS, RULES_VERSION)
         out = super().resolve_options(given)
-        if version is None:
-            version = 1 if set(given) == V1_OPTIONS else RULES_VERSION
-        if version not in (1, RULES_VERSION):
-            raise ConfigError(f"rules must be 1 or {RULES_VERSION}, not {version!r}.")
         out["rules"] = version
-        out["data"] = settle(self.title, self.data_ref, data)
         return out
 
-    @property
-    def data_ref(self):
-        """The card data this game plays with (:mod:`companion.core.datadir`)."""
-        if self._data_ref is None:
-            self._data_ref = ref_for(self.data_dir or DATA_DIR, self.db.version,
-                                     shipped=self.data_dir is None)
-        return self._data_ref
+    def data_version(self):
+        return self.db.version
 
     def index(self, edition):
         """One edition of this game's card database, indexed (shared for the shipped cards)."""
@@ -137,7 +126,6 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         self.rules = rules or default_rules()
         self.db = db or default_db()
         self.data_dir = data_dir            # an edited copy of data/ (None: the shipped files)
-        self._data_ref = None
         self._edited_ix = {}                # edition -> Index of an edited copy's cards
         self._ix = {}                       # edition -> the Index this game plays (ix())
         self._moves_cache = {}
