@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from companion.service.hub import JoinError, SeatMovedError
+from ui.screens.home import last_played
 from ui.widgets.menu import HandoverDialog
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
@@ -80,12 +81,28 @@ def test_home_leaves_the_game_open_starts_another_and_resumes_the_older(hub, sta
     d.tap(d.tid("menu"))
     d.tap(d.tid("menu:home"))
     ids = [i["id"] for i in hub.resumable()]
-    assert ids[:2] == [second, first]                # newest first
+    assert ids[:2] == [second, first]                # the last played first
     assert d.tid(f"home:resume:{second}") and d.tid(f"home:resume:{first}")
     d.tap(d.tid(f"home:resume:{first}"))
     assert hub.session.id == first and d.app.screen_name == "gp_powers"
     assert "Bids: 1 of 4 locked in" in d.texts()     # where it was left
     assert card is not None
+    hub.submit(1, "submit_bids", {"traits": ["navy", "army", "colony"]})   # played on...
+    d.tap(d.tid("menu"))
+    d.tap(d.tid("menu:home"))
+    listed = hub.resumable()
+    assert [i["id"] for i in listed[:2]] == [first, second]   # ...so it heads the list again
+    top = d.tid(f"home:resume:{first}")
+    assert top.to_window(*top.pos)[1] > d.tid(f"home:resume:{second}").to_window(
+        *d.tid(f"home:resume:{second}").pos)[1]         # drawn above the other
+    assert last_played(listed[0]["updated"]) in d.texts(clip=False)
+    d.pump()
+    card = top.parent                                 # (top is its Resume button)
+    view = card.parent.parent                         # the list's ScrollView: the game played
+    _x, card_top = card.to_window(card.x, card.top)   # last is in sight at its top, not
+    _x, view_top = view.to_window(view.x, view.top)   # scrolled past
+    assert abs(card_top - view_top) < 1
+    d.check("home-two-open-games-last-played-first")
 
 
 def test_a_seat_moves_to_a_new_phone_by_its_qr(hub, start_app):

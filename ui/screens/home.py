@@ -179,6 +179,10 @@ class HomeScreen(ViewScreen):
             card.ids.where.text = where or "Not started"
             card.ids.when.text = last_played(info.get("updated") or info.get("started"))
         fill(box, items[:12], ResumeCard, put)
+        listed = [i["id"] for i in items[:12]]
+        if listed != self.resumable:        # a new list (or a new order): show its top, the
+            self.resumable = listed         # game played last, not where an old list was left
+            self.ids.resume_scroll.scroll_y = 1
         self.ids.resume_empty.opacity = 0 if items else 1
         self.ids.resume_empty.height = 0 if items else app.u * 60
 
