@@ -15,8 +15,9 @@ the block ends without an error.
 Beside the records, a store keeps three small facts per session: the session clock's last known
 position (:meth:`mark_time`, so a restart knows how much time a running timer had left), the
 wall-clock time of its last saved record (``updated``: when it was last played, for the list of
-games to resume), and the replies to refused commands (:meth:`put_reply`, so a command resent after a restart gets its
-first answer again; an accepted command's ``tx`` is in its own record).
+games to resume), and the replies to refused commands (:meth:`put_reply`, so a command resent
+after a restart gets its first answer again; an accepted command's ``tx`` is in its own
+record).
 """
 import contextlib
 import json
@@ -291,12 +292,13 @@ class SQLiteLog:
                                    + RECOVER_HINT.format(path=self.path)) from None
 
     def create(self, session_id, game, meta, created=None):
+        created = created or time.time()
         with self._lock:
             try:
                 self._db.execute(
                     "INSERT INTO sessions(id, game, created, meta, status, updated) "
-                    "VALUES (?,?,?,?,?,?)", (session_id, game, created or time.time(),
-                                             json.dumps(meta), "open", created or time.time()))
+                    "VALUES (?,?,?,?,?,?)", (session_id, game, created, json.dumps(meta),
+                                             "open", created))
             except sqlite3.IntegrityError:
                 raise ConcurrencyError(f"Session {session_id} already exists.") from None
             except sqlite3.DatabaseError as e:

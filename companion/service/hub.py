@@ -89,6 +89,11 @@ def _script(ch) -> str:
     return {"HIRAGANA": "Han", "KATAKANA": "Han", "CJK": "Han"}.get(word, word.capitalize())
 
 
+def _last_played(info):
+    """Sort key of a stored session: when its last move was saved (then when it began)."""
+    return info.updated, info.created
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -402,7 +407,7 @@ class Hub:
                          and i.meta.get("table", self.table) == self.table]
                 if not open_:
                     return None
-                session_id = max(open_, key=lambda i: (i.updated, i.created)).id
+                session_id = max(open_, key=_last_played).id
             self.session = Session.load(self.log, session_id, games=self.games,
                                         clock=None if self.clock is None else self.clock)
             meta = self.log.info(session_id).meta
@@ -447,8 +452,7 @@ class Hub:
         "players", "round", "phase_label", "started", "updated", "records"}`` for the Home
         screen (``updated``: the wall-clock time of its last saved move)."""
         out = []
-        infos = sorted(self.log.sessions(), key=lambda i: (i.updated, i.created), reverse=True)
-        for info in infos:
+        for info in sorted(self.log.sessions(), key=_last_played, reverse=True):
             if info.status != "open" or info.meta.get("table", self.table) != self.table:
                 continue
             if self.session is not None and info.id == self.session.id:
