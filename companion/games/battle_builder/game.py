@@ -587,11 +587,11 @@ class BattleBuilder(DataBacked, Game):
 
     def _prep_revealed(self, state, window):
         d = state.data
-        for s, ch in window.revealed().items():
-            ch = dict(ch or {})
-            if ch.get("bet"):
-                ch["stake"] = self._pay_any(state, s, ch["stake"])       # held until the end
-            d.prep[s] = ch
+        for s, chosen in window.revealed().items():
+            chosen = dict(chosen or {})
+            if chosen.get("bet"):
+                chosen["stake"] = self._pay_any(state, s, chosen["stake"])   # held until the end
+            d.prep[s] = chosen
 
     # == monster battles ==========================================================================
     def _begin_battles(self, state):
@@ -1032,18 +1032,18 @@ class BattleBuilder(DataBacked, Game):
 
     def _pvp_prep_revealed(self, state, window):
         d = state.data
-        for s, ch in window.revealed().items():
-            ch = dict(ch or {})
+        for s, chosen in window.revealed().items():
+            chosen = dict(chosen or {})
             fighting = any(s in p for p in d.pairings)
-            if fighting and "wager" not in ch and state.config["pvp_rewards"] == "wager":
-                ch["wager"] = min(self.rules.pvp["wager_min"], self.wallet(state, s))
-            if "wager" in ch:
-                ch["wager"] = self._pay_any(state, s, ch["wager"])
-            if ch.get("stake"):
-                ch["stake"] = self._pay_any(state, s, ch["stake"])
-            if ch.get("revenge"):
+            if fighting and "wager" not in chosen and state.config["pvp_rewards"] == "wager":
+                chosen["wager"] = min(self.rules.pvp["wager_min"], self.wallet(state, s))
+            if "wager" in chosen:
+                chosen["wager"] = self._pay_any(state, s, chosen["wager"])
+            if chosen.get("stake"):
+                chosen["stake"] = self._pay_any(state, s, chosen["stake"])
+            if chosen.get("revenge"):
                 d.revenge[s] -= 1
-            d.pvp_prep[s] = ch
+            d.pvp_prep[s] = chosen
         state.note("PvPPrepared", prep={str(s): c for s, c in d.pvp_prep.items()})
 
     def _begin_pvp(self, state):
@@ -1094,13 +1094,13 @@ class BattleBuilder(DataBacked, Game):
             self._gain_spread(state, s, n)
         if cfg["revenge"]:
             d.revenge[loser] += 1
-        for s, ch in d.pvp_prep.items():
-            if ch.get("stake") and ch.get("bet_on") in battle["seats"]:
-                right = ch["bet_on"] == winner
+        for s, chosen in d.pvp_prep.items():
+            if chosen.get("stake") and chosen.get("bet_on") in battle["seats"]:
+                right = chosen["bet_on"] == winner
                 if right:
-                    self._gain_spread(state, s, 2 * ch["stake"])
-                state.note("SpectatorBetSettled", seat=s, on=ch["bet_on"], stake=ch["stake"],
-                           won=right)
+                    self._gain_spread(state, s, 2 * chosen["stake"])
+                state.note("SpectatorBetSettled", seat=s, on=chosen["bet_on"],
+                           stake=chosen["stake"], won=right)
         d.track["pvp"].append({"pvp": d.pvp_no, "id": battle["id"], "seats": battle["seats"],
                                "winner": winner, "turns": battle["turn"],
                                "rounds": battle["round"], "effect": battle["effect"],
