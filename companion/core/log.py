@@ -143,6 +143,17 @@ _REPLIES = """
     CREATE TABLE IF NOT EXISTS tables(id TEXT PRIMARY KEY, meta TEXT NOT NULL);
 """
 
+#: Every table of a store, as this schema has them (a new store; a recovered copy).
+SCHEMA = """
+    CREATE TABLE IF NOT EXISTS sessions(
+        id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
+        meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL, updated REAL);
+    CREATE TABLE IF NOT EXISTS events(
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+        PRIMARY KEY(session_id, version)) WITHOUT ROWID;
+""" + _REPLIES
+
 
 def _storage_error(e: Exception, path: str) -> StorageError:
     """A failed write, in words a table can act on."""
@@ -216,16 +227,7 @@ class SQLiteLog:
         if app_id != APPLICATION_ID or not tables:
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            db.executescript("""
-                CREATE TABLE IF NOT EXISTS sessions(
-                    id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
-                    meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL,
-                    updated REAL);
-                CREATE TABLE IF NOT EXISTS events(
-                    session_id TEXT NOT NULL REFERENCES sessions(id),
-                    version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
-                    PRIMARY KEY(session_id, version)) WITHOUT ROWID;
-            """ + _REPLIES)
+            db.executescript(SCHEMA)
         else:
             ver = db.execute("PRAGMA user_version").fetchone()[0]
             if ver > SCHEMA_VERSION:

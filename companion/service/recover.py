@@ -16,7 +16,7 @@ import subprocess
 import time
 
 from companion.core.errors import CompanionError, SessionFileError
-from companion.core.log import APPLICATION_ID, SCHEMA_VERSION, SQLiteLog
+from companion.core.log import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLiteLog
 from companion.core.session import fold
 
 SIDECARS = ("", "-wal", "-shm", "-heads")
@@ -33,17 +33,6 @@ def move_aside(path: str) -> str:
         if os.path.exists(path + suffix):
             os.replace(path + suffix, aside + suffix)
     return aside
-
-
-SCHEMA = """
-    CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, game TEXT NOT NULL,
-        created REAL NOT NULL, meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT,
-        clock REAL, updated REAL);
-    CREATE TABLE IF NOT EXISTS events(session_id TEXT NOT NULL, version INTEGER NOT NULL,
-        type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY(session_id, version)) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS replies(session_id TEXT NOT NULL, seat INTEGER NOT NULL,
-        tx TEXT NOT NULL, reply TEXT NOT NULL, PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
-"""
 
 
 def _json(text):
