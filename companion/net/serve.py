@@ -8,6 +8,17 @@ told otherwise: a mosquitto child when mosquitto is installed, else the embedded
 
 A restart with the same ``table`` and ``db`` resumes the open session that table played last from
 its log: same game, same seats (the phones reclaim them with their tokens), same room code.
+
+The join address follows the network. Without ``public_host`` (``--host``) the address phones
+use is the box's LAN address, and a box switched on before its Wi-Fi is up starts with none
+(127.0.0.1). A thread asks :func:`~companion.net.web.lan_ip` again every ``address_poll``
+seconds (a UDP ``connect`` that sends nothing: a few system calls); when the answer changes, the
+web server, ``hub.join_url`` and every published view take the new address and
+:meth:`TableServer.on_address` listeners (the table screen) are told. Polling rather than
+netlink: what matters is the source address the routing table picks for the LAN, which moves on
+route changes as well as address changes, and reading rtnetlink by hand (or with pyroute2, a
+new dependency) for that is more code than the question deserves; a few seconds' lag is less
+than the walk from the router to the table.
 """
 from __future__ import annotations
 
@@ -41,7 +52,8 @@ class TableServer:
                  ws_port: int | None = 9001, public_host: str | None = None,
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
-                 games=None, fresh: bool = False, publish_order: str = "ack-first"):
+                 games=None, fresh: bool = False, publish_order: str = "ack-first",
+                 address_source=None, address_poll: float = 5.0):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
@@ -58,6 +70,12 @@ class TableServer:
         self.clock, self.games = clock, games
         self.fresh = fresh              # set up ``game`` even if a session could be resumed
         self.publish_order = publish_order      # the bridge's (benchmarks compare "legacy")
+        self.address_source = address_source or lan_ip      # () -> this box's LAN address
+        self.address_poll = address_poll
+        self._address_listeners = []
+        self._address_lock = threading.Lock()
+        self._address_stop = threading.Event()
+        self._address_thread = None
         self.log = self.hub = self.broker = self.bridge = self.web = None
         self.resumed = None
         self._unsubscribe = None
@@ -88,8 +106,10 @@ class TableServer:
                                  seat_logins=self.seat_logins,
                                  order=self.publish_order).start()
             self.web = WebServer(self.bridge, self.bind, self.http_port,
-                                 public_host=self.public_host or lan_ip()).start()
+                                 public_host=self.public_host or self.address_source()).start()
             self.hub.join_url = self.web.url_for()
+            if self.public_host is None:                # --host is a choice: never moved
+                self._watch_address()
             self._unsubscribe = self.hub.subscribe(self._on_hub_event)
             self.hub.start_timers()
             self.bridge.call_soon(self._maybe_start)
@@ -118,6 +138,10 @@ class TableServer:
 
     def stop(self) -> None:
         """Stop everything that was started, newest first; safe to call twice."""
+        self._address_stop.set()
+        if self._address_thread is not None:
+            self._address_thread.join(5)
+            self._address_thread = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -149,6 +173,54 @@ class TableServer:
             self.hub.clear_alert("broker")
         else:
             self.hub.alert("broker", message, key="broker")
+
+    # -- the join address -----------------------------------------------------------------------
+    def on_address(self, fn):
+        """Call ``fn(join_url)`` (on the watcher's thread) whenever the join address changes.
+        Returns a function that unregisters it."""
+        self._address_listeners.append(fn)
+
+        def off():
+            if fn in self._address_listeners:
+                self._address_listeners.remove(fn)
+        return off
+
+    def check_address(self) -> bool:
+        """Ask for the LAN address now; if it changed, move the join address to it (the web
+        server's, ``hub.join_url``, the published views) and tell the listeners. Returns
+        whether it changed. The watcher thread calls this every ``address_poll`` seconds."""
+        with self._address_lock:
+            web, hub, bridge = self.web, self.hub, self.bridge
+            if web is None or hub is None or self.public_host is not None:
+                return False
+            try:
+                host = self.address_source()
+            except Exception:                   # a probe that fails is no news
+                log.warning("reading the LAN address failed", exc_info=True)
+                return False
+            if not host or host == web.public_host:
+                return False
+            old = web.public_host
+            web.public_host = host
+            hub.join_url = url = web.url_for()
+            log.info("the join address moved from %s to %s: phones join at %s", old, host, url)
+            if bridge is not None:
+                bridge.call_soon(bridge._publish_views)     # every view carries join_url
+        for fn in list(self._address_listeners):
+            try:
+                fn(url)
+            except Exception:
+                log.exception("an address listener failed")
+        return True
+
+    def _watch_address(self):
+        self._address_stop.clear()
+
+        def loop():
+            while not self._address_stop.wait(self.address_poll):
+                self.check_address()
+        self._address_thread = threading.Thread(target=loop, name="tc-address", daemon=True)
+        self._address_thread.start()
 
     # -- automatic start --------------------------------------------------------------------------
     def _on_hub_event(self, event):
