@@ -9,9 +9,19 @@
   it patches live in :mod:`companion.net.amqtt_glue`, behind a version check.
 * :class:`MosquittoBroker`: a ``mosquitto -c`` child process with a generated config, password
   file (``$7$`` hashes) and ACL file (``pattern`` rules rendered from the same wall),
-  supervised (restarted on the same ports if it dies).
+  supervised (restarted on the same ports if it dies), and dying with the table (Linux:
+  ``PR_SET_PDEATHSIG``, the child forked by one long-lived thread; :func:`_reap_orphan` at the
+  next start is the second line of defence).
 * :class:`ExternalBroker`: a broker somebody else runs (``mqtt://host:port``). No child, and its
   logins and ACL are the operator's job: :meth:`add_user` raises :class:`BrokerError`.
+
+One broker per port: before the embedded broker or mosquitto starts, each port it needs is
+checked against the sockets listening on it (``/proc/net/tcp{,6}``; a wildcard bind counts the
+loopback addresses, where Debian's own ``mosquitto.service`` listens). A taken port is a
+:class:`PortTaken` sentence naming the port and its holder's command and pid (found by the
+socket's inode in ``/proc/*/fd``). Ready means the probe login was answered *and* every listener
+on our ports is ours (the child's sockets, in ``/proc/<pid>/fd``); a supervisor whose port was
+taken says so once and stops restarting.
 
 Every mode is a context manager with ``start()``/``stop()``, ``host``, ``tcp_port``, ``ws_port``,
 ``url`` (for the hub), ``ws_url`` (for the phones) and ``add_user``/``remove_user``.
@@ -21,8 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import logging
 import os
+import queue
 import re
 import secrets
 import shutil
@@ -30,6 +42,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -55,6 +68,158 @@ KEEPALIVE_GRACE = 2
 
 class BrokerError(CompanionError):
     """The broker could not start, stop, or do what was asked. The message says why."""
+
+
+class PortTaken(BrokerError):
+    """Another program listens on a port the table's broker needs (``kind``: ``"mqtt"`` or
+    ``"ws"``). ``holder`` is ``(pid, command name)``, or None when it cannot be seen (another
+    user's process)."""
+
+    def __init__(self, port: int, kind: str = "mqtt", holder: tuple | None = None,
+                 hint: str = ""):
+        self.port, self.kind, self.holder = port, kind, holder
+        if holder is not None:
+            pid, name = holder
+            who = f"by {name} (pid {pid}{', ' + hint if hint else ''})"
+            broker_like = "mosquitto" in name or "mqtt" in name.lower()
+            that = "that broker" if broker_like else "that program"
+        else:
+            who = "by a program this user cannot see"
+            that = "that program"
+        need = "needs it" if kind == "mqtt" else "needs it for the phones (MQTT over WebSockets)"
+        flag = "--mqtt-port" if kind == "mqtt" else "--ws-port"
+        super().__init__(f"Port {port} is already taken {who}; the table's broker {need}. "
+                         f"Stop {that} or start the table with {flag}.")
+
+
+# -- who listens on a port (Linux: /proc/net/tcp{,6} and /proc/<pid>/fd) --------------------------
+
+_ANY_ADDRESS = ("", "0.0.0.0", "::")
+
+
+def _proc_address(text: str) -> str:
+    """An address as /proc/net/tcp{,6} writes it (hex, each 32-bit word in host order)."""
+    raw = bytes.fromhex(text)
+    if sys.byteorder == "little":
+        raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    if len(raw) == 4:
+        return socket.inet_ntop(socket.AF_INET, raw)
+    addr = socket.inet_ntop(socket.AF_INET6, raw)
+    return addr[7:] if addr.startswith("::ffff:") and "." in addr else addr
+
+
+def listeners(port: int) -> list[tuple[str, int]] | None:
+    """``(address, socket inode)`` of every TCP socket listening on ``port`` in this network
+    namespace; None where /proc/net/tcp cannot be read (not Linux)."""
+    found, readable = [], False
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name, encoding="ascii") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        readable = True
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 10 or fields[3] != "0A":          # 0A: LISTEN
+                continue
+            addr, _, hex_port = fields[1].rpartition(":")
+            if int(hex_port, 16) == port:
+                found.append((_proc_address(addr), int(fields[9])))
+    return found if readable else None
+
+
+def _clashes(ours: str, theirs: str) -> bool:
+    """Does a listener on ``theirs`` take clients (or the port) from ours on ``ours``? A
+    wildcard of ours counts every address, the loopbacks included (Debian's mosquitto.service
+    holds 127.0.0.1 and ::1: local clients would meet it, not us)."""
+    if ours in _ANY_ADDRESS or theirs == "::":
+        return True
+    if theirs == "0.0.0.0":
+        return ":" not in ours
+    return theirs == ours
+
+
+def _socket_inodes(pid: int) -> set[int]:
+    """The socket inodes among ``pid``'s open files (empty if it is gone or not ours to see)."""
+    out = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            out.add(int(target[8:-1]))
+    return out
+
+
+def socket_holder(inodes) -> tuple[int, str] | None:
+    """``(pid, command name)`` of the process (lowest pid) holding one of these socket inodes;
+    None when no process this user may look into holds it."""
+    wanted = {f"socket:[{i}]" for i in inodes}
+    try:
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") in wanted:
+                    return pid, _command_name(pid)
+            except OSError:
+                continue
+    return None
+
+
+def _command_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() or "?"
+    except OSError:
+        return "?"
+
+
+def _holder_hint(pid: int, name: str) -> str:
+    """Where a broker holding our port probably comes from, and how to stop it."""
+    if "mosquitto" not in name:
+        return ""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+            errors="replace")
+    except OSError:
+        cmd = ""
+    try:
+        cgroup = Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        cgroup = ""
+    if "mosquitto.service" in cgroup or "/etc/mosquitto/" in cmd:
+        return ("probably Debian's mosquitto.service: "
+                "sudo systemctl disable --now mosquitto")
+    if "tc-mosquitto-" in cmd:
+        return "the broker of another table on this box"
+    return ""
+
+
+def port_taken(host: str, port: int, kind: str = "mqtt", mine=()) -> PortTaken | None:
+    """The error to raise if some socket other than ``mine`` (socket inodes) listens on
+    ``port`` where a listener of ours on ``host`` would clash with it; else None (also where
+    /proc cannot tell)."""
+    found = listeners(port)
+    if not found:
+        return None
+    foreign = {inode for addr, inode in found if _clashes(host, addr) and inode not in mine}
+    if not foreign:
+        return None
+    holder = socket_holder(foreign)
+    hint = _holder_hint(*holder) if holder else ""
+    return PortTaken(port, kind, holder, hint)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -192,6 +357,22 @@ class Broker:
             except Exception:
                 log.exception("a broker watcher failed")
 
+    # ports
+    def _wanted(self):
+        """(address, port, kind) of each port (not left to the OS) this broker listens on."""
+        out = [(self.host, self.tcp_port, "mqtt")] if self.tcp_port else []
+        if self.ws_port:
+            out.append((self.host, self.ws_port, "ws"))
+        return out
+
+    def _taken(self, mine=()) -> PortTaken | None:
+        """Does another socket than ``mine`` (inodes) listen where ours would (or do)?"""
+        for host, port, kind in self._wanted():
+            taken = port_taken(host, port, kind, mine)
+            if taken is not None:
+                return taken
+        return None
+
     # life
     def start(self) -> "Broker":
         raise NotImplementedError
@@ -320,6 +501,9 @@ class EmbeddedBroker(Broker):
             self.amqtt_version = amqtt_glue.check()
         except amqtt_glue.AmqttMismatch as e:
             raise BrokerError(str(e)) from None
+        taken = self._taken()                   # someone else's broker on our port: say who
+        if taken is not None:
+            raise taken
         _quiet_amqtt()
         self._loop = asyncio.new_event_loop()
         self._loop.set_exception_handler(_loop_exception)
@@ -334,9 +518,17 @@ class EmbeddedBroker(Broker):
             raise
         except Exception as e:           # amqtt wraps bind errors in its own BrokerError
             self._stop_loop()
+            taken = self._taken()           # taken between the check and the bind
+            if taken is not None:
+                raise taken from None
             cause = e.__cause__ or e
             raise BrokerError(f"The embedded broker could not listen on {self.host} "
                               f"(TCP {self.tcp_port}, WebSockets {self.ws_port}): {cause}.") from None
+        # ours alone: no other socket (a loopback one taken meanwhile) shares our ports
+        taken = self._taken(mine=_socket_inodes(os.getpid()))
+        if taken is not None:
+            self._stop_loop()
+            raise taken
         self._running = True
         return self
 
@@ -481,6 +673,70 @@ def _stop_children_at_exit():
             pass
 
 
+# -- children that die with the table -------------------------------------------------------------
+
+#: Ask the kernel to SIGTERM each mosquitto child when the table dies, however it dies (Linux
+#: only; elsewhere :func:`_reap_orphan` at the next start is the only defence).
+DIE_WITH_PARENT = sys.platform.startswith("linux")
+_PR_SET_PDEATHSIG = 1
+_libc = None
+
+
+def _prctl():
+    """libc's prctl, loaded in the parent (nothing is loaded between fork and exec)."""
+    global _libc
+    if _libc is None:
+        import ctypes
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc.prctl
+
+
+def _die_with(parent_pid: int, prctl):
+    """A ``preexec_fn``: in the child, after fork and before exec, ask for SIGTERM when the
+    parent dies; if it died already (between the fork and here), go at once."""
+    def preexec():
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+    return preexec
+
+
+class _Spawner:
+    """Every mosquitto child is forked by this one long-lived thread. The kernel sends the
+    parent-death signal when the *thread* that forked the child ends, not the process: a child
+    forked by the thread that called ``start()`` (a short-lived worker, say) or by a
+    supervisor that gives up would be stopped with that thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._jobs: "queue.SimpleQueue" = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def popen(self, args, **kw) -> subprocess.Popen:
+        if not DIE_WITH_PARENT:
+            return subprocess.Popen(args, **kw)
+        kw["preexec_fn"] = _die_with(os.getpid(), _prctl())
+        with self._lock:                    # (a forked copy of this process has no thread)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, daemon=True,
+                                                name="tc-child-spawner")
+                self._thread.start()
+        job = concurrent.futures.Future()
+        self._jobs.put((job, args, kw))
+        return job.result()
+
+    def _serve(self):
+        while True:
+            job, args, kw = self._jobs.get()
+            try:
+                job.set_result(subprocess.Popen(args, **kw))
+            except BaseException as e:      # the caller raises it
+                job.set_exception(e)
+
+
+_SPAWNER = _Spawner()
+
+
 def find_mosquitto(binary: str | None = None) -> str:
     if binary:
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
@@ -533,6 +789,7 @@ class MosquittoBroker(Broker):
         self._down = False                  # the child died and is being restarted
         self.restart_delay = 0.5            # s between noticing a death and restarting
         self.restarts = 0
+        self.gave_up: PortTaken | None = None   # the supervisor stopped: a port was taken
 
     # files
     @property
@@ -607,6 +864,11 @@ class MosquittoBroker(Broker):
         auto = self._want_tcp == 0 or self._want_ws == 0
         if self._want_tcp:
             _reap_orphan(self._want_tcp)
+        self.tcp_port, self.ws_port = self._want_tcp, self._want_ws
+        taken = self._taken()               # someone else's broker on our port: say who
+        if taken is not None:
+            self._cleanup_dir()
+            raise taken
         err = "no free pair of ports was found"
         for attempt in range(5 if auto else 1):
             self.tcp_port = self._want_tcp or free_port()
@@ -615,11 +877,14 @@ class MosquittoBroker(Broker):
                 if self.ws_port == self.tcp_port:
                     continue
             self._write_files()
-            with open(self.log_path, "ab") as logf:
-                self._proc = subprocess.Popen([binary, "-c", str(self.config_path)],
-                                              stdin=subprocess.DEVNULL, stdout=logf,
-                                              stderr=subprocess.STDOUT, start_new_session=True)
+            self._spawn(binary)
             err = self._wait_ready()
+            if isinstance(err, PortTaken):
+                self._kill_child()
+                if auto and err.port not in (self._want_tcp, self._want_ws):
+                    continue                # a port picked for us was taken meanwhile
+                self._cleanup_dir()
+                raise err
             if err is None:
                 self._running = True
                 _LIVE_CHILDREN.add(self)
@@ -635,22 +900,58 @@ class MosquittoBroker(Broker):
         self._cleanup_dir()
         raise BrokerError(f"mosquitto did not start: {err}")
 
-    def _wait_ready(self) -> str | None:
+    def _spawn(self, binary):
+        """Start the child (forked by the long-lived spawner thread, set to die with us)."""
+        with open(self.log_path, "ab") as logf:
+            self._proc = _SPAWNER.popen([binary, "-c", str(self.config_path)],
+                                        stdin=subprocess.DEVNULL, stdout=logf,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def _wanted(self):
+        """(address, port, kind) of each port the child listens on: the WebSockets listener of
+        mosquitto 2.0 binds every address whatever the config says (upstream #3045)."""
+        out = [(self.host, self.tcp_port, "mqtt")] if self.tcp_port else []
+        if self.ws_port:
+            out.append(("::", self.ws_port, "ws"))
+        return out
+
+    def _wait_ready(self) -> "str | PortTaken | None":
+        """None once the child answers its probe login *and* every listener on our ports is
+        the child's; a :class:`PortTaken` when another program holds one of them (the probe
+        may have been answered by that program); else what went wrong, in words."""
         deadline = time.monotonic() + self.start_timeout
         host = connect_host(self.host)
+        proc = self._proc
         while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                return f"it exited with code {self._proc.returncode}: {self._log_tail()}"
+            if proc.poll() is not None:
+                return self._exit_reason(proc)
             try:
                 rc = probe_login(host, self.tcp_port, PROBE_USER, self._probe_password)
             except OSError:
                 time.sleep(0.01)
                 continue
+            # whoever answered: are the listeners on our ports the child's, and is it alive?
+            taken = self._taken(mine=_socket_inodes(proc.pid))
+            if taken is not None:
+                return taken
+            if proc.poll() is not None:
+                return self._exit_reason(proc)
             if rc == 0:
                 return None
             return f"it refused its own probe login (CONNACK {rc}): {self._log_tail()}"
         return f"no answer on port {self.tcp_port} within {self.start_timeout:g} s: " \
                f"{self._log_tail()}"
+
+    def _exit_reason(self, proc) -> "str | PortTaken":
+        tail = self._log_tail()
+        if "address already in use" in tail.lower():
+            taken = self._taken()
+            if taken is not None:
+                return taken
+            ports = re.findall(r"listen socket on port (\d+)", tail)
+            port = int(ports[-1]) if ports else self.tcp_port
+            return PortTaken(port, "ws" if port == self.ws_port else "mqtt")
+        return f"it exited with code {proc.returncode}: {tail}"
 
     def alive(self) -> bool:
         return self._running and not self._down and self._proc is not None and \
@@ -658,7 +959,9 @@ class MosquittoBroker(Broker):
 
     def _supervise(self, every: float = 0.5):
         """Notice a dead mosquitto within a second, say so, and start it again on the same
-        ports with the same logins (phones and the hub reconnect by themselves)."""
+        ports with the same logins (phones and the hub reconnect by themselves). If another
+        program took one of its ports meanwhile, say so once and stop trying: restarting
+        cannot win that port back (:attr:`gave_up` holds the sentence)."""
         while self._running:
             time.sleep(every)
             proc = self._proc
@@ -677,6 +980,10 @@ class MosquittoBroker(Broker):
                     self._down = False
                     self._tell(True, "The message broker is back.")
                     break
+                if self.gave_up is not None:
+                    log.error("%s", self.gave_up)
+                    self._tell(False, str(self.gave_up))
+                    return
                 delay = min(delay * 2, 5.0)
 
     def _respawn(self) -> bool:
@@ -684,15 +991,20 @@ class MosquittoBroker(Broker):
         with self._lock:
             if not self._running:
                 return False
+            taken = self._taken()
+            if taken is not None:
+                self._kill_child()              # (the dead one: forget it)
+                self.gave_up = taken
+                return False
             self._write_files()
-            with open(self.log_path, "ab") as logf:
-                self._proc = subprocess.Popen([binary, "-c", str(self.config_path)],
-                                              stdin=subprocess.DEVNULL, stdout=logf,
-                                              stderr=subprocess.STDOUT, start_new_session=True)
+            self._spawn(binary)
             err = self._wait_ready()
             if err is not None:
-                log.warning("mosquitto did not come back yet: %s", err)
                 self._kill_child()
+                if isinstance(err, PortTaken):
+                    self.gave_up = err
+                else:
+                    log.warning("mosquitto did not come back yet: %s", err)
                 return False
             _note_child(self.tcp_port, self._proc.pid, self.run_dir)
             return True
