@@ -2,7 +2,10 @@
 
 Entry points:
 
-* :func:`run_app` for ``companion run``: blocking, returns when the window closes.
+* :func:`run_app` for ``companion run``: blocking, returns when the window closes, with the
+  exit status: 0, or :data:`~companion.service.power.POWEROFF` / ``REBOOT`` after Shut down or
+  Restart (the Menu's, in appliance mode, or a :func:`companion.service.power.request` from the
+  GPIO button).
 * :class:`TableApp` for tests and benchmarks: ``TableApp(hub)``; ``build()`` gives the root
   widget without running the event loop.
 
@@ -22,6 +25,7 @@ from kivy.lang import Builder
 from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
                              ObjectProperty, StringProperty)
 
+from companion.service import power
 from ui import model, theme
 from ui.adapters import GameUI, adapter_for
 from ui.screens import SCREENS
@@ -52,9 +56,11 @@ class TableApp(App):
     adapter = ObjectProperty(GameUI(), rebind=True)
 
     moment = DictProperty({})                # a moment held on screen ("Time!"), or {}
+    appliance = BooleanProperty(False)       # the box: the Menu offers Shut down and Restart
 
     def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
-                 sound=True, reveal_step=0.9, time_hold=2.5, **kwargs):
+                 sound=True, reveal_step=0.9, time_hold=2.5, appliance=False,
+                 address_feed=None, notifier=None, **kwargs):
         super().__init__(**kwargs)
         self.title = "Table Companion"
         self.hub = hub
@@ -84,6 +90,13 @@ class TableApp(App):
         self.bridge = None
         self.frames = 0                      # screen updates applied (tests, benchmarks)
         self.last_update = 0.0               # perf_counter() of the last applied update
+        self.appliance = appliance
+        self.address_feed = address_feed     # fn(callback) -> unregister: the join address moved
+        self.notifier = notifier             # ui.notifier.ServiceNotifier, or None
+        self.exit_status = 0                 # what run_app returns: power.POWEROFF / REBOOT
+        self.power_action = None             # "poweroff" / "reboot" once asked for
+        self._unhook = []                    # unregister functions (power, address)
+        self._power_ev = None
 
     # -- set-up -------------------------------------------------------------------------------
     @property
@@ -110,6 +123,9 @@ class TableApp(App):
         self._claim_kv_app()
         self.root = TableRoot()
         self.bridge = HubBridge(self.hub, self._on_change, self.show_error, self._hub_event)
+        self._unhook.append(power.on_request(self._power_requested))
+        if self.address_feed is not None:   # a new join address: redraw the QR codes
+            self._unhook.append(self.address_feed(lambda _url: self.bridge.poke()))
         if self.auto_resume and self.hub.game is None:
             try:
                 self.hub.resume()
@@ -134,6 +150,13 @@ class TableApp(App):
                 ev.cancel()
         self._ticker = self._moment_ev = self._toast_ev = None
         self._fades = []
+        while self._unhook:
+            self._unhook.pop()()
+        if self._power_ev is not None:
+            self._power_ev.cancel()
+            self._power_ev = None
+        if self.notifier is not None:
+            self.notifier.stop()
         for screen in self._screens.values():     # a reveal stepping on by itself
             stop = getattr(screen, "stop", None)
             if stop is not None:
@@ -213,6 +236,9 @@ class TableApp(App):
         screen = self._screens.get(name)
         self.root.ids.table_bar.show(view, not getattr(screen, "table_moves", False))
         self._schedule_ticker(view)
+        if self.notifier is not None and self.power_action is None:
+            g = self.catalog.get((view.get("hub") or {}).get("game"))
+            self.notifier.update(model.service_status(view, name, g.title if g else ""))
         self.frames += 1
         self.last_update = time.perf_counter()
 
@@ -343,6 +369,46 @@ class TableApp(App):
     def abandon_game(self):
         """Give the game up (recorded, left out of stats) and go Home."""
         self.command(self.hub.abandon, done=lambda _r: self.go_home())
+
+    # -- the box: Shut down and Restart ----------------------------------------------------------
+    def _power_requested(self, action):
+        """``power.request`` (any thread: the GPIO button): the same stop as the Menu's,
+        on the main thread."""
+        Clock.schedule_once(lambda dt: self.power_stop(action))
+
+    def power_stop(self, action):
+        """Shut down (``"poweroff"``) or restart (``"reboot"``) the box: cover the screen with
+        what is happening, let the command being written finish, then stop the app as closing
+        the window does; :func:`run_app` returns the exit status the systemd unit turns into
+        ``systemctl poweroff`` / ``reboot``. The first request wins."""
+        if self.power_action is not None or self.closed:
+            return
+        self.exit_status = power.exit_status(action)
+        self.power_action = action
+        from kivy.core.window import Window
+        from kivy.uix.modalview import ModalView
+        from ui.widgets.menu import PowerCover
+        for w in list(Window.children):               # the Menu, a confirmation, a picker
+            if isinstance(w, ModalView):
+                w.dismiss(animation=False)
+        PowerCover(action=action).open()
+        if self.notifier is not None:
+            self.notifier.update("Shutting down" if action == "poweroff" else "Restarting")
+
+        def drawn(*_):                                  # the cover is on the screen: stop
+            Window.unbind(on_flip=drawn)
+            if self._power_ev is not None:
+                self._power_ev.cancel()
+            self._power_ev = Clock.schedule_once(lambda dt: self._stop_for_power())
+        Window.bind(on_flip=drawn)
+        self._power_ev = Clock.schedule_once(drawn, 1.0)    # in case no frame is drawn
+
+    def _stop_for_power(self):
+        if self.closed:
+            return
+        if self.bridge is not None:
+            self.bridge.wait_idle(10)          # a tap's command still being written: kept
+        self.stop()
 
     def open_undo(self):
         from ui.widgets.dialogs import UndoDialog
@@ -514,33 +580,50 @@ def configure_window(fullscreen=True, size=None):
         Config.set("graphics", "multisamples", "0")
 
 
-def _report_first_frame(path):
-    import json
-    import time
+def _on_first_frame(fn):
     from kivy.core.window import Window
 
     def flipped(*_):
         Window.unbind(on_flip=flipped)
-        with open(path, "w") as f:
-            json.dump({"wall": time.time(), "monotonic": time.monotonic()}, f)
+        fn()
     Window.bind(on_flip=flipped)
 
 
-def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None):
-    """Show the table screen for ``hub`` until the window closes (blocking).
+def _report_first_frame(path):
+    import json
+    import time
+
+    def write():
+        with open(path, "w") as f:
+            json.dump({"wall": time.time(), "monotonic": time.monotonic()}, f)
+    _on_first_frame(write)
+
+
+def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None, appliance=False,
+            address_feed=None):
+    """Show the table screen for ``hub`` until the window closes (blocking). Returns the exit
+    status: 0, or ``power.POWEROFF`` / ``power.REBOOT`` after Shut down or Restart.
 
     ``size``: a window size such as ``(800, 480)`` (ignored when fullscreen). Starts the hub's
-    timer thread (idempotent) so deadlines and 0:30 warnings reach the screen.
+    timer thread (idempotent) so deadlines and 0:30 warnings reach the screen. ``appliance``:
+    the Menu offers Shut down and Restart. ``address_feed(fn)``: calls ``fn(join_url)`` when
+    the join address changes (``TableServer.on_address``). Under systemd (``$NOTIFY_SOCKET``)
+    the app says READY=1 at its first frame, its status as it changes, and pets the watchdog.
     """
+    from ui.notifier import ServiceNotifier
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     configure_window(fullscreen, size)
     hub.start_timers()
-    app = TableApp(hub, simulated_hardware_note=simulated_hardware_note)
+    notifier = ServiceNotifier(hub)
+    app = TableApp(hub, simulated_hardware_note=simulated_hardware_note, appliance=appliance,
+                   address_feed=address_feed, notifier=notifier)
     report = os.environ.get("COMPANION_FIRST_FRAME_FILE")
     if report:                      # for benches/bench_run.py: when the first frame is shown
         _report_first_frame(report)
+    _on_first_frame(notifier.first_frame)
+    notifier.start()
     try:
         app.run()
     finally:
         app.close()
-    return 0
+    return app.exit_status

@@ -425,3 +425,62 @@ def pick_summary(spec, value, options) -> str:
     if kind == "flag":
         return "yes" if value else "no"
     return str(value)
+
+
+# -- the box ----------------------------------------------------------------------------------------
+NO_NETWORK = "No network yet: phones can join when the box is on Wi-Fi or Ethernet."
+
+
+def no_network(url: str) -> bool:
+    """Does this join link lead nowhere a phone can go (the box has only its loopback address:
+    no Wi-Fi or Ethernet yet)?
+
+    >>> no_network("http://127.0.0.1:8000/?room=ABCD"), no_network("http://[::1]:8000/")
+    (True, True)
+    >>> no_network("http://10.1.2.3:8000/?room=ABCD"), no_network("http://table.local/"), \
+no_network("")
+    (False, False, False)
+    """
+    import ipaddress
+    from urllib.parse import urlsplit
+    try:
+        host = urlsplit(url).hostname if url else None
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def service_status(view: dict, screen: str, title: str = "") -> str:
+    """What the table is doing, in one line for ``systemctl status``.
+
+    >>> hub = {"game": "great-powers", "seats": [{"phone": True, "online": True}] * 4}
+    >>> service_status({"session": 3, "round": 2, "hub": hub}, "gp_action", "Great Powers")
+    'Great Powers, round 2, 4 phones'
+    >>> service_status({"hub": hub}, "home")
+    'Home: choose a game'
+    >>> service_status({"hub": dict(hub, seats=[{"phone": True}, {}])}, "lobby", "Great Powers")
+    'Great Powers: setting up, 1 of 2 phones joined'
+    """
+    hub = view.get("hub") or {}
+    seats = hub.get("seats") or []
+    if screen == "home" or not (view.get("session") is not None or hub.get("game")):
+        return "Home: choose a game"
+    title = title or view.get("title") or hub.get("game") or "A game"
+    if view.get("session") is None:
+        joined = sum(1 for s in seats if s.get("phone"))
+        return f"{title}: setting up, {joined} of {len(seats)} phones joined"
+    if view.get("outcome") is not None:
+        return f"{title}: game over"
+    online = sum(1 for s in seats if s.get("phone") and s.get("online"))
+    parts = [title]
+    if view.get("round"):
+        parts.append(f"round {view['round']}")
+    parts.append(f"{online} phone{'' if online == 1 else 's'}")
+    return ", ".join(parts)

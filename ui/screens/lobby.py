@@ -1,5 +1,7 @@
-"""Lobby: the join QR code, link and room code; seats filling in with their presence; Start."""
-from kivy.properties import ColorProperty, NumericProperty, StringProperty
+"""Lobby: the join QR code, link and room code; seats filling in with their presence; Start.
+The QR follows the join address (``hub.join_url``, moved by the server when the network comes
+up); while the box has no network it says so instead of showing a 127.0.0.1 code."""
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
@@ -37,6 +39,7 @@ class LobbyScreen(ViewScreen):
     """Before the start: who has joined. After it, while the game's opening sealed choice runs
     (a blind Leader pick): who has locked theirs in."""
     url = StringProperty("")
+    offline = BooleanProperty(False)       # the box has only 127.0.0.1: no QR to scan yet
     room = StringProperty("")
     game_title = StringProperty("")
     summary = StringProperty("")
@@ -47,6 +50,7 @@ class LobbyScreen(ViewScreen):
         app = self.app
         self.room = hub.get("room") or ""
         self.url = hub.get("join_url") or ""
+        self.offline = model.no_network(self.url)
         g = app.catalog.get(hub.get("game"))
         self.game_title = g.title if g else ""
         opts = hub.get("options") or {}

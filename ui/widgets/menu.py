@@ -4,14 +4,20 @@ new phone, rename it), the handover QR and the on-screen keyboard for names.
 Every hub call goes through the app's command worker (``app.command``), so a refusal comes back
 as a readable toast and the screen never freezes. The handover code is a secret: it is shown
 here as a QR (and its link) from ``hub.handover(seat)``'s return value and never kept.
+
+On the box (appliance mode) the menu also shuts the box down or restarts it, each asked once
+more in words; the QR dialogs follow the join address when the network changes, and say so
+when there is none yet.
 """
+from urllib.parse import urlsplit, urlunsplit
+
 from kivy.app import App
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
-from ui import theme
+from ui import model, theme
 from ui.widgets.common import TButton
 from ui.widgets.dialogs import Dialog
 from ui.widgets.qr import QRCode  # noqa: F401  (used by menu.kv)
@@ -75,9 +81,27 @@ def set_chip(c, seat: dict):
     c.tid = f"seat:{seat['seat']}"
 
 
+#: What Shut down and Restart ask, and what the screen says while the box stops.
+POWER = {
+    "poweroff": {"title": "Shut the box down?", "go": "Shut down", "tone": "danger",
+                 "what": "the box switches off. Unplug it after half a minute.",
+                 "cover": "Shutting down\u2026",
+                 "cover_note": "Unplug the box after half a minute."},
+    "reboot": {"title": "Restart the box?", "go": "Restart", "tone": "warn",
+               "what": "the box starts again: the table is back in a minute or so.",
+               "cover": "Restarting\u2026",
+               "cover_note": "The table is back in a minute or so."},
+}
+
+
+def power_question(action: str, playing: bool) -> str:
+    kept = ", the game in progress is kept, and" if playing else " and"
+    return f"The table stops{kept} {POWER[action]['what']}"
+
+
 class TableMenu(Dialog):
     """Home, End the game now, Abandon it, and the seats (tap one to move it to a new phone or
-    rename it)."""
+    rename it); on the box (``app.appliance``) also Shut down and Restart."""
     playing = BooleanProperty(False)        # a game is running (not over)
     over = BooleanProperty(False)
     game_title = StringProperty("")
@@ -97,6 +121,18 @@ class TableMenu(Dialog):
             chip.bind(on_release=lambda _c: self.dismiss())
             box.add_widget(chip)
         self.ids.no_seats.opacity = 0 if seats else 1
+        row = self.ids.power
+        if not app.appliance and row.parent is not None:     # a dev machine: not offered
+            row.parent.remove_widget(row)
+
+    def power(self, action):
+        """Shut down or Restart, asked once more: a tap beside the dialog only closes it."""
+        self.dismiss()
+        app = App.get_running_app()
+        w = POWER[action]
+        ConfirmDialog(title=w["title"], text=power_question(action, self.playing),
+                      go_text=w["go"], go_tid=f"confirm:{action}", tone=w["tone"],
+                      action=lambda: app.power_stop(action)).open()
 
     def home(self):
         self.dismiss()
@@ -123,6 +159,20 @@ class TableMenu(Dialog):
                            "out of the statistics. The table goes back to Home.",
                       go_text="Abandon the game", go_tid="confirm:abandon", tone="danger",
                       action=app.abandon_game).open()
+
+
+class PowerCover(Dialog):
+    """The whole screen while the table stops for a power off or a restart: what is happening,
+    and nothing to tap."""
+    action = StringProperty("poweroff")
+    text = StringProperty("")
+    note = StringProperty("")
+
+    def __init__(self, **kw):
+        kw.setdefault("auto_dismiss", False)
+        super().__init__(**kw)
+        self.text = POWER[self.action]["cover"]
+        self.note = POWER[self.action]["cover_note"]
 
 
 class SeatDialog(Dialog):
@@ -161,12 +211,27 @@ class HandoverDialog(Dialog):
     name = StringProperty("")
     url = StringProperty("")
     minutes = NumericProperty(10)
+    offline = BooleanProperty(False)          # the box has no network: no QR to scan yet
 
     def on_open(self):
-        App.get_running_app().open_handovers[self.seat] = self
+        app = App.get_running_app()
+        app.open_handovers[self.seat] = self
+        app.bind(view=self.follow)
+        self.follow(app, app.view)
 
     def on_dismiss(self):
-        App.get_running_app().open_handovers.pop(self.seat, None)
+        app = App.get_running_app()
+        app.open_handovers.pop(self.seat, None)
+        app.unbind(view=self.follow)
+
+    def follow(self, _app, view):
+        """The join address moved (the Wi-Fi came up): the same code at the new address."""
+        join = (view.get("hub") or {}).get("join_url") or ""
+        if join and self.url:
+            here, there = urlsplit(self.url), urlsplit(join)
+            if here.netloc != there.netloc:
+                self.url = urlunsplit(here._replace(scheme=there.scheme, netloc=there.netloc))
+        self.offline = model.no_network(self.url)
 
     def claimed(self):
         """A new phone took the seat: the code is used up; the dialog closes by itself."""
@@ -186,17 +251,31 @@ class JoinDialog(Dialog):
     url = StringProperty("")
     room = StringProperty("")
     seats_text = StringProperty("")
+    offline = BooleanProperty(False)          # the box has no network: no QR to scan yet
 
     def on_open(self):
         app = App.get_running_app()
-        hub = app.view.get("hub") or {}
+        app.bind(view=self.follow)
+        self.follow(app, app.view)
+
+    def on_dismiss(self):
+        App.get_running_app().unbind(view=self.follow)
+
+    def follow(self, _app, view):
+        """Shown with the table's view, so a new join address redraws the QR at once."""
+        hub = view.get("hub") or {}
         self.url = hub.get("join_url") or ""
+        self.offline = model.no_network(self.url)
         self.room = hub.get("room") or ""
         seats = hub.get("seats") or []
         free = [s.get("name") or f"Seat {s['seat'] + 1}" for s in seats if not s.get("phone")]
-        if free:
+        if free and self.offline:                   # nothing to scan yet (said beside it)
+            self.seats_text = f"Free: {', '.join(free)}."
+        elif free:
             self.seats_text = (f"Free: {', '.join(free)}. A new phone scans this and takes "
                                f"a free seat.")
+        elif seats and self.offline:
+            self.seats_text = "Every seat has a phone."
         elif seats:
             self.seats_text = "Every seat has a phone. A player whose phone dropped out scans " \
                               "this to come back."

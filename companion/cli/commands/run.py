@@ -7,6 +7,14 @@ gpiozero's mock pins and the reader simulator, said so on screen), and the Kivy 
 full screen. Closing the
 window (or Ctrl-C, or SIGTERM) stops everything in reverse order; running it again resumes.
 
+On the box (``COMPANION_APPLIANCE=1``, set by the systemd unit) the Menu also offers Shut down
+and Restart: the table stops the same way and exits with ``power.POWEROFF`` (70) or
+``power.REBOOT`` (71), which the unit turns into ``systemctl poweroff`` / ``reboot``; so does
+``power.request`` from the GPIO shutdown button. Under systemd (``$NOTIFY_SOCKET``) it says
+READY=1 when the table's first frame is drawn, its status as it changes, STOPPING=1 when it
+stops, and pets the watchdog while the hub answers. Without ``--host`` the join address follows
+the network (a box switched on before its Wi-Fi is up gets its address when it comes).
+
 This module is the composition root: the only place that imports the network, the hardware and
 the screen together.
 """
@@ -77,6 +85,16 @@ def resume_note(server, wanted) -> str:
     return f"resuming the game in progress ({where})."
 
 
+APPLIANCE_ENV = "COMPANION_APPLIANCE"
+
+
+def appliance_mode(env=None) -> bool:
+    """Is this the box (the systemd unit sets ``COMPANION_APPLIANCE=1``)? Only there may a tap
+    power the machine off."""
+    value = (os.environ if env is None else env).get(APPLIANCE_ENV, "").strip().lower()
+    return value not in ("", "0", "no", "false", "off")
+
+
 def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -97,6 +115,7 @@ def run(args):
     for name in QUIET_LOGGERS:              # their debug chatter is not for the table
         logging.getLogger(name).setLevel(logging.WARNING)
     from companion.net.serve import TableServer
+    from companion.service import notify
     if args.new and not args.game:
         raise ConfigError("--new sets up the game named by --game; give --game too.")
     data_note = use_table_data(args)
@@ -125,10 +144,14 @@ def run(args):
             note = "No hardware: touch and phones only."
         print(f"companion: table {args.table}; phones join at {server.join_url} "
               f"(room {server.hub.room_code})", file=sys.stderr)
+        server.on_address(lambda url: print(f"companion: the box's address changed; phones "
+                                            f"join at {url}", file=sys.stderr))
         from ui.app import run_app
         return run_app(server.hub, fullscreen=not args.windowed, size=size,
-                       simulated_hardware_note=note)
+                       simulated_hardware_note=note, appliance=appliance_mode(),
+                       address_feed=server.on_address)
     finally:
+        notify.stopping()
         if link is not None:
             link.close()
         server.stop()
