@@ -1,4 +1,5 @@
-"""`companion sessions`, `companion replay ID`, `companion stats`, `companion sessions export`.
+"""`companion sessions`, `companion replay ID`, `companion stats`, `companion sessions export`,
+`companion sessions backup DEST` (docs/store.md: what files make a store, backup, restore).
 
 A session is replayed with the data it was played with (an edited copy is named in its log;
 ``--data DIR`` points at the copy if it moved). Time per phase comes only from sessions a table
@@ -7,9 +8,13 @@ all "took" 0.0 s; it still counts for win rates.
 """
 import collections
 import json
+import os
+import pathlib
+import sqlite3
 import time
 
-from companion.cli.common import add_db_arg, final_table, open_log
+from companion.cli.common import add_db_arg, default_db, final_table, open_log
+from companion.core.log import APPLICATION_ID, SQLiteLog
 from companion.core.play import wilson
 from companion.core.session import fold
 from companion.core.errors import ConfigError, SessionFileError
@@ -20,11 +25,16 @@ from companion.lab.facts import is_bot_session
 
 def register(sub):
     p = sub.add_parser("sessions", help="list stored sessions; `sessions recover` mends a "
-                                        "damaged store")
-    p.add_argument("action", nargs="?", choices=("list", "recover", "export"), default="list",
+                                        "damaged store; `sessions backup DEST` copies it safely")
+    p.add_argument("action", nargs="?", choices=("list", "recover", "export", "backup"),
+                   default="list",
                    help="recover: move a damaged store aside (untouched) and put a recovered "
                         "copy in its place; export: write finished sessions as CSV or for BG "
-                        "Stats (docs/reports.md)")
+                        "Stats (docs/reports.md); backup: a consistent copy of the store and "
+                        "its heads file, safe while the table runs (docs/store.md)")
+    p.add_argument("dest", nargs="?", metavar="DEST",
+                   help="backup: a folder (it gets sessions-YYYYmmdd-HHMMSS.db and its "
+                        "-heads file) or a new file's path; never overwritten")
     p.add_argument("--format", choices=("csv", "bgstats"), default="csv",
                    help="export: csv (one row per player per session, and every session's "
                         "public log) or bgstats (BG Stats' play import format)")
@@ -55,13 +65,17 @@ def register(sub):
 
 
 def run_sessions(args):
+    if args.dest is not None and args.action != "backup":
+        raise ConfigError(f"`companion sessions {args.action}` takes no {args.dest!r}; only "
+                          f"`companion sessions backup DEST` takes a destination.")
     if args.action == "recover":
-        from companion.cli.common import default_db
         from companion.service.recover import recover, report_text
         print(report_text(recover(str(args.db or default_db()))))
         return 0
     if args.action == "export":
         return run_export(args)
+    if args.action == "backup":
+        return run_backup(args)
     log = open_log(args)
     rows = log.sessions()
     if not rows:
@@ -79,6 +93,176 @@ def run_sessions(args):
         bots = "  [bots]" if is_bot_session(info) else ""
         print(f"{info.id:40} {when}  {info.game:14} {info.status:8} {info.length:5} records  "
               f"{players}  {result}{bots}{edited}")
+    return 0
+
+
+# -- backup ---------------------------------------------------------------------------------
+
+def _as_the_table(path):
+    """The table's own view of the store at ``path``, never opened: its heads file
+    (``_read_heads``) and the check it makes at start (``_check(db)``: SQLite's quick_check,
+    then the heads file against the records; closes ``db`` when it refuses). A backup refuses
+    what the table would refuse, in the same sentence."""
+    table = SQLiteLog.__new__(SQLiteLog)
+    table.path, table.heads_path = path, path + "-heads"
+    return table
+
+
+def _backup_path(dest):
+    """The file to write: ``dest`` itself, or a new name in it when it is a folder (an existing
+    one, or a path ending in a slash)."""
+    dest = os.path.expanduser(str(dest))
+    if os.path.isdir(dest) or dest.endswith(os.sep):
+        os.makedirs(dest, exist_ok=True)
+        return os.path.join(dest, f"sessions-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    parent = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(parent):
+        raise ConfigError(f"Cannot write the backup to {dest}: there is no folder {parent}.")
+    return dest
+
+
+def _exists(p):
+    return ConfigError(f"{p} exists already; a backup never overwrites anything. Choose "
+                       f"another name or folder.")
+
+
+def _refuse_existing(path):
+    for p in (path, path + "-heads"):
+        if os.path.lexists(p):
+            raise _exists(p)
+
+
+def _fsync(path, directory=False):
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass                        # (some file systems cannot sync a folder)
+    finally:
+        os.close(fd)
+
+
+def backup(src, dest) -> dict:
+    """Copy the store ``src`` into ``dest`` (a folder or a new file) while the table may be
+    running. SQLite's online backup takes one consistent snapshot (readers never block the
+    table's writes in WAL mode) into a single self-contained file (rollback journal, no WAL
+    needed); beside it, ``<copy>-heads`` names the session the copy played last and the
+    records it holds, so a copy that later loses records is refused like the store itself.
+
+    The store is checked first exactly as the table checks it at start (a store that has
+    lost records, a torn WAL, is refused in the table's own sentence), opened read-only
+    (nothing of it, even a damaged one, is changed). Returns ``{"path", "heads_path",
+    "sessions", "records", "head": (session, records) | None}``."""
+    src = os.path.expanduser(str(src))
+    if not os.path.exists(src):
+        raise SessionFileError(f"There is no store at {src} to back up.")
+    with open(src, "rb") as f:
+        if f.read(16) != b"SQLite format 3\x00":
+            raise SessionFileError(f"{src} is not a Table Companion session store (not an "
+                                   f"SQLite file).")
+    path = _backup_path(dest)
+    here = os.path.abspath(src)
+    if os.path.abspath(path) in (here, here + "-heads", here + "-wal", here + "-shm"):
+        raise ConfigError(f"The backup must go somewhere else than the store itself ({src}).")
+    _refuse_existing(path)
+    try:
+        db = sqlite3.connect(pathlib.Path(here).as_uri() + "?mode=ro", uri=True, timeout=10)
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as e:
+        raise SessionFileError(f"{src} cannot be read ({e}); nothing was written.") from None
+    if app_id != APPLICATION_ID or "events" not in tables:
+        db.close()
+        raise SessionFileError(f"{src} is not a Table Companion session store; nothing was "
+                               f"written.")
+    table = _as_the_table(src)
+    # the heads file is read before the snapshot is taken: every record it names is in it
+    claimed = table._read_heads()
+    table._check(db)                # raises (and closes db) where the table would refuse
+    tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
+                       f".{os.path.basename(path)}.partial-{os.getpid()}")
+    out, placed = None, False
+    try:
+        copy = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.backup(copy)                         # one step: one consistent snapshot
+            copy.execute("PRAGMA journal_mode=DELETE")          # one file, no WAL to carry
+            problems = [r[0] for r in copy.execute("PRAGMA integrity_check").fetchall()]
+            if problems != ["ok"]:
+                raise SessionFileError(f"The backup of {src} failed its check "
+                                       f"({'; '.join(problems[:2])}); nothing was kept.")
+            n_sessions = copy.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+            n_records = copy.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+            if claimed is not None:
+                held = copy.execute("SELECT COUNT(*) FROM events WHERE session_id=?",
+                                    (claimed[0],)).fetchone()[0]
+                if held < claimed[1]:
+                    raise SessionFileError(f"The backup of {src} holds {held} records of "
+                                           f"session {claimed[0]}, not {claimed[1]}; nothing "
+                                           f"was kept.")
+            # the session the copy played last (its newest saved record), and its records
+            cols = {r[1] for r in copy.execute("PRAGMA table_info(sessions)")}
+            last = "COALESCE(s.updated, s.created)" if "updated" in cols else "s.created"
+            head = copy.execute(
+                "SELECT s.id, COUNT(*) FROM sessions s JOIN events e ON e.session_id = s.id "
+                f"GROUP BY s.id ORDER BY {last} DESC, COUNT(*) DESC LIMIT 1").fetchone()
+        finally:
+            copy.close()
+        mode = os.stat(src).st_mode & 0o666         # as private as the store (seat tokens)
+        os.chmod(tmp, mode)
+        _fsync(tmp)
+        out = {"path": path, "heads_path": None, "sessions": n_sessions,
+               "records": n_records, "head": tuple(head) if head else None}
+        if head:                                    # the claim first: never a copy alone
+            try:
+                fd = os.open(path + "-heads", os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            except FileExistsError:
+                raise _exists(path + "-heads") from None
+            out["heads_path"] = path + "-heads"
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(f"{head[0]} {head[1]}\n")     # the format SQLiteLog writes
+                f.flush()
+                os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)                      # never over an existing file
+        except FileExistsError:
+            raise _exists(path) from None
+        except OSError:                             # (a file system without hard links)
+            if os.path.lexists(path):
+                raise _exists(path) from None
+            os.replace(tmp, path)
+        _fsync(os.path.dirname(os.path.abspath(path)), directory=True)
+        placed = True
+    except sqlite3.DatabaseError as e:
+        raise SessionFileError(f"The backup of {src} failed ({e}); nothing was kept.") from None
+    except OSError as e:
+        raise SessionFileError(f"Cannot write the backup {path}: {e.strerror or e}; nothing "
+                               f"was kept.") from None
+    finally:
+        db.close()
+        left = [tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"]
+        if not placed and out and out["heads_path"]:
+            left.append(out["heads_path"])          # ours, written above: nothing is kept
+        for p in left:
+            if os.path.exists(p):
+                os.remove(p)
+    return out
+
+
+def run_backup(args):
+    if not args.dest:
+        raise ConfigError("Say where the backup goes: companion sessions backup DEST (a folder, "
+                          "or a new file's path).")
+    src = str(args.db or default_db())
+    r = backup(src, args.dest)
+    s = "" if r["sessions"] == 1 else "s"
+    print(f"Backed up {src}: {r['sessions']} session{s}, {r['records']} records.")
+    print(f"Wrote {r['path']}")
+    if r["heads_path"]:
+        sid, n = r["head"]
+        print(f"Wrote {r['heads_path']} (session {sid}: {n} records; keep it with the copy)")
+    print("To restore: stop the table, then copy both back beside each other as the store "
+          "and its -heads file, removing the store's -wal and -shm files (docs/store.md).")
     return 0
 
 
