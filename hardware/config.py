@@ -22,6 +22,8 @@ A TOML file, every key optional (the defaults below are the wiring in docs/wirin
     next = 5                 # BCM numbers; false = not fitted
     pause = 6
     undo = 13
+    shutdown = false         # a BCM number to fit a shutdown button (held, it powers off)
+    shutdown_hold_s = 3.0    # how long it must be held (a bump does nothing)
     pull_up = true           # buttons switch to ground
     bounce_ms = 30
     part = "Omron B3F-4055 (12 mm tactile)"
@@ -92,11 +94,21 @@ class ButtonsConfig:
     pull_up: bool = True
     bounce_ms: int = 30
     part: str = "Omron B3F-4055 12 mm tactile switch (x3)"
+    shutdown: int | None = None         # not fitted unless the config names a pin
+    shutdown_hold_s: float = 3.0
 
     def pins(self) -> dict:
-        """``{name: pin}`` for the buttons that are fitted."""
+        """``{name: pin}`` for the Next, Pause and Undo buttons that are fitted (the shutdown
+        button is not one of them: it is held, not pressed)."""
         return {n: p for n, p in (("next", self.next), ("pause", self.pause),
                                   ("undo", self.undo)) if p is not None}
+
+    def all_pins(self) -> dict:
+        """:meth:`pins` and the shutdown button, if fitted."""
+        pins = self.pins()
+        if self.shutdown is not None:
+            pins["shutdown"] = self.shutdown
+        return pins
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,11 +267,17 @@ class _Parser:
 
     def buttons(self, sec):
         d = ButtonsConfig()
-        self.only(sec, "buttons", {"next", "pause", "undo", "pull_up", "bounce_ms", "part"})
+        self.only(sec, "buttons", {"next", "pause", "undo", "shutdown", "shutdown_hold_s",
+                                   "pull_up", "bounce_ms", "part"})
         return ButtonsConfig(
             next=self.pin(sec, "buttons", "next", d.next),
             pause=self.pin(sec, "buttons", "pause", d.pause),
             undo=self.pin(sec, "buttons", "undo", d.undo),
+            shutdown=self.pin(sec, "buttons", "shutdown", d.shutdown if d.shutdown is not None
+                              else False),
+            shutdown_hold_s=self.typed(sec, "buttons", "shutdown_hold_s", d.shutdown_hold_s,
+                                       float, lambda s: 0.5 <= s <= 30.0,
+                                       "a number of seconds 0.5-30"),
             pull_up=self.typed(sec, "buttons", "pull_up", d.pull_up, bool),
             bounce_ms=self.typed(sec, "buttons", "bounce_ms", d.bounce_ms, int,
                                  lambda b: 0 <= b <= 1000, "a whole number of ms 0-1000"),
@@ -285,7 +303,7 @@ class _Parser:
         if cfg.light.kind == "rgb":
             for colour, p in zip(("red", "green", "blue"), cfg.light.pins):
                 used.setdefault(p, []).append(f"light.pins ({colour})")
-        for name, p in cfg.buttons.pins().items():
+        for name, p in cfg.buttons.all_pins().items():
             used.setdefault(p, []).append(f"buttons.{name}")
         for p, who in used.items():
             if len(who) > 1:

@@ -5,7 +5,6 @@ raises for a missing or broken part: a table without GPIO or without a reader is
 crashed. ``ok`` is False for a part that is configured but does not answer.
 """
 import dataclasses
-import warnings
 
 from hardware.config import HardwareConfig
 
@@ -29,29 +28,32 @@ def mock_factory():
 
 
 def gpio_checks(config: HardwareConfig, pin_factory=None):
-    """Build the devices on ``pin_factory`` (default: gpiozero's own choice for this machine)."""
-    from gpiozero import Device
-    from gpiozero.exc import BadPinFactory, GPIOZeroError
-
+    """Build the devices on ``pin_factory`` (default: the pin library the device process would
+    pick, :func:`hardware.pinlib.open_pin_library`): a row for the library (which one and why,
+    or why none), a row for each library passed over, and a row per part, with the sentence of
+    a part that is left out or works in a lesser way."""
     from hardware.devices import TableDevices
-    factory = pin_factory
-    if factory is None:
-        try:
-            with warnings.catch_warnings():   # gpiozero warns about each library it skips
-                warnings.simplefilter("ignore")
-                factory = Device._default_pin_factory()
-        except (BadPinFactory, GPIOZeroError, ImportError, OSError, RuntimeError) as e:
-            return [Check("GPIO", "-", "missing",
-                          f"no GPIO on this machine ({e}); use --mock to check the config")]
-    try:
-        devices = TableDevices(config, factory)
-    except Exception as e:  # a pin in use, a PWM-less pin, ...
-        return [Check("GPIO", type(factory).__name__, "error", str(e))]
-    rows = [Check("GPIO", type(factory).__name__, "ok", "pin factory")]
-    with devices:
+    from hardware.pinlib import library_label, open_pin_library
+    if pin_factory is None:
+        library = open_pin_library()
+        skipped = [Check(f"not {name}", "-", "off", why) for name, why in library.skipped]
+        if library.factory is None:
+            return [Check("GPIO", "-", "missing", library.problem)] + skipped
+        head = Check("GPIO", library.where, "ok", library.why)
+        pin_factory = library.factory
+    else:
+        head, skipped = Check("GPIO", library_label(pin_factory), "ok", "pin library"), []
+    rows = [head] + skipped
+    with TableDevices(config, pin_factory) as devices:
+        said = {p.part: p.sentence for p in devices.problems}
         for part, where, state in devices.describe():
-            rows.append(Check(part, where, "ok" if state != "-" else "off",
-                              state if state not in ("ok", "-") else ""))
+            if state == "missing":
+                rows.append(Check(part, where, "error", said.get(part, "")))
+            elif state == "-":
+                rows.append(Check(part, where, "off", ""))
+            else:
+                rows.append(Check(part, where, "ok", said.get(part, "") or
+                                  (state if state != "ok" else "")))
     return rows
 
 

@@ -14,6 +14,8 @@ monotonic time (seconds, the clock the device was given) when the fact was obser
 * :class:`ReaderFault`: something bad arrived and was dropped; ``kind`` is a protocol error kind
   (``garbage``, ``checksum``, ``gap``, ...) or one the firmware reported (``nfc``, ...); ``count``
   is how many of that kind so far on this connection.
+* :class:`PowerRequested`: the shutdown button was held (``action`` is ``"poweroff"``;
+  ``source`` is ``"button"``). The hub glue hands it to the ``on_power`` callback.
 * :class:`CommandAnswered`: the reader's ``ack`` to a command (``beep``, ``led``, ``write``);
   ``command_seq`` is what :meth:`hardware.reader.CardReader.send` returned.
 """
@@ -33,6 +35,13 @@ class CardScanned:
 @dataclass(frozen=True)
 class ButtonPressed:
     name: str
+    at: float
+
+
+@dataclass(frozen=True)
+class PowerRequested:
+    action: str
+    source: str
     at: float
 
 

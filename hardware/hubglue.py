@@ -39,6 +39,14 @@ Devices -> hub (on the link's ``device-events`` thread):
 * ``ReaderLost`` -> alert ``reader`` ("The card reader is unplugged; use the touchscreen.");
   ``ReaderConnected`` clears it;
 * ``WorkerLost`` -> alert ``devices``; ``WorkerStarted`` clears it and sends the state again.
+* ``PowerRequested`` (the shutdown button held) -> ``on_power(action)``, see below.
+
+**The power callback.** ``attach(hub, link, on_power=fn)`` and ``start_devices(hub,
+on_power=fn)`` take ``fn(action: str) -> None``, called with ``"poweroff"`` once per hold of the
+shutdown button (``[buttons] shutdown``), on the link's ``device-events`` thread. It must be
+thread-safe and return soon (hand the work to the app; it may close the link, even from within
+the call). ``companion run`` passes :func:`companion.service.power.request`. Without a callback
+the request is logged and nothing happens. A failing callback is logged, never raised here.
 """
 import logging
 import math
@@ -51,8 +59,9 @@ from companion.cardcodes import UidBindings, identify
 from companion.core.errors import CompanionError, IllegalMoveError
 from hardware.config import NEUTRAL, default_path, load_config
 from hardware.cues import PATTERNS, UPKEEP_CUES
-from hardware.events import (ButtonPressed, CardScanned, ReaderConnected, ReaderFault,
-                             ReaderLost)
+from hardware.errors import HardwareError
+from hardware.events import (ButtonPressed, CardScanned, PowerRequested, ReaderConnected,
+                             ReaderFault, ReaderLost)
 from hardware.worker import DeviceLink, WorkerLost, WorkerStarted, is_raspberry_pi
 
 log = logging.getLogger(__name__)
@@ -102,11 +111,12 @@ class CardResolver:
 class HubGlue:
     """Keeps the devices in step with one hub. Made by :func:`attach`."""
 
-    def __init__(self, hub, link, card_resolver=None):
+    def __init__(self, hub, link, card_resolver=None, on_power=None):
         self.hub = hub
         self.link = link
         self.config = link.config
         self.resolver = card_resolver if card_resolver is not None else CardResolver()
+        self.on_power = on_power
         self.actions = []                   # what was sent to the devices, newest last
         self._q = queue.Queue()
         self._tls = threading.local()
@@ -329,6 +339,19 @@ class HubGlue:
         elif isinstance(event, WorkerStarted):
             hub.clear_alert("devices")
             self._q.put(("sync", None))
+        elif isinstance(event, PowerRequested):
+            self._power(event)
+
+    def _power(self, event):
+        if self.on_power is None:
+            log.warning("the %s asked to %s, but this table has no power callback",
+                        "shutdown button" if event.source == "button" else event.source,
+                        event.action)
+            return
+        try:
+            self.on_power(event.action)
+        except Exception:
+            log.exception("the power callback failed on %r", event.action)
 
     def _scan(self, event):
         game = self.hub.public_view()["hub"]["game"]
@@ -348,10 +371,11 @@ class HubGlue:
             self._do("play", "ok")
 
 
-def attach(hub, link, *, card_resolver=None) -> HubGlue:
+def attach(hub, link, *, card_resolver=None, on_power=None) -> HubGlue:
     """Drive ``link``'s devices from ``hub`` and feed its events to the hub. The glue is
-    detached when the link closes (or by ``glue.detach()``)."""
-    glue = HubGlue(hub, link, card_resolver)
+    detached when the link closes (or by ``glue.detach()``). ``on_power(action)``: see the
+    module docstring (the power callback)."""
+    glue = HubGlue(hub, link, card_resolver, on_power)
     link.on_close(glue.detach)
     link.glue = glue
     return glue
@@ -370,15 +394,22 @@ def _console(sim, stream=None, out=None):
 
 
 def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, console=False,
-                  reader=True):
+                  reader=True, on_power=None, start_timeout=30.0):
     """Start the table's devices for ``hub`` and attach them: returns ``(link, description)``.
 
-    ``simulate=None`` picks for itself: real GPIO on a Raspberry Pi, mock pins elsewhere. With
-    simulated hardware and no reader configured or plugged in (USB VID/PID), a reader simulator
-    runs on a pty: type into it with ``link.type_card("Gilded Age")`` (or ``console=True`` reads
-    lines from stdin), or point ``companion reader-sim``'s users at its address. Raises
-    :class:`hardware.config.HardwareConfigError` or :class:`hardware.worker.DeviceWorkerError`
-    with a sentence when the config or the GPIO is wrong. ``link.close()`` stops it all.
+    ``simulate=None`` picks for itself: real GPIO on a Raspberry Pi (or a board named by
+    ``GPIOZERO_PI_REVISION``), mock pins elsewhere. With simulated hardware and no reader
+    configured or plugged in (USB VID/PID), a reader simulator runs on a pty: type into it with
+    ``link.type_card("Gilded Age")`` (or ``console=True`` reads lines from stdin), or point
+    ``companion reader-sim``'s users at its address. ``on_power(action)``: the power callback
+    (module docstring). ``link.close()`` stops it all.
+
+    Parts that cannot start never stop the table: the description ends with a sentence for each
+    part left out (``link.problems``), and if the device process itself cannot start, the link
+    is returned without one (``link.alive`` is False; commands are dropped) and the description
+    says the table runs with touch and phones only. Raises only
+    :class:`hardware.config.HardwareConfigError` (a sentence naming the file and key) for a bad
+    config file.
     """
     config = load_config(config_path if config_path is not None else default_path())
     mock = (not is_raspberry_pi()) if simulate is None else bool(simulate)
@@ -392,23 +423,39 @@ def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, c
             found = None
         if found is None:
             from hardware.sim import ReaderSim
-            sim = ReaderSim(transport="pty").start()
-            reader_url = sim.url
+            try:
+                sim = ReaderSim(transport="pty").start()
+                reader_url = sim.url
+            except OSError as e:    # no pty to be had: the table goes on without a reader
+                log.warning("the reader simulator could not start: %s", e)
         else:
             reader_url = found
     link = DeviceLink(config, mock=mock, reader=reader, reader_url=reader_url, simulator=sim,
-                      auto_restart=True)
+                      auto_restart=True, start_timeout=start_timeout)
     try:
         link.start()
+        description = link.description()
+    except HardwareError as e:
+        description = no_devices_sentence(e)
+        log.error("%s", description)
     except BaseException:
         link.close()
         raise
     resolver = CardResolver(UidBindings(bindings_path) if bindings_path else None)
-    attach(hub, link, card_resolver=resolver).flush()    # the simulator knows the cards
+    attach(hub, link, card_resolver=resolver, on_power=on_power).flush()
     if console and sim is not None:
         threading.Thread(target=_console, args=(sim,), name="reader-sim-console",
                          daemon=True).start()
-    return link, link.description()
+    return link, description
+
+
+def no_devices_sentence(error) -> str:
+    """The screen's sentence when the device process cannot start at all."""
+    reason = str(error).rstrip(".")
+    if reason[:1].isupper() and reason[1:2].islower():
+        reason = reason[0].lower() + reason[1:]
+    return (f"No buzzer, light, buttons or card reader: the device process could not start "
+            f"({reason}). The table runs with touch and phones only.")
 
 
 def _devices(view):

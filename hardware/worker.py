@@ -25,9 +25,14 @@ under their own logger names.
 
 Child side: a fresh interpreter (``python -c``, :class:`_ChildProcess`: nothing of the UI is
 inherited, and no multiprocessing resource tracker beside it) running
-:class:`hardware.devices.TableDevices` on gpiozero's default pin factory, or on
-``MockFactory(pin_class=MockPWMPin)`` with ``mock=True`` (simulated hardware on a machine that
-is not a Raspberry Pi), and optionally :class:`hardware.reader.CardReader`. If the parent dies
+:class:`hardware.devices.TableDevices` on the pin library :func:`hardware.pinlib.open_pin_library`
+picks (lgpio first), or on ``MockFactory(pin_class=MockPWMPin)`` with ``mock=True`` (simulated
+hardware on a machine that is not a Raspberry Pi), and optionally
+:class:`hardware.reader.CardReader`. **The child starts whatever fails:** a part that cannot be
+opened is left out, no pin library at all means no GPIO parts, a reader driver that cannot start
+means no reader; each is a sentence in ``link.problems`` (and in :meth:`DeviceLink.description`,
+which the screen shows), and ``link.status()["pin_library"]`` says which library is in use and
+why the others were not. If the parent dies
 the child sees its pipe close and exits; if the child dies the parent emits
 :class:`WorkerLost` and, with ``auto_restart``, starts a new one (then :class:`WorkerStarted`).
 
@@ -52,15 +57,20 @@ from hardware.errors import (HardwareError, NotSimulatedError, UnknownButtonErro
                              UnknownCommandError, UnknownCueError, UnknownPatternError)
 from hardware.config import HardwareConfig
 from hardware.cues import PATTERNS, UPKEEP_CUES
+from hardware.pinlib import REVISION_ENV
 
 log = logging.getLogger(__name__)
 
 MODEL_FILES = ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model")
 
 
-def is_raspberry_pi(model_files=MODEL_FILES) -> bool:
+def is_raspberry_pi(model_files=MODEL_FILES, env=None) -> bool:
     """True when the device tree names a Raspberry Pi board ("Raspberry Pi 4 Model B Rev
-    1.4"). Any other machine, or one without a device tree, is not one."""
+    1.4"), or ``GPIOZERO_PI_REVISION`` names one (a stand-in board such as the QEMU test VM,
+    whose device tree says "linux,dummy-virt"). Any other machine is not one."""
+    env = os.environ if env is None else env
+    if (env.get(REVISION_ENV) or "").strip():
+        return True
     for path in model_files:
         try:
             with open(path, "rb") as f:
@@ -109,34 +119,34 @@ class _PipeLogHandler(logging.Handler):
             self.handleError(record)
 
 
-def _default_pin_factory():
-    """gpiozero's own choice for this machine (lgpio on a Pi 5, ...), or a clear error."""
-    import warnings
-    from gpiozero import Device
-    try:
-        with warnings.catch_warnings():   # gpiozero warns about every library it skips
-            warnings.simplefilter("ignore")
-            return Device._default_pin_factory()
-    except Exception as e:
-        raise DeviceWorkerError(f"No GPIO on this machine ({e}). Use simulated hardware "
-                                "(mock pins) instead.") from None
-
-
 class _Worker:
-    """What runs in the child: the devices, the reader, and the command handlers."""
+    """What runs in the child: the devices, the reader, and the command handlers. It is built
+    whatever fails (see the module docstring): ``problems`` holds the sentences."""
 
     def __init__(self, config, mock, reader, reader_url, send):
         from hardware.devices import TableDevices
+        from hardware.pinlib import PinLibrary, open_pin_library
         self.config = config
         self.mock = mock
         self.send = send
         if mock:
             from gpiozero.pins.mock import MockFactory, MockPWMPin
-            factory = MockFactory(pin_class=MockPWMPin)
+            library = PinLibrary(MockFactory(pin_class=MockPWMPin), "mock",
+                                 "gpiozero's mock pins", "simulated hardware")
         else:
-            factory = _default_pin_factory()
-        self.factory = factory
-        self.devices = TableDevices(config, factory, on_event=self._event)
+            library = open_pin_library()
+        self.library = library
+        self.factory = library.factory
+        if self.factory is None:
+            logging.getLogger("hardware.pinlib").warning("%s", library.problem)
+            self.devices = TableDevices.without_gpio(config, library.problem,
+                                                     on_event=self._event)
+        else:
+            logging.getLogger("hardware.pinlib").info(
+                "pin library: %s, %s%s", library.where, library.why,
+                "".join(f"; not {n}: {why}" for n, why in library.skipped))
+            self.devices = TableDevices(config, self.factory, on_event=self._event)
+        self.problems = self.devices.summary()
         self.countdowns = {}        # name -> (deadline, handles)
         self.bases = {}             # pin number -> monotonic time its history starts
         if mock:
@@ -146,9 +156,25 @@ class _Worker:
         if reader:
             from hardware.reader import CardReader
             url = reader_url or config.reader.port or None
-            self.reader = CardReader(url, self._event, vid_pid=config.reader.vid_pid,
-                                     baudrate=config.reader.baudrate)
-            self.reader.start()
+            try:
+                self.reader = CardReader(url, self._event, vid_pid=config.reader.vid_pid,
+                                         baudrate=config.reader.baudrate)
+                self.reader.start()
+            except Exception as e:
+                self.reader = None
+                sentence = (f"The card reader driver could not start ({type(e).__name__}: {e}); "
+                            f"it is left out: use the touchscreen.")
+                logging.getLogger("hardware.reader").warning("%s", sentence)
+                self.problems.append(sentence)
+
+    def missing(self) -> list:
+        """The parts left out: ``"buzzer"``, ``"light"``, ``"button undo"``... (``"gpio"``: all
+        of them, no pin library), ``"reader"``."""
+        d = self.devices
+        out = ["gpio"] if d.no_gpio else [p.part for p in d.problems if not p.degraded]
+        if self.reader is None and any(p.startswith("The card reader") for p in self.problems):
+            out.append("reader")
+        return out
 
     # -- plumbing --
     def _event(self, event):
@@ -161,7 +187,7 @@ class _Worker:
             pins.append(c.buzzer.pin)
         if c.light.kind == "rgb":
             pins += list(c.light.pins)
-        pins += list(c.buttons.pins().values())
+        pins += list(c.buttons.all_pins().values())
         return pins
 
     def _mark(self, pin_no):
@@ -262,8 +288,10 @@ class _Worker:
         d = self.devices
         b, r = d.buzzer, self.reader
         return {
-            "pid": os.getpid(), "mock": self.mock, "pin_factory": type(self.factory).__name__,
-            "kivy": "kivy" in sys.modules,
+            "pid": os.getpid(), "mock": self.mock, "pin_factory": type(self.factory).__name__
+            if self.factory is not None else None,
+            "pin_library": self.library.summary(), "problems": list(self.problems),
+            "missing": self.missing(), "kivy": "kivy" in sys.modules,
             "realtime": b.scheduler.realtime if b is not None else None,
             "pending_edges": b.scheduler.pending() if b is not None else 0,
             "countdowns": {n: dl for n, (dl, _) in self.countdowns.items()   # still to
@@ -300,6 +328,12 @@ class _Worker:
             base = self._mark(pin)
             states = list(self.factory.pin(pin).states)
         return base, absolute_edges(states, base), [s.state for s in states]
+
+    def op_drive_pin(self, pin, high):
+        """Mock pins: drive an input pin high or low, as a switch would (a held button)."""
+        self._need_mock()
+        p = self.factory.pin(pin)
+        p.drive_high() if high else p.drive_low()
 
     def _need_mock(self):
         if not self.mock:
@@ -400,8 +434,10 @@ def _child_main(conn, config, mock, reader, reader_url):
         msg = str(e) if isinstance(e, CompanionError) else f"{type(e).__name__}: {e}"
         send(("failed", msg))
         return
-    send(("ready", {"pid": os.getpid(), "pin_factory": type(worker.factory).__name__,
-                    "kivy": "kivy" in sys.modules}))
+    send(("ready", {"pid": os.getpid(), "pin_factory": type(worker.factory).__name__
+                    if worker.factory is not None else None,
+                    "pin_library": worker.library.summary(), "problems": list(worker.problems),
+                    "missing": worker.missing(), "kivy": "kivy" in sys.modules}))
     housekeeping = time.monotonic() + 30.0
     try:
         while True:
@@ -820,14 +856,27 @@ class DeviceLink:
         """Mock pins: ``(base, [(monotonic time, state)...], states)`` since the last mark."""
         return self._call("pin_edges", pin, timeout=timeout)
 
+    @property
+    def problems(self) -> list:
+        """Sentences for the parts the running device process left out or runs in a lesser
+        way (empty when everything configured works, or before it has started)."""
+        return list(self.info.get("problems") or ())
+
+    def drive_pin(self, pin, high, timeout=5.0):
+        """Mock pins: drive input pin ``pin`` high or low in the child (a button held down is
+        low with the default pull-up); returns when it is done."""
+        return self._call("drive_pin", pin, bool(high), timeout=timeout)
+
     def description(self) -> str:
-        """One line for the screen: where the buzzer and reader are."""
+        """For the screen: where the buzzer and reader are, then a sentence for each part that
+        is missing (:attr:`problems`)."""
         c = self.config
+        missing = set(self.info.get("missing") or ())
         if self.mock:
             head = "Simulated hardware: mock pins"
         else:
-            head = (f"Buzzer on GPIO {c.buzzer.pin}" if c.buzzer.pin is not None
-                    else "No buzzer")
+            head = (f"Buzzer on GPIO {c.buzzer.pin}" if c.buzzer.pin is not None and
+                    not missing & {"buzzer", "gpio"} else "No buzzer")
         if not self.reader_enabled:
             reader = "no card reader"
         elif self.simulator is not None:
@@ -836,4 +885,8 @@ class DeviceLink:
             reader = f"reader on {self.reader_url}"
         else:
             reader = f"reader on USB {c.reader.vid_pid_text()} (found when plugged in)"
-        return f"{head} and {reader}" if self.mock else f"{head}, {reader}"
+        text = f"{head} and {reader}" if self.mock else f"{head}, {reader}"
+        if "gpio" in missing:               # the sentence says there is no buzzer
+            text = reader[0].upper() + reader[1:]
+        problems = self.problems
+        return f"{text}. {' '.join(problems)}" if problems else text

@@ -60,6 +60,9 @@ vid_pid = "1a86:7523"
     ("[screen]\nx = 1\n", r"\[screen\]: unknown section"),
     ("buzzer = 3\n", r"\[buzzer\]: must be a table"),
     ("[buttons]\nnext = 17\n", r"GPIO17 is given to both light.pins \(red\) and buttons.next"),
+    ("[buttons]\nshutdown = 13\n", r"GPIO13 is given to both buttons.undo and buttons.shutdown"),
+    ("[buttons]\nshutdown = 26\nshutdown_hold_s = 0.1\n",
+     r"\[buttons\] shutdown_hold_s: must be a number of seconds 0.5-30, not 0.1"),
     ("[buzzer\n", r"is not valid TOML"),
 ])
 def test_errors_name_the_file_and_key(tmp_path, text, message):
@@ -83,3 +86,12 @@ def test_default_path_from_environment(monkeypatch, tmp_path):
 def test_parse_vid_pid():
     assert parse_vid_pid("2E8A:0005") == (0x2E8A, 5)
     assert parse_vid_pid("2E8A-0005") is None and parse_vid_pid("xyz:1") is None
+
+
+def test_the_shutdown_button_is_not_fitted_unless_named(tmp_path):
+    assert HardwareConfig().buttons.shutdown is None
+    assert HardwareConfig().buttons.shutdown_hold_s == 3.0
+    c = load_config(write(tmp_path, "[buttons]\nshutdown = 'GPIO26'\nshutdown_hold_s = 5\n"))
+    assert (c.buttons.shutdown, c.buttons.shutdown_hold_s) == (26, 5.0)
+    assert "shutdown" not in c.buttons.pins()           # held, not pressed: not a hub button
+    assert c.buttons.all_pins() == {"next": 5, "pause": 6, "undo": 13, "shutdown": 26}

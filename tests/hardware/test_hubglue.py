@@ -15,9 +15,9 @@ from companion.core.game import Game, Move, Phase
 from companion.core.log import MemoryLog
 from companion.games import card_catalog, get
 from companion.service.hub import Hub
-from hardware.config import NEUTRAL, HardwareConfig
+from hardware.config import NEUTRAL, ButtonsConfig, HardwareConfig
 from hardware.cues import PATTERNS
-from hardware.events import ReaderConnected
+from hardware.events import PowerRequested, ReaderConnected
 from hardware.hubglue import READER_ALERT, CardResolver, attach, start_devices
 from hardware.sim import ReaderSim
 from hardware.worker import DeviceLink, WorkerStarted, is_raspberry_pi
@@ -441,3 +441,66 @@ def test_description_of_real_hardware():
     auto = DeviceLink(HardwareConfig())
     assert auto.description() == ("Buzzer on GPIO 18, reader on USB 2E8A:0005 "
                                   "(found when plugged in)")
+
+
+# --- parts that cannot start: the table runs without them ----------------------------------------
+
+def test_with_no_pin_library_the_child_runs_without_gpio_and_the_hub_runs(monkeypatch):
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-library")    # the child inherits it
+    hub = make_hub(Clockwork(1.0, 0.5))
+    hub.configure("clockwork", players=2)
+    link, text = start_devices(hub, simulate=False, reader=False)
+    try:
+        no_gpio = ("No buzzer, light or buttons: GPIOZERO_PIN_FACTORY=no-such-library names no "
+                   "pin library gpiozero has (lgpio, rpigpio, pigpio, native, mock). The rest "
+                   "of the table works.")
+        assert link.alive and link.problems == [no_gpio]
+        assert text == f"No card reader. {no_gpio}"
+        st = link.status()
+        assert st["pin_factory"] is None and st["pin_library"]["problem"] == no_gpio
+        hub.start(seed=4)
+        link.press("next")                       # the on-screen buttons reach the hub as ever
+        wait_until(lambda: "clock" in hub.public_view()["timers"])
+    finally:
+        link.close()
+
+
+def test_when_the_device_process_cannot_start_the_table_runs_on_touch_and_phones():
+    hub = make_hub(Clockwork(1.0, 0.5))
+    hub.configure("clockwork", players=2)
+    link, text = start_devices(hub, simulate=True, reader=False, start_timeout=0)
+    try:
+        assert text == ("No buzzer, light, buttons or card reader: the device process could not "
+                        "start (the device process did not start within 0 s). The table runs "
+                        "with touch and phones only.")
+        assert not link.alive and link.glue is not None
+        assert link.play("error") is False       # commands are dropped, never raised
+        hub.start(seed=4)
+        hub.press("next")
+        assert "clock" in hub.public_view()["timers"]
+    finally:
+        link.close()
+
+
+def test_holding_the_shutdown_button_in_the_child_calls_on_power_once(events):
+    cfg = HardwareConfig(buttons=ButtonsConfig(shutdown=26, shutdown_hold_s=0.5))
+    calls = []
+    with DeviceLink(cfg, mock=True, reader=False, on_event=events) as lk:
+        hub = make_hub()
+        attach(hub, lk, on_power=calls.append)
+        lk.drive_pin(26, False)                  # held down (the pull-up makes pressed low)
+        got = events.wait(PowerRequested)
+        assert (got.action, got.source) == ("poweroff", "button")
+        wait_until(lambda: calls)
+        lk.drive_pin(26, True)
+        assert lk.status()["pid"] == lk.pid      # a round trip: nothing else was on its way
+        assert calls == ["poweroff"]
+
+
+def test_a_power_request_without_a_callback_is_logged(events, caplog):
+    cfg = HardwareConfig(buttons=ButtonsConfig(shutdown=26, shutdown_hold_s=0.5))
+    with DeviceLink(cfg, mock=True, reader=False, on_event=events) as lk:
+        attach(make_hub(), lk)
+        lk.drive_pin(26, False)
+        events.wait(PowerRequested)
+        wait_until(lambda: "has no power callback" in caplog.text)

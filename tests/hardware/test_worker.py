@@ -200,23 +200,34 @@ def test_the_child_stops_when_its_parent_dies(tmp_path):
     wait_until(lambda: not _pid_alive(child), timeout=10)
 
 
-def test_real_gpio_is_refused_clearly_off_a_pi():
-    if is_raspberry_pi():
-        with DeviceLink(mock=False, reader=False) as lk:
-            assert lk.status()["mock"] is False
-        return
-    with pytest.raises(DeviceWorkerError, match="could not start: No GPIO on this machine"):
-        DeviceLink(mock=False, reader=False).start()
+def test_real_gpio_off_a_pi_starts_without_gpio_parts_and_says_why():
+    with DeviceLink(mock=False, reader=False) as lk:
+        st = lk.status()
+        assert st["mock"] is False
+        if is_raspberry_pi():
+            return
+        assert st["pin_factory"] is None and st["pin_library"]["skipped"]
+        assert lk.problems == [st["pin_library"]["problem"]]
+        assert lk.problems[0].startswith("No buzzer, light or buttons: ")
+        assert lk.description() == f"No card reader. {lk.problems[0]}"
+        assert {s for _, _, s in lk.describe_parts()} == {"missing"}
 
 
 def test_is_raspberry_pi_reads_the_device_tree(tmp_path):
     pi, pc = tmp_path / "pi", tmp_path / "pc"
     pi.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\x00")
     pc.write_bytes(b"QEMU Virtual Machine\x00")
-    assert is_raspberry_pi((str(pi),)) is True
-    assert is_raspberry_pi((str(pc), str(pi))) is False          # the first model file wins
-    assert is_raspberry_pi((str(tmp_path / "none"), str(pi))) is True
-    assert is_raspberry_pi((str(tmp_path / "none"),)) is False
+    assert is_raspberry_pi((str(pi),), env={}) is True
+    assert is_raspberry_pi((str(pc), str(pi)), env={}) is False   # the first model file wins
+    assert is_raspberry_pi((str(tmp_path / "none"), str(pi)), env={}) is True
+    assert is_raspberry_pi((str(tmp_path / "none"),), env={}) is False
+
+
+def test_a_board_named_by_its_revision_code_is_a_pi(tmp_path):
+    pc = tmp_path / "pc"
+    pc.write_bytes(b"linux,dummy-virt\x00")                      # the QEMU stand-in
+    assert is_raspberry_pi((str(pc),), env={"GPIOZERO_PI_REVISION": "c03114"}) is True
+    assert is_raspberry_pi((str(pc),), env={"GPIOZERO_PI_REVISION": " "}) is False
 
 
 # --- buzzer --------------------------------------------------------------------------------------
@@ -320,3 +331,18 @@ def test_reader_in_the_child_reads_the_simulator_and_takes_commands(events, tmp_
 def test_reader_commands_without_a_reader_say_so(link):
     with pytest.raises(ReaderNotConnected, match="without a card reader"):
         link.reader_command("who")
+
+
+def test_the_childs_problems_reach_the_description(monkeypatch):
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")       # gpiozero's MockPin: no PWM
+    with DeviceLink(mock=False, reader=False) as lk:
+        st = lk.status()
+        assert st["pin_library"]["name"] == "mock" and st["missing"] == []
+        light = ("The light on GPIO 17/27/22 needs PWM, which this pin library (gpiozero's mock "
+                 "pins) does not have: it shows 8 plain colours instead of every shade; "
+                 "install lgpio (pip install 'lgpio>=0.2.2.0').")
+        assert lk.problems == [light] == st["problems"]
+        assert lk.description() == f"Buzzer on GPIO 18, no card reader. {light}"
+        assert dict((p, s) for p, _, s in lk.describe_parts())["light"] == "on/off colours"
+        lk.show_phase("trade")                               # the plain light takes commands
+        assert lk.status()["light"] == ("phase", "trade")
