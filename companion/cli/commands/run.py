@@ -133,12 +133,18 @@ def run(args):
         print(f"companion: {resume_note(server, args.game)}", file=sys.stderr)
         note = None
         if args.hardware != "none":
+            from companion.core.errors import CompanionError
+            from companion.service import power
             from hardware.hubglue import start_devices
             simulate = {"auto": None, "real": False, "simulated": True}[args.hardware]
-            link, description = start_devices(server.hub, config_path=args.hardware_config,
-                                              simulate=simulate)
-            if getattr(link, "mock", False):
-                note = description
+            try:        # parts that fail are left out (said in the description), never fatal
+                link, description = start_devices(server.hub, config_path=args.hardware_config,
+                                                  simulate=simulate, on_power=power.request)
+            except CompanionError as e:         # a bad hardware config file
+                description = (f"No buzzer, light, buttons or card reader: {e} The table runs "
+                               f"with touch and phones only.")
+            if link is None or link.mock or link.problems or not link.alive:
+                note = description              # simulated, parts missing, or no devices
             print(f"companion: {description}", file=sys.stderr)
         else:
             note = "No hardware: touch and phones only."
