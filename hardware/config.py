@@ -33,6 +33,14 @@ A TOML file, every key optional (the defaults below are the wiring in docs/wirin
     vid_pid = "2E8A:0005"    # MicroPython on a Raspberry Pi Pico
     baudrate = 115200
 
+    [display]
+    rotation = 0             # degrees, 0/90/180/270: how the screen is mounted (turns touch too)
+    touch = "auto"           # "auto", "sdl", "mtdev" or "hidinput" (docs/hardware.md)
+    device = ""              # "" = every multitouch screen found; or "/dev/input/by-path/..."
+    invert_x = false         # calibration of a touch sensor that disagrees with its panel
+    invert_y = false
+    swap_xy = false
+
 :func:`load_config` reads a file (``None`` = defaults only). Every mistake raises
 :class:`HardwareConfigError` naming the file, the section and the key.
 """
@@ -121,12 +129,30 @@ class ReaderConfig:
         return "%04X:%04X" % self.vid_pid
 
 
+ROTATIONS = (0, 90, 180, 270)
+TOUCH_PATHS = ("auto", "sdl", "mtdev", "hidinput")
+
+
+@dataclasses.dataclass(frozen=True)
+class DisplayConfig:
+    """The screen: how it is mounted and where its touches come from. ``ui.display`` turns it
+    into Kivy's input and graphics settings before the window opens (docs/hardware.md,
+    "Display and touch")."""
+    rotation: int = 0            # degrees the picture and the touches are turned
+    touch: str = "auto"          # one of TOUCH_PATHS
+    device: str = ""             # the touch's event device; "" = every multitouch screen
+    invert_x: bool = False       # the sensor's own X axis runs the other way
+    invert_y: bool = False
+    swap_xy: bool = False        # the sensor's X axis runs along the panel's height
+
+
 @dataclasses.dataclass(frozen=True)
 class HardwareConfig:
     buzzer: BuzzerConfig = dataclasses.field(default_factory=BuzzerConfig)
     light: LightConfig = dataclasses.field(default_factory=LightConfig)
     buttons: ButtonsConfig = dataclasses.field(default_factory=ButtonsConfig)
     reader: ReaderConfig = dataclasses.field(default_factory=ReaderConfig)
+    display: DisplayConfig = dataclasses.field(default_factory=DisplayConfig)
     source: str = "(defaults)"
 
 
@@ -159,7 +185,7 @@ def load_config(path=None) -> HardwareConfig:
 
 def parse_config(data: dict, source: str = "(config)") -> HardwareConfig:
     p = _Parser(source)
-    known = {"buzzer", "light", "buttons", "reader"}
+    known = {"buzzer", "light", "buttons", "reader", "display"}
     for key in data:
         if key not in known:
             p.fail(None, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -168,6 +194,7 @@ def parse_config(data: dict, source: str = "(config)") -> HardwareConfig:
         light=p.light(p.section(data, "light")),
         buttons=p.buttons(p.section(data, "buttons")),
         reader=p.reader(p.section(data, "reader")),
+        display=p.display(p.section(data, "display")),
         source=source)
     p.check_pins_unique(cfg)
     return cfg
@@ -295,6 +322,27 @@ class _Parser:
             vid_pid=vid_pid,
             baudrate=self.typed(sec, "reader", "baudrate", d.baudrate, int,
                                 lambda b: 1200 <= b <= 4_000_000, "a baud rate"))
+
+    def display(self, sec):
+        d = DisplayConfig()
+        keys = ("rotation", "touch", "device", "invert_x", "invert_y", "swap_xy")
+        self.only(sec, "display", set(keys))
+        cfg = DisplayConfig(
+            rotation=self.typed(sec, "display", "rotation", d.rotation, int,
+                                lambda r: r in ROTATIONS, "0, 90, 180 or 270 (degrees)"),
+            touch=self.choice(sec, "display", "touch", d.touch, TOUCH_PATHS),
+            device=self.typed(sec, "display", "device", d.device, str,
+                              lambda p: p == "" or (p.startswith("/") and "," not in p),
+                              "\"\" or an event device's path such as /dev/input/event0"),
+            invert_x=self.typed(sec, "display", "invert_x", d.invert_x, bool),
+            invert_y=self.typed(sec, "display", "invert_y", d.invert_y, bool),
+            swap_xy=self.typed(sec, "display", "swap_xy", d.swap_xy, bool))
+        if cfg.touch == "sdl":      # SDL's touches are the desktop's pointer: nothing to set
+            for key in keys[2:]:
+                if getattr(cfg, key) != getattr(d, key):
+                    self.fail("display", key, 'applies to touch = "mtdev" or "hidinput" (with '
+                              '"sdl" the desktop turns touches into the mouse)')
+        return cfg
 
     def check_pins_unique(self, cfg):
         used = {}

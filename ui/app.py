@@ -562,15 +562,19 @@ def load_kv(path):
         _loaded.add(path)
 
 
-def configure_window(fullscreen=True, size=None):
-    """Window settings; must run before the window exists (before ``kivy.core.window``)."""
+def configure_window(fullscreen=True, size=None, display=None):
+    """Window settings; must run before the window exists (before ``kivy.core.window``).
+
+    ``display``: a ``hardware.config.DisplayConfig`` (rotation and touch); default: the
+    ``[display]`` section of the hardware config (:func:`ui.display.load`). The touch gets
+    exactly one input path and the rotation is applied once (:mod:`ui.display`)."""
     from kivy.config import Config
     w, h = size or BASE
     Config.set("graphics", "width", str(int(w)))
     Config.set("graphics", "height", str(int(h)))
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
     Config.set("graphics", "resizable", "1")
-    Config.set("input", "mouse", "mouse,disable_multitouch")
+    screen.configure(display)
     Config.set("kivy", "exit_on_escape", "0" if fullscreen else "1")
     # No multisampling (Kivy asks for it by default): its colour and depth buffers cost the
     # table 10 MB on Mesa's software GL (benches/bench_run.py, 204 -> 196 MB) and GPU memory,
