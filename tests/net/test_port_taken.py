@@ -180,3 +180,37 @@ def test_table_server_refuses_and_leaves_nothing_running(tmp_path):
             srv.start()
         assert_names(e.value, ws, pid)
         assert srv.broker is None and srv.web is None and srv.log is None
+
+
+def test_debians_own_broker_is_named_with_how_to_stop_it(tmp_path):
+    """A stand-in for Debian's mosquitto.service (this machine runs no systemd): a process
+    named mosquitto, started with /etc/mosquitto/mosquitto.conf, holding the port."""
+    port = free_ports(1, "127.0.0.1")[0]
+    fake = tmp_path / "mosquitto"
+    fake.symlink_to(sys.executable)
+    code = ("import socket, sys, time; s = socket.socket(); "
+            f"s.bind(('127.0.0.1', {port})); s.listen(); print(flush=True); time.sleep(60)")
+    proc = subprocess.Popen([str(fake), "-c", code, "-c", "/etc/mosquitto/mosquitto.conf"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        with pytest.raises(PortTaken) as e:
+            make("mosquitto", host="0.0.0.0", tcp_port=port, ws_port=None).start()
+        assert str(e.value) == (
+            f"Port {port} is already taken by mosquitto (pid {proc.pid}, probably Debian's "
+            f"mosquitto.service: sudo systemctl disable --now mosquitto); the table's broker "
+            f"needs it. Stop that broker or start the table with --mqtt-port.")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_holder_this_user_cannot_see_is_not_named(tmp_path, monkeypatch):
+    port = free_ports(1, "127.0.0.1")[0]
+    monkeypatch.setattr(brokers, "socket_holder", lambda inodes: None)
+    with other_broker(tmp_path, port):
+        with pytest.raises(PortTaken) as e:
+            make("embedded", host="0.0.0.0", tcp_port=port, ws_port=None).start()
+    assert str(e.value) == (f"Port {port} is already taken by a program this user cannot "
+                            f"see; the table's broker needs it. Stop that program or start "
+                            f"the table with --mqtt-port.")
