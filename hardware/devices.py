@@ -356,8 +356,7 @@ def _why_not_opened(exc, factory) -> tuple:
         return ("busy", "")
     if text == "bad GPIO number":                   # lgpio: beyond the chip's lines
         chip = _chip_lines(factory)
-        return ("no-line", "%s has %d lines (0-%d)" % (chip[0], chip[1], chip[1] - 1)
-                if chip else "")
+        return ("no-line", "%s has only lines 0-%d" % (chip[0], chip[1] - 1) if chip else "")
     if isinstance(exc, PinInvalidPin):
         return ("bad-pin", "")
     if isinstance(exc, PinFixedPull):
@@ -378,10 +377,10 @@ def _render_why(why, many) -> tuple:
                 "give each part a pin of its own in the hardware config")
     if kind == "busy":
         return (f"line busy: another program or a kernel driver holds {it}",
-                f"free {it} (gpioinfo names the holder) or move {it} to free pins in the "
-                f"hardware config")
+                f"free {it} (gpioinfo names the holder) or move {it} to "
+                f"{'free pins' if many else 'a free pin'} in the hardware config")
     if kind == "no-line":
-        return ((detail or "the GPIO chip has no such line") + " only",
+        return (detail or "the GPIO chip has no such line",
                 f"wire {it} to lines the chip has and change the hardware config")
     if kind == "bad-pin":
         return ("not a pin of this board", "change the hardware config")
@@ -396,9 +395,9 @@ def _open_sentence(whats, why) -> str:
     many = len(whats) > 1
     reason, fix = _render_why(why, many)
     names = whats[0] if not many else ", ".join(whats[:-1]) + " and " + whats[-1]
-    left = "they are left out" if many else "it is left out"
-    return f"{names[0].upper()}{names[1:]} could not be opened ({reason}): {fix}; {left}, the " \
-           f"rest works."
+    left = "They are" if many else "It is"
+    return f"{names[0].upper()}{names[1:]} could not be opened ({reason}): {fix}. {left} left " \
+           f"out; the rest works."
 
 
 def summarize(problems) -> list:
@@ -528,10 +527,10 @@ class TableDevices:
         log.warning("%s", sentence)
         gc.collect()        # a device that failed half-built lets go of the pins it had claimed
 
-    def _no_pwm(self, what, consequence):
-        return (f"{what[0].upper()}{what[1:]} needs PWM, which this pin library "
-                f"({library_label(self.pin_factory)}) does not have: {consequence}; install "
-                f"lgpio ({LGPIO_INSTALL}).")
+    def _no_pwm(self, what, consequence, ending=""):
+        return (f"{what[0].upper()}{what[1:]} {consequence}: this pin library "
+                f"({library_label(self.pin_factory)}) has no PWM; install lgpio "
+                f"({LGPIO_INSTALL}){ending}.")
 
     def _build(self):
         c, f = self.config, self.pin_factory
@@ -541,8 +540,8 @@ class TableDevices:
                 self.buzzer = TableBuzzer(c.buzzer, f, clock=self.clock)
             except PinPWMUnsupported:
                 self._left_out("buzzer", what, sentence=self._no_pwm(
-                    f"the passive buzzer on GPIO {c.buzzer.pin}",
-                    "the buzzer is off, the rest works"))
+                    f"the passive buzzer on GPIO {c.buzzer.pin}", "is off",
+                    ". The rest works"))
             except Exception as e:
                 self._left_out("buzzer", what, e)
         if c.light.kind == "rgb":
@@ -556,7 +555,7 @@ class TableDevices:
                     self._left_out("light", what, e)
                 else:
                     self._left_out("light", what, degraded=True, sentence=self._no_pwm(
-                        what, "it shows 8 plain colours instead of every shade"))
+                        what, "shows 8 plain colours only", " for every shade"))
             except Exception as e:
                 self._left_out("light", what, e)
         bounce = c.buttons.bounce_ms / 1000 or None

@@ -12,14 +12,15 @@ from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from companion.core.clock import FakeClock
 from hardware.config import NEUTRAL, ButtonsConfig, BuzzerConfig, HardwareConfig
-from hardware.devices import HoldWatch, TableDevices, summarize
+from hardware.devices import (HoldWatch, TableDevices, _open_sentence, _why_not_opened,
+                              summarize)
 from hardware.events import ButtonPressed, PowerRequested
 from hardware import pinlib
 from hardware.pinlib import LGPIO_INSTALL, PinLibraryError, open_pin_library, revision_override
 
-LIGHT_ON_OFF = ("The light on GPIO 17/27/22 needs PWM, which this pin library (gpiozero's mock "
-                "pins) does not have: it shows 8 plain colours instead of every shade; install "
-                "lgpio (pip install 'lgpio>=0.2.2.0').")
+LIGHT_ON_OFF = ("The light on GPIO 17/27/22 shows 8 plain colours only: this pin library "
+                "(gpiozero's mock pins) has no PWM; install lgpio (pip install 'lgpio>=0.2.2.0') "
+                "for every shade.")
 
 
 @pytest.fixture
@@ -76,9 +77,8 @@ def test_a_passive_buzzer_without_pwm_is_left_out_and_the_rest_works(plain):
     with TableDevices(cfg, plain) as t:
         assert t.buzzer is None and t.light is not None and len(t.buttons) == 3
         assert t.summary()[0] == (
-            "The passive buzzer on GPIO 18 needs PWM, which this pin library (gpiozero's mock "
-            "pins) does not have: the buzzer is off, the rest works; install lgpio "
-            "(pip install 'lgpio>=0.2.2.0').")
+            "The passive buzzer on GPIO 18 is off: this pin library (gpiozero's mock pins) has "
+            "no PWM; install lgpio (pip install 'lgpio>=0.2.2.0'). The rest works.")
         assert dict((p, s) for p, _, s in t.describe())["buzzer"] == "missing"
 
 
@@ -91,8 +91,8 @@ def test_a_pin_claimed_by_another_device_leaves_that_part_out(pwm):
         assert "undo" not in t.buttons and set(t.buttons) == {"next", "pause"}
         assert t.summary() == [
             "The undo button on GPIO 13 could not be opened (its pin is already claimed by "
-            "another device): give each part a pin of its own in the hardware config; it is "
-            "left out, the rest works."]
+            "another device): give each part a pin of its own in the hardware config. It is "
+            "left out; the rest works."]
         [p] = t.problems
         assert (p.part, p.what, p.degraded) == ("button undo", "the undo button on GPIO 13",
                                                 False)
@@ -111,7 +111,7 @@ def test_parts_that_fail_alike_are_said_in_one_sentence(pwm):
         assert t.summary() == [
             "The next button on GPIO 5 and the undo button on GPIO 13 could not be opened "
             "(their pins are already claimed by other devices): give each part a pin of its "
-            "own in the hardware config; they are left out, the rest works."]
+            "own in the hardware config. They are left out; the rest works."]
         assert [p.sentence.split(" could")[0] for p in t.problems] == [
             "The next button on GPIO 5", "The undo button on GPIO 13"]
     for led in claimed:
@@ -126,7 +126,7 @@ def test_pins_an_old_board_lacks_are_left_out_and_freed():
             assert t.summary() == [
                 "The light on GPIO 17/27/22, the next button on GPIO 5, the pause button on "
                 "GPIO 6 and the undo button on GPIO 13 could not be opened (not a pin of this "
-                "board): change the hardware config; they are left out, the rest works."]
+                "board): change the hardware config. They are left out; the rest works."]
             red = LED(17, pin_factory=f)            # the half-built light let go of its red pin
             red.close()
     finally:
@@ -237,8 +237,8 @@ def test_a_shutdown_button_that_cannot_be_opened_is_said(pwm):
     with TableDevices(shutdown_config(), pwm) as t:
         assert t.shutdown is None and t.summary() == [
             "The shutdown button on GPIO 26 could not be opened (its pin is already claimed "
-            "by another device): give each part a pin of its own in the hardware config; it "
-            "is left out, the rest works."]
+            "by another device): give each part a pin of its own in the hardware config. It "
+            "is left out; the rest works."]
     other.close()
 
 
@@ -303,3 +303,25 @@ def test_chip_problems_name_the_device(tmp_path):
     (tmp_path / "gpiochip0").write_text("")
     assert pinlib.chip_problem(4, dev=str(tmp_path)) == \
         f"{tmp_path}/gpiochip4 does not exist (this machine has {tmp_path}/gpiochip0)"
+
+
+def test_what_lgpio_says_becomes_a_reason_and_a_fix():
+    # lgpio raises its own ``lgpio.error`` with these texts (lgpio.error_text -79 and -73);
+    # there is no GPIO chip on a test machine to make it say them, so the texts are given here
+    f = MockFactory()
+    try:
+        busy = _why_not_opened(Exception("GPIO busy"), f)
+        no_line = _why_not_opened(Exception("bad GPIO number"), f)
+    finally:
+        f.reset()
+    assert busy == ("busy", "") and no_line == ("no-line", "")    # not lgpio: no chip to ask
+    assert _open_sentence(["the undo button on GPIO 13"], busy) == (
+        "The undo button on GPIO 13 could not be opened (line busy: another program or a "
+        "kernel driver holds it): free it (gpioinfo names the holder) or move it to a free pin "
+        "in the hardware config. It is left out; the rest works.")
+    assert _open_sentence(["the buzzer on GPIO 18", "the light on GPIO 17/27/22"],
+                          ("no-line", "/dev/gpiochip0 has only lines 0-7")) == (
+        "The buzzer on GPIO 18 and the light on GPIO 17/27/22 could not be opened "
+        "(/dev/gpiochip0 has only lines 0-7): wire them to lines the chip has and change the "
+        "hardware config. They are left out; the rest works.")
+    assert _why_not_opened(PermissionError(13, "Permission denied"), None) == ("permission", "")
