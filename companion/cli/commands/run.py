@@ -143,8 +143,10 @@ def run(args):
             except CompanionError as e:         # a bad hardware config file
                 description = (f"No buzzer, light, buttons or card reader: {e} The table runs "
                                f"with touch and phones only.")
-            if link is None or link.mock or link.problems or not link.alive:
-                note = description              # simulated, parts missing, or no devices
+            if link is None or link.mock or not link.alive:
+                note = description              # simulated, or no devices at all
+            elif link.problems:                 # real parts missing: the screen says which
+                note = " ".join(link.problems)  # (where the rest is wired: the log, doctor)
             print(f"companion: {description}", file=sys.stderr)
         else:
             note = "No hardware: touch and phones only."
