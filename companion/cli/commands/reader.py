@@ -263,7 +263,9 @@ class _Line:
             self.ser = serial.serial_for_url(port, baudrate=115200, timeout=0.05,
                                              write_timeout=1.0)
         except (serial.SerialException, OSError, ValueError) as e:
-            raise FlashError(f"The reader's port {port} cannot be opened ({e}).") from None
+            hint = ("; run this as a user in the dialout group, or with sudo"
+                    if "ermission denied" in str(e) else "")
+            raise FlashError(f"The reader's port {port} cannot be opened ({e}){hint}.") from None
         from firmware import protocol
         self.protocol = protocol
         self.decoder = protocol.Decoder()
@@ -358,8 +360,13 @@ def take_over(port, fixed, say, wait=60.0, sysfs=SYSFS_USB):
     deadline = time.monotonic() + wait
     errors = _serial_errors()
     while time.monotonic() < deadline:
-        line = _Line(port)
         try:
+            line = _Line(port)
+        except FlashError:                        # gone this moment: unplugged
+            line = None
+        try:
+            if line is None:
+                raise OSError("unplugged")
             last_frame = time.monotonic()
             seen = 0
             while time.monotonic() < deadline:
@@ -375,7 +382,8 @@ def take_over(port, fixed, say, wait=60.0, sysfs=SYSFS_USB):
         except errors:
             pass                                  # unplugged
         finally:
-            line.close()
+            if line is not None:
+                line.close()
         back = _port_back(port, fixed, deadline, sysfs)
         if back is None:
             break
