@@ -569,6 +569,7 @@ def configure_window(fullscreen=True, size=None, display=None):
     ``[display]`` section of the hardware config (:func:`ui.display.load`). The touch gets
     exactly one input path and the rotation is applied once (:mod:`ui.display`)."""
     from kivy.config import Config
+    from ui import display as screen
     w, h = size or BASE
     Config.set("graphics", "width", str(int(w)))
     Config.set("graphics", "height", str(int(h)))
