@@ -482,10 +482,12 @@ class TableDevices:
 
     BUTTONS = ("next", "pause", "undo")
 
-    def __init__(self, config: HardwareConfig, pin_factory, clock=time.monotonic, on_event=None):
+    def __init__(self, config: HardwareConfig, pin_factory, clock=time.monotonic, on_event=None,
+                 pwm_fix=None):
         if pin_factory is None:
             raise PinFactoryError("pass a gpiozero pin factory (e.g. MockFactory() in tests)")
         self._setup(config, pin_factory, clock, on_event)
+        self.pwm_fix = pwm_fix or f"install lgpio ({LGPIO_INSTALL})"   # PinLibrary.pwm_fix
         try:
             self._build()
         except BaseException:
@@ -527,10 +529,9 @@ class TableDevices:
         log.warning("%s", sentence)
         gc.collect()        # a device that failed half-built lets go of the pins it had claimed
 
-    def _no_pwm(self, what, consequence, ending=""):
+    def _no_pwm(self, what, consequence):
         return (f"{what[0].upper()}{what[1:]} {consequence}: this pin library "
-                f"({library_label(self.pin_factory)}) has no PWM; install lgpio "
-                f"({LGPIO_INSTALL}){ending}.")
+                f"({library_label(self.pin_factory)}) has no PWM; {self.pwm_fix}.")
 
     def _build(self):
         c, f = self.config, self.pin_factory
@@ -540,8 +541,7 @@ class TableDevices:
                 self.buzzer = TableBuzzer(c.buzzer, f, clock=self.clock)
             except PinPWMUnsupported:
                 self._left_out("buzzer", what, sentence=self._no_pwm(
-                    f"the passive buzzer on GPIO {c.buzzer.pin}", "is off",
-                    ". The rest works"))
+                    f"the passive buzzer on GPIO {c.buzzer.pin}", "is off, the rest works"))
             except Exception as e:
                 self._left_out("buzzer", what, e)
         if c.light.kind == "rgb":
@@ -555,7 +555,7 @@ class TableDevices:
                     self._left_out("light", what, e)
                 else:
                     self._left_out("light", what, degraded=True, sentence=self._no_pwm(
-                        what, "shows 8 plain colours only", " for every shade"))
+                        what, "shows 8 plain colours only, not every shade"))
             except Exception as e:
                 self._left_out("light", what, e)
         bounce = c.buttons.bounce_ms / 1000 or None

@@ -40,11 +40,12 @@ def gpio_checks(config: HardwareConfig, pin_factory=None):
         if library.factory is None:
             return [Check("GPIO", "-", "missing", library.problem)] + skipped
         head = Check("GPIO", library.where, "ok", library.why)
-        pin_factory = library.factory
+        pin_factory, pwm_fix = library.factory, library.pwm_fix()
     else:
         head, skipped = Check("GPIO", library_label(pin_factory), "ok", "pin library"), []
+        pwm_fix = None
     rows = [head] + skipped
-    with TableDevices(config, pin_factory) as devices:
+    with TableDevices(config, pin_factory, pwm_fix=pwm_fix) as devices:
         said = {p.part: p.sentence for p in devices.problems}
         for part, where, state in devices.describe():
             if state == "missing":

@@ -68,6 +68,14 @@ class PinLibrary:
     skipped: list = dataclasses.field(default_factory=list)   # [(name, reason)] tried before
     problem: str | None = None
 
+    def pwm_fix(self) -> str:
+        """What to do about a part that needs PWM on this library: install lgpio, or, when
+        lgpio is there but could not be used, why not (a clause for a sentence)."""
+        lgpio = dict(self.skipped).get("lgpio")
+        if lgpio and not lgpio.startswith("lgpio is not installed"):
+            return f"lgpio has PWM but could not be used: {lgpio}"
+        return f"install lgpio ({LGPIO_INSTALL})"
+
     def summary(self) -> dict:
         """Plain data for the parent (``link.status()["pin_library"]``) and the doctor."""
         return {"name": self.name, "factory": type(self.factory).__name__ if self.factory

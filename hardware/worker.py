@@ -145,7 +145,8 @@ class _Worker:
             logging.getLogger("hardware.pinlib").info(
                 "pin library: %s, %s%s", library.where, library.why,
                 "".join(f"; not {n}: {why}" for n, why in library.skipped))
-            self.devices = TableDevices(config, self.factory, on_event=self._event)
+            self.devices = TableDevices(config, self.factory, on_event=self._event,
+                                        pwm_fix=library.pwm_fix())
         self.problems = self.devices.summary()
         self.countdowns = {}        # name -> (deadline, handles)
         self.bases = {}             # pin number -> monotonic time its history starts

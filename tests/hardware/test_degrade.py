@@ -18,9 +18,9 @@ from hardware.events import ButtonPressed, PowerRequested
 from hardware import pinlib
 from hardware.pinlib import LGPIO_INSTALL, PinLibraryError, open_pin_library, revision_override
 
-LIGHT_ON_OFF = ("The light on GPIO 17/27/22 shows 8 plain colours only: this pin library "
-                "(gpiozero's mock pins) has no PWM; install lgpio (pip install 'lgpio>=0.2.2.0') "
-                "for every shade.")
+LIGHT_ON_OFF = ("The light on GPIO 17/27/22 shows 8 plain colours only, not every shade: this "
+                "pin library (gpiozero's mock pins) has no PWM; install lgpio (pip install "
+                "'lgpio>=0.2.2.0').")
 
 
 @pytest.fixture
@@ -77,8 +77,8 @@ def test_a_passive_buzzer_without_pwm_is_left_out_and_the_rest_works(plain):
     with TableDevices(cfg, plain) as t:
         assert t.buzzer is None and t.light is not None and len(t.buttons) == 3
         assert t.summary()[0] == (
-            "The passive buzzer on GPIO 18 is off: this pin library (gpiozero's mock pins) has "
-            "no PWM; install lgpio (pip install 'lgpio>=0.2.2.0'). The rest works.")
+            "The passive buzzer on GPIO 18 is off, the rest works: this pin library (gpiozero's "
+            "mock pins) has no PWM; install lgpio (pip install 'lgpio>=0.2.2.0').")
         assert dict((p, s) for p, _, s in t.describe())["buzzer"] == "missing"
 
 
@@ -325,3 +325,18 @@ def test_what_lgpio_says_becomes_a_reason_and_a_fix():
         "(/dev/gpiochip0 has only lines 0-7): wire them to lines the chip has and change the "
         "hardware config. They are left out; the rest works.")
     assert _why_not_opened(PermissionError(13, "Permission denied"), None) == ("permission", "")
+
+
+def test_when_lgpio_is_there_but_cannot_be_used_the_light_says_why(plain):
+    lib = pinlib.PinLibrary(plain, "mock", skipped=[
+        ("lgpio", "the user table may not open /dev/gpiochip0: add it to the group gpio (sudo "
+                  "usermod -aG gpio table) and restart the table")])
+    with TableDevices(HardwareConfig(), plain, pwm_fix=lib.pwm_fix()) as t:
+        assert t.summary() == [
+            "The light on GPIO 17/27/22 shows 8 plain colours only, not every shade: this pin "
+            "library (gpiozero's mock pins) has no PWM; lgpio has PWM but could not be used: "
+            "the user table may not open /dev/gpiochip0: add it to the group gpio (sudo "
+            "usermod -aG gpio table) and restart the table."]
+    missing = pinlib.PinLibrary(plain, "mock", skipped=[
+        ("lgpio", "lgpio is not installed (pip install 'lgpio>=0.2.2.0')")])
+    assert missing.pwm_fix() == "install lgpio (pip install 'lgpio>=0.2.2.0')"

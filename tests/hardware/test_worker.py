@@ -338,9 +338,9 @@ def test_the_childs_problems_reach_the_description(monkeypatch):
     with DeviceLink(mock=False, reader=False) as lk:
         st = lk.status()
         assert st["pin_library"]["name"] == "mock" and st["missing"] == []
-        light = ("The light on GPIO 17/27/22 shows 8 plain colours only: this pin library "
-                 "(gpiozero's mock pins) has no PWM; install lgpio (pip install "
-                 "'lgpio>=0.2.2.0') for every shade.")
+        light = ("The light on GPIO 17/27/22 shows 8 plain colours only, not every shade: "
+                 "this pin library (gpiozero's mock pins) has no PWM; install lgpio (pip "
+                 "install 'lgpio>=0.2.2.0').")
         assert lk.problems == [light] == st["problems"]
         assert lk.description() == f"Buzzer on GPIO 18, no card reader. {light}"
         assert dict((p, s) for p, _, s in lk.describe_parts())["light"] == "on/off colours"
