@@ -5,6 +5,7 @@ restart) it stops cleanly, says STOPPING=1 and exits 70 (71), which the unit tur
 `systemctl poweroff` (`reboot`). The game started by the last tap is in the store, ready to
 resume."""
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -27,17 +28,22 @@ def run_box(tmp_path, mode):
     env = dict(os.environ, NOTIFY_SOCKET=sock_path, WATCHDOG_USEC="400000",
                COMPANION_APPLIANCE="1", KIVY_HOME=str(tmp_path / "kivy"),
                SDL_VIDEODRIVER="offscreen", SDL_AUDIODRIVER="dummy", KIVY_NO_ARGS="1",
-               KIVY_NO_CONSOLELOG="1")
+               KIVY_NO_CONSOLELOG="1", PYTHONFAULTHANDLER="1")
     env.pop("WATCHDOG_PID", None)
     ports = [a for flag, port in zip(("--http-port", "--mqtt-port", "--ws-port"), free_ports(3))
              for a in (flag, str(port))]
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "power_child.py"), mode, "--", "--windowed",
              "--size", "800x480", "--hardware", "none", "--broker", "embedded",
              "--db", str(db), "--game", "great-powers", "--players", "3", *ports],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            timeout=300)
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            proc.stdout_text, proc.stderr_text = proc.communicate(timeout=240)
+        except subprocess.TimeoutExpired:       # a hang is a failure that says where it was
+            proc.send_signal(signal.SIGABRT)    # faulthandler: every thread's stack
+            out, err = proc.communicate()
+            raise AssertionError(f"companion run did not stop:\n{out}\n{err[-4000:]}")
         listener.setblocking(False)
         messages = []
         while True:
@@ -63,8 +69,8 @@ def resumable(db):
                                                 ("gpio", 71, "Restarting")])
 def test_the_box_stops_cleanly_with_the_status_the_unit_acts_on(tmp_path, mode, status, words):
     proc, messages, db = run_box(tmp_path, mode)
-    assert proc.returncode == status, proc.stderr[-3000:]
-    assert f"EXIT {status}" in proc.stdout
+    assert proc.returncode == status, proc.stdout_text + proc.stderr_text[-3000:]
+    assert f"EXIT {status}" in proc.stdout_text
     ready = [i for i, m in enumerate(messages) if "READY=1" in m.split("\n")]
     assert len(ready) == 1, messages
     assert "STATUS=Great Powers: setting up, 0 of 3 phones joined" in messages[ready[0]]
