@@ -16,9 +16,9 @@ from kivy.tests.common import UnitTestTouch
 
 from companion.service import power
 from ui.notifier import ServiceNotifier
-from ui.widgets.menu import ConfirmDialog, PowerCover
+from ui.widgets.menu import ConfirmDialog, PowerCover, TableMenu
 
-from .harness import SHOTS
+from .harness import SHOTS, walk
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
@@ -151,6 +151,9 @@ def test_off_the_box_the_menu_has_no_power_entries(hub, start_app):
     assert not {"Shut down", "Restart the box"} & set(d.texts())
     assert "menu:close" in d.tids()
     d.check("menu-dev-machine")
+    fresh = TableMenu()                            # not even for the frame before it opens
+    assert not [w for w in walk(fresh) if getattr(w, "tid", "") in ("menu:poweroff",
+                                                                      "menu:reboot")]
 
 
 # -- systemd: status and watchdog ------------------------------------------------------------------

@@ -106,6 +106,12 @@ class TableMenu(Dialog):
     over = BooleanProperty(False)
     game_title = StringProperty("")
 
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        row = self.ids.power
+        if not App.get_running_app().appliance:      # a dev machine: not there at all
+            row.parent.remove_widget(row)
+
     def on_open(self):
         app = App.get_running_app()
         v = app.view
@@ -121,9 +127,6 @@ class TableMenu(Dialog):
             chip.bind(on_release=lambda _c: self.dismiss())
             box.add_widget(chip)
         self.ids.no_seats.opacity = 0 if seats else 1
-        row = self.ids.power
-        if not app.appliance and row.parent is not None:     # a dev machine: not offered
-            row.parent.remove_widget(row)
 
     def power(self, action):
         """Shut down or Restart, asked once more: a tap beside the dialog only closes it."""
