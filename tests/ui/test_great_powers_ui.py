@@ -217,3 +217,12 @@ def test_banners_for_alerts_and_dismiss(hub, start_app):
     phone(hub.set_presence, 0, False)       # ... and a new disconnection shows again
     d.pump()
     assert "Phone disconnected" in d.texts()  # a dismissal lasts while the alert does
+
+
+def test_a_real_box_missing_a_part_says_hardware_not_simulated(hub, start_app):
+    start_gp(hub)
+    d = start_app(hub, simulated_hardware_note="The undo button on GPIO 13 could not be opened "
+                                                "(/dev/gpiochip0 has only lines 0-7).")
+    texts = d.texts()
+    assert "Hardware" in texts and "Simulated hardware" not in texts
+    assert any("GPIO 13" in t for t in texts)

@@ -117,11 +117,13 @@ class BannerStack(BoxLayout):
 
 
 def banner_rows(app, view, note):
-    """Alerts, newest last; the simulated-hardware note comes first (so it yields its place
-    to real alerts); the last card scan, while it is fresh, comes last."""
+    """Alerts, newest last; the hardware note (simulated parts, or the parts left out and what
+    to install) comes first, so it yields its place to real alerts; the last card scan, while
+    it is fresh, comes last."""
     rows = model.alert_rows(view, app.dismissed)
     if note and ("note", note) not in app.dismissed:
-        rows.insert(0, ("Simulated hardware", note, "info", ("note", note)))
+        title = "Simulated hardware" if "simulat" in note.lower() else "Hardware"
+        rows.insert(0, (title, note, "info", ("note", note)))
     scan = app.scan_shown(view)
     if scan is not None and scan[3] not in app.dismissed:
         rows.append(scan)
