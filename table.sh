@@ -1,15 +1,38 @@
 #!/usr/bin/env bash
-# Table Companion set-up and entry point, for a fresh Debian 12 / Raspberry Pi OS machine.
-#   ./table.sh run    install what is missing, then start the table: `companion run`
-#   ./table.sh test   install what is missing (with test tools), then run the whole test suite
+# Table Companion set-up and entry point, for 64-bit Raspberry Pi OS / Debian 12 (arm64, x86-64).
+#   ./table.sh run        install what is missing, then start the table: `companion run`
+#   ./table.sh test       install what is missing (with test tools), then run the whole test suite
+#   ./table.sh install    make this machine a box: the table starts full screen at every boot
+#   ./table.sh uninstall  undo `install` (the sessions stay; --purge removes them too)
+#   ./table.sh test-box   prove the box on arm64: build a Debian arm64 system, install it there
+#                         with `./table.sh install`, boot it in QEMU and test it (tests/box)
 # Extra arguments go to `companion run` or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 mode="${1:-}"; shift || true
 
+# One sentence before doing anything on a system we cannot serve.
+case "$(uname -m)" in
+  x86_64|aarch64) ;;
+  armv6l|armv7l|armv8l|armhf)
+    echo "table.sh: this is a 32-bit ARM system ($(uname -m)): Table Companion needs 64-bit" \
+         "Raspberry Pi OS (Kivy, Pillow and websockets have no 32-bit ARM builds); write the" \
+         "64-bit Lite image with Raspberry Pi Imager (docs/install-pi.md)." >&2; exit 2 ;;
+  *) echo "table.sh: $(uname -m) is not supported: Table Companion runs on 64-bit Raspberry Pi" \
+          "OS or Debian 12 on arm64 or x86-64." >&2; exit 2 ;;
+esac
+if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg >/dev/null 2>&1; then
+  echo "table.sh: no apt here: Table Companion installs on 64-bit Raspberry Pi OS or Debian 12." >&2
+  exit 2
+fi
+
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3"
+# The table, its broker, and what Kivy needs to draw with no desktop (KMS/DRM: Mesa GL/EGL/GBM).
+RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3
+  libgl1 libegl1 libgles2 libgbm1 libdrm2 libgl1-mesa-dri"
 TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils"   # poppler-utils: pdftoppm (tests/printing)
+# The arm64 stand-in for a Pi (tests/box): build a Debian arm64 root and boot it under QEMU.
+BOX_PKGS="debootstrap qemu-user-static binfmt-support qemu-system-arm qemu-utils e2fsprogs"
 
 need_pkgs() {
   local missing=()
@@ -34,6 +57,10 @@ python_env() {
   fi
 }
 
+test_env() {
+  export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-offscreen}" SDL_AUDIODRIVER=dummy KIVY_NO_ARGS=1
+}
+
 case "$mode" in
   run)
     need_pkgs $RUN_PKGS
@@ -44,11 +71,20 @@ case "$mode" in
     need_pkgs $RUN_PKGS $TEST_PKGS
     command -v node >/dev/null 2>&1 || need_pkgs nodejs   # the protocol doc's JavaScript check
     python_env "[test,lab]"
-    export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-offscreen}" SDL_AUDIODRIVER=dummy KIVY_NO_ARGS=1
+    test_env
     exec .venv/bin/python -m pytest "$@"
     ;;
+  install|uninstall)
+    exec $SUDO hardware/box/install.sh "$mode" "$@"
+    ;;
+  test-box)
+    need_pkgs $RUN_PKGS $TEST_PKGS $BOX_PKGS
+    python_env "[test,lab]"
+    test_env
+    exec .venv/bin/python -m pytest tests/box --box "$@"
+    ;;
   *)
-    echo "usage: ./table.sh run | ./table.sh test" >&2
+    echo "usage: ./table.sh run | test | install | uninstall [--purge] | test-box" >&2
     exit 2
     ;;
 esac
