@@ -19,9 +19,11 @@ One broker per port: before the embedded broker or mosquitto starts, each port i
 checked against the sockets listening on it (``/proc/net/tcp{,6}``; a wildcard bind counts the
 loopback addresses, where Debian's own ``mosquitto.service`` listens). A taken port is a
 :class:`PortTaken` sentence naming the port and its holder's command and pid (found by the
-socket's inode in ``/proc/*/fd``). Ready means the probe login was answered *and* every listener
-on our ports is ours (the child's sockets, in ``/proc/<pid>/fd``); a supervisor whose port was
-taken says so once and stops restarting.
+socket's inode in ``/proc/*/fd``; another user's process hides its open files, so then from what
+every user may read: the socket's owner uid in ``/proc/net/tcp`` and each process's ``status``,
+``comm``, ``cmdline`` and ``cgroup``, see :func:`owner_holder`). Ready means the probe login was
+answered *and* every listener on our ports is ours (the child's sockets, in
+``/proc/<pid>/fd``); a supervisor whose port was taken says so once and stops restarting.
 
 Every mode is a context manager with ``start()``/``stop()``, ``host``, ``tcp_port``, ``ws_port``,
 ``url`` (for the hub), ``ws_url`` (for the phones) and ``add_user``/``remove_user``.
@@ -72,17 +74,30 @@ class BrokerError(CompanionError):
 
 class PortTaken(BrokerError):
     """Another program listens on a port the table's broker needs (``kind``: ``"mqtt"`` or
-    ``"ws"``). ``holder`` is ``(pid, command name)``, or None when it cannot be seen (another
-    user's process)."""
+    ``"ws"``). ``holder`` is ``(pid, command name)``, or None when it cannot be named.
+    ``owner`` (``"user mosquitto"``, or ``"uid 4242"`` where the system has no name for it) is
+    set when the holder was found through the socket's owner rather than its open files (another
+    user's process, see :func:`owner_holder`): the holder's user, or, with no holder, the user
+    whose program it is. ``others``: more ``((pid, name), owner, hint)`` that may be the holder
+    just as well (two brokers of the socket's owner: it cannot tell which)."""
 
     def __init__(self, port: int, kind: str = "mqtt", holder: tuple | None = None,
-                 hint: str = ""):
-        self.port, self.kind, self.holder = port, kind, holder
+                 hint: str = "", owner: str | None = None, others=()):
+        self.port, self.kind, self.holder, self.owner = port, kind, holder, owner
+        self.others = list(others)
         if holder is not None:
-            pid, name = holder
-            who = f"by {name} (pid {pid}{', ' + hint if hint else ''})"
-            broker_like = "mosquitto" in name or "mqtt" in name.lower()
-            that = "that broker" if broker_like else "that program"
+            named = [(holder, owner, hint)] + self.others
+            names = [f"{name} ({', '.join(x for x in (f'pid {pid}', who, why) if x)})"
+                     for (pid, name), who, why in named[:3]]
+            if len(named) > 3:
+                names.append(f"{len(named) - 3} more like them")
+            who = "by " + (names[0] if len(names) == 1 else
+                           ", ".join(names[:-1]) + " or " + names[-1])
+            brokers = all(_broker_like(name) for (_, name), _, _ in named)
+            that = "that broker" if brokers else "that program"
+        elif owner is not None:
+            who = f"by a program of {owner}"
+            that = "that program"
         else:
             who = "by a program this user cannot see"
             that = "that program"
@@ -90,6 +105,14 @@ class PortTaken(BrokerError):
         flag = "--mqtt-port" if kind == "mqtt" else "--ws-port"
         super().__init__(f"Port {port} is already taken {who}; the table's broker {need}. "
                          f"Stop {that} or start the table with {flag}.")
+
+
+#: Words in a command name that make it an MQTT broker (mosquitto, amqtt, EMQX, NanoMQ, ...).
+BROKER_WORDS = ("mosquitto", "mqtt", "emqx", "nanomq", "vernemq", "hivemq")
+
+
+def _broker_like(*names) -> bool:
+    return any(w in (n or "").lower() for n in names for w in BROKER_WORDS)
 
 
 # -- who listens on a port (Linux: /proc/net/tcp{,6} and /proc/<pid>/fd) --------------------------
@@ -111,6 +134,13 @@ def _proc_address(text: str) -> str:
 def listeners(port: int) -> list[tuple[str, int]] | None:
     """``(address, socket inode)`` of every TCP socket listening on ``port`` in this network
     namespace; None where /proc/net/tcp cannot be read (not Linux)."""
+    found = _listening(port)
+    return None if found is None else [(addr, inode) for addr, inode, _ in found]
+
+
+def _listening(port: int) -> list[tuple[str, int, int]] | None:
+    """``(address, socket inode, owner uid)`` of every TCP socket listening on ``port``; None
+    where /proc/net/tcp cannot be read."""
     found, readable = [], False
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -124,8 +154,8 @@ def listeners(port: int) -> list[tuple[str, int]] | None:
             if len(fields) < 10 or fields[3] != "0A":          # 0A: LISTEN
                 continue
             addr, _, hex_port = fields[1].rpartition(":")
-            if int(hex_port, 16) == port:
-                found.append((_proc_address(addr), int(fields[9])))
+            if int(hex_port, 16) == port:          # fields[7]: the uid that made the socket
+                found.append((_proc_address(addr), int(fields[9]), int(fields[7])))
     return found if readable else None
 
 
@@ -186,6 +216,81 @@ def _command_name(pid: int) -> str:
         return "?"
 
 
+def _user(uid: int) -> str:
+    """``"user mosquitto"``, or ``"uid 4242"`` when the system has no name for it."""
+    import pwd
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name}"
+    except (KeyError, OverflowError):
+        return f"uid {uid}"
+
+
+def _hidden_processes():
+    """``(pid, uids, comm, argv)`` of every process (lowest pid first) whose open files this
+    user may not look into, from what any user may read (/proc/<pid>/status, comm, cmdline);
+    kernel threads (no command line) and zombies are left out."""
+    try:
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.listdir(f"/proc/{pid}/fd")
+            continue                        # its sockets were searched by socket_holder
+        except FileNotFoundError:
+            continue                        # gone, or a zombie
+        except OSError:
+            pass
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            status = Path(f"/proc/{pid}/status").read_text(errors="replace")
+        except OSError:
+            continue
+        argv = [a.decode(errors="replace") for a in argv if a]
+        uids = next((line.split()[1:] for line in status.splitlines()
+                     if line.startswith("Uid:")), None)
+        if not argv or not uids:
+            continue
+        yield pid, [int(u) for u in uids], _command_name(pid), argv      # real uid first
+
+
+def owner_holder(uids) -> tuple[list, str | None]:
+    """Who holds a listening socket that :func:`socket_holder` could not find (another user's
+    process hides its open files), from the socket's owner ``uids`` (/proc/net/tcp) and what
+    every user may read of every process. Only processes whose open files are hidden from us
+    are candidates (the others were searched). In order of preference:
+
+    1. the brokers (by command name: :data:`BROKER_WORDS`) of the socket's owner; when the
+       owner is root, the brokers of any user (a broker may bind its ports as root and then
+       become another user: the socket stays root's);
+    2. the owner's only process.
+
+    Returns ``([((pid, command name), "user <the process's user>"), ...], None)``, lowest pid
+    first; or ``([], "user <the owner>")`` when the owner has processes but none stands out; or
+    ``([], None)`` when no process we can see could be it (another PID namespace)."""
+    uids = set(uids)
+    procs = list(_hidden_processes())
+    owners = [p for p in procs if uids.intersection(p[1])]
+
+    def broker(p):              # its name, or the script's a Python runs (amqtt)
+        _, _, comm, argv = p
+        names = [comm, os.path.basename(argv[0])]
+        if names[1].startswith("python") and len(argv) > 1:
+            names.append(os.path.basename(argv[1]))
+        return _broker_like(*names)
+
+    def named(p):
+        pid, puids, comm, _ = p
+        return (pid, comm), _user(puids[0])
+
+    found = [named(p) for p in (procs if 0 in uids else owners) if broker(p)]
+    if found:
+        return found, None
+    if len(owners) == 1:
+        return [named(owners[0])], None
+    return [], (_user(min(uids)) if owners else None)
+
+
 def _holder_hint(pid: int, name: str) -> str:
     """Where a broker holding our port probably comes from, and how to stop it."""
     if "mosquitto" not in name:
@@ -211,15 +316,26 @@ def port_taken(host: str, port: int, kind: str = "mqtt", mine=()) -> PortTaken |
     """The error to raise if some socket other than ``mine`` (socket inodes) listens on
     ``port`` where a listener of ours on ``host`` would clash with it; else None (also where
     /proc cannot tell)."""
-    found = listeners(port)
+    found = _listening(port)
     if not found:
         return None
-    foreign = {inode for addr, inode in found if _clashes(host, addr) and inode not in mine}
+    foreign = {(inode, uid) for addr, inode, uid in found
+               if _clashes(host, addr) and inode not in mine}
     if not foreign:
         return None
-    holder = socket_holder(foreign)
-    hint = _holder_hint(*holder) if holder else ""
-    return PortTaken(port, kind, holder, hint)
+    holder = socket_holder({inode for inode, _ in foreign})
+    if holder is not None:
+        return PortTaken(port, kind, holder, _holder_hint(*holder))
+    # another user's: named from the socket's owner, with each one's hint
+    found, owner = owner_holder({uid for _, uid in foreign})
+    found = [(h, who, _holder_hint(*h)) for h, who in found]
+    debian = [x for x in found if "mosquitto.service" in x[2]]
+    if len(debian) == 1:                    # the usual one on a Pi: that is the one
+        found = debian
+    if not found:
+        return PortTaken(port, kind, None, owner=owner)
+    (holder, who, hint), others = found[0], found[1:]
+    return PortTaken(port, kind, holder, hint, who, others)
 
 
 # -- helpers ------------------------------------------------------------------------------------

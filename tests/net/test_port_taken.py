@@ -5,9 +5,12 @@ holds it, instead of saying "ready" while its child restarts in a loop and the h
 other broker. The "other broker" here is a real mosquitto listening on loopback only."""
 import contextlib
 import os
+import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -214,3 +217,211 @@ def test_a_holder_this_user_cannot_see_is_not_named(tmp_path, monkeypatch):
     assert str(e.value) == (f"Port {port} is already taken by a program this user cannot "
                             f"see; the table's broker needs it. Stop that program or start "
                             f"the table with --mqtt-port.")
+
+
+# -- another user's broker: its /proc/<pid>/fd is closed to us ------------------------------------
+# On the box the table runs as table-companion and Debian's mosquitto as user mosquitto: the
+# table cannot read the holder's open files, so it names the holder from the socket's owner uid
+# (/proc/net/tcp) and what any user may read of a process (status, comm, cmdline, cgroup). The
+# tests run as root: the holder runs as another user, and the check runs in a child process
+# under a third uid (setpriv), which cannot read the holder's /proc/<pid>/fd either.
+
+PROBE_UID = 4242            # no name, no other process: it sees nobody else's open files
+as_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                             reason="needs root and setpriv to run processes as other users")
+
+
+def setpriv(uid, gid=None):
+    gid = uid if gid is None else gid
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+
+
+@contextlib.contextmanager
+def world_readable_dir():
+    """A directory other users may read (pytest's tmp_path is root's alone)."""
+    d = tempfile.mkdtemp(prefix="tc-other-")
+    os.chmod(d, 0o755)
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def holder_process(argv, port, stdout=subprocess.DEVNULL):
+    """``argv`` started (as whoever it says), until it listens on ``port``; yields the Popen."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: proc.poll() is not None or any(
+            inode in brokers._socket_inodes(proc.pid) for _, inode in listeners(port) or ()),
+            what=f"{argv[0]} listening")
+        assert proc.poll() is None, f"{argv} did not start"
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@contextlib.contextmanager
+def users_broker(port, run_as=None, conf_user=None):
+    """A mosquitto on 127.0.0.1:``port`` with its config at <dir>/etc/mosquitto/mosquitto.conf
+    (its command line then reads like Debian's). ``run_as`` (uid): started as that user;
+    ``conf_user``: started as root with ``user <name>`` (mosquitto binds as root, then becomes
+    that user: Debian's mosquitto.service). Yields the Popen."""
+    with world_readable_dir() as d:
+        conf = os.path.join(d, "etc", "mosquitto", "mosquitto.conf")
+        os.makedirs(os.path.dirname(conf), mode=0o755)
+        with open(conf, "w") as f:
+            f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+                    f"user {conf_user or 'root'}\n")
+        os.chmod(conf, 0o644)
+        argv = ([] if run_as is None else setpriv(run_as)) + [MOSQUITTO, "-c", conf]
+        with holder_process(argv, port) as proc:
+            yield proc
+
+
+PROBE = """
+import os, sys
+sys.path.insert(0, {root!r})
+from companion.net import brokers
+assert os.getuid() == {uid}
+try:
+    os.listdir("/proc/{holder}/fd")
+    sys.exit("this probe can read the holder's open files: it proves nothing")
+except PermissionError:
+    pass
+b = brokers.MosquittoBroker(binary={binary!r}, host="0.0.0.0", tcp_port={port}, ws_port=None)
+try:
+    b.start()
+except brokers.PortTaken as e:
+    print(e)
+else:
+    b.stop()
+    print("started")
+"""
+
+
+def check_as_another_user(port, holder_pid, uid=PROBE_UID):
+    """What a MosquittoBroker of another user says when it wants ``port``: the check runs in a
+    process of uid ``uid`` (it cannot read the holder's open files)."""
+    with world_readable_dir() as home:
+        code = PROBE.format(root=str(ROOT), uid=uid, holder=holder_pid, binary=MOSQUITTO,
+                            port=port)
+        r = subprocess.run(setpriv(uid) + [sys.executable, "-c", code], cwd="/",
+                           env=dict(os.environ, HOME=home, TMPDIR=home,
+                                    PYTHONDONTWRITEBYTECODE="1"),
+                           capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout.strip()
+
+
+def real_uid(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(x for x in f if x.startswith("Uid:")).split()[1])
+
+
+def socket_owner(port):
+    return {uid for _, _, uid in brokers._listening(port)}
+
+
+@as_root
+def test_another_users_broker_is_named_with_its_user():
+    port = free_ports(1, "127.0.0.1")[0]
+    with users_broker(port, run_as=65534) as proc:
+        assert socket_owner(port) == {65534}
+        said = check_as_another_user(port, proc.pid)
+    nobody = pwd.getpwuid(65534).pw_name
+    assert said == (f"Port {port} is already taken by mosquitto (pid {proc.pid}, user {nobody}, "
+                    f"probably Debian's mosquitto.service: sudo systemctl disable --now "
+                    f"mosquitto); the table's broker needs it. Stop that broker or start the "
+                    f"table with --mqtt-port.")
+
+
+@as_root
+def test_debians_broker_bound_as_root_then_user_mosquitto_is_named():
+    """Debian's mosquitto.service as on the box: started as root with ``user mosquitto``, it
+    runs as user mosquitto. Named, with its user and how to stop it, to another unprivileged
+    user (the table's), by the sentence `companion serve` and the screen say."""
+    try:
+        pwd.getpwnam("mosquitto")
+    except KeyError:
+        pytest.skip("no mosquitto user here (the Debian package makes it)")
+    port, ws = free_ports(2, "127.0.0.1")
+    with users_broker(port, conf_user="mosquitto") as proc:
+        wait_until(lambda: real_uid(proc.pid) == pwd.getpwnam("mosquitto").pw_uid,
+                   what="the broker dropping to user mosquitto")
+        said = check_as_another_user(port, proc.pid)
+        with world_readable_dir() as d:     # the strict command, as the table's user
+            os.chmod(d, 0o777)
+            http = free_ports(1, "127.0.0.1")[0]
+            r = subprocess.run(
+                setpriv(PROBE_UID) + [sys.executable, "-m", "companion.cli.main", "serve",
+                                      "--table", "taken", "--db", os.path.join(d, "s.db"),
+                                      "--game", "great-powers", "--players", "3", "--broker",
+                                      "mosquitto", "--http-port", str(http), "--mqtt-port",
+                                      str(port), "--ws-port", str(ws)],
+                cwd=ROOT, env=dict(os.environ, HOME=d, TMPDIR=d, PYTHONDONTWRITEBYTECODE="1"),
+                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    sentence = (f"Port {port} is already taken by mosquitto (pid {proc.pid}, user mosquitto, "
+                f"probably Debian's mosquitto.service: sudo systemctl disable --now "
+                f"mosquitto); the table's broker needs it. Stop that broker or start the table "
+                f"with --mqtt-port.")
+    assert said == sentence
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert [x for x in r.stderr.splitlines() if x.strip()] == [f"companion: {sentence}"]
+
+
+@as_root
+def test_a_broker_that_bound_as_root_then_changed_user_is_named(tmp_path):
+    """The socket is root's (made before the broker changed user), the process another
+    user's: when the socket is root's, the brokers of every user are named (root's own
+    mosquittos too, here those of other test runs: from the socket alone it cannot tell)."""
+    port = free_ports(1, "127.0.0.1")[0]
+    with world_readable_dir() as d:
+        fake = os.path.join(d, "mosquitto")
+        os.symlink(sys.executable, fake)
+        code = ("import os, socket, time; s = socket.socket(); "
+                f"s.bind(('127.0.0.1', {port})); s.listen(); os.setgroups([]); "
+                "os.setgid(65534); os.setuid(65534); time.sleep(120)")
+        with holder_process([fake, "-c", code], port) as proc:
+            wait_until(lambda: real_uid(proc.pid) == 65534,
+                       what="the fake broker becoming nobody")
+            assert socket_owner(port) == {0}
+            said = check_as_another_user(port, proc.pid)
+    nobody = pwd.getpwuid(65534).pw_name
+    assert said.startswith(f"Port {port} is already taken by "), said
+    assert f"mosquitto (pid {proc.pid}, user {nobody})" in said, said
+    assert said.endswith("; the table's broker needs it. Stop that broker or start the table "
+                         "with --mqtt-port."), said
+
+
+LISTEN = ("import socket, sys, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); "
+          "s.listen(); time.sleep(120)")
+
+
+@as_root
+def test_a_users_only_program_is_named_and_else_the_user():
+    """Not a broker: the owner's only process is named (a uid with no name says so); among
+    several processes of that user, none stands out: the user is named."""
+    port, port2 = free_ports(2, "127.0.0.1")
+    uid = PROBE_UID + 1                     # nameless, and nothing else runs as it
+    argv = setpriv(uid) + [sys.executable, "-c", LISTEN.format(port=port)]
+    with holder_process(argv, port) as proc:
+        name = brokers._command_name(proc.pid)
+        said = check_as_another_user(port, proc.pid)
+    assert said == (f"Port {port} is already taken by {name} (pid {proc.pid}, uid {uid}); the "
+                    f"table's broker needs it. Stop that program or start the table with "
+                    f"--mqtt-port.")
+    sleeper = subprocess.Popen(setpriv(uid) + ["sleep", "120"])
+    try:
+        argv = setpriv(uid) + [sys.executable, "-c", LISTEN.format(port=port2)]
+        with holder_process(argv, port2) as proc:
+            said = check_as_another_user(port2, proc.pid)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert said == (f"Port {port2} is already taken by a program of uid {uid}; the table's "
+                    f"broker needs it. Stop that program or start the table with --mqtt-port.")
+
