@@ -19,13 +19,22 @@ netlink: what matters is the source address the routing table picks for the LAN,
 route changes as well as address changes, and reading rtnetlink by hand (or with pyroute2, a
 new dependency) for that is more code than the question deserves; a few seconds' lag is less
 than the walk from the router to the table.
+
+Phones are ``required`` (``companion serve``: a table nobody can join is no use, so a broker or
+phone page that cannot start is an exit with its sentence) or ``optional`` (``companion run``:
+the table on the screen works without them). Optional, an error from the phone side (a taken
+port, a mosquitto that fails: a ``CompanionError`` or an ``OSError``) leaves the table with the
+hub only: no broker, bridge or web server, ``hub.join_url`` None, ``phones_error`` the
+sentence, and an alert (key ``"phones"``) beginning "Phones cannot join:" that the screen shows
+as a banner; its lobby and Join dialog then say phones cannot join instead of a QR. The box's
+unit does not restart a table that cannot take phones: it stays up, by touch.
 """
 from __future__ import annotations
 
 import logging
 import threading
 
-from companion.core.errors import ConfigError
+from companion.core.errors import CompanionError, ConfigError
 from companion.core.log import SQLiteLog
 
 from .brokers import auto_mode, make_broker
@@ -36,6 +45,11 @@ from .web import WebServer, lan_ip
 log = logging.getLogger(__name__)
 
 START_MODES = ("full", "now", "manual")
+PHONES = ("required", "optional")
+#: The hub alert (kind and key) that says phones cannot join; its message begins with this.
+PHONES_ALERT = "phones"
+PHONES_OFF = "Phones cannot join: "
+PHONES_OFF_NEXT = "Meanwhile the table works by touch only; restart it once that is done."
 MOSQUITTO_ONLY = ("binary", "run_dir", "persistence", "max_queued_messages")
 
 
@@ -43,7 +57,9 @@ class TableServer:
     """``start``: ``"full"`` starts the game when every seat has a phone, ``"now"`` at once
     (phones then take the free seats), ``"manual"`` leaves it to the table screen
     (:meth:`Hub.start`). ``fresh``: set up ``game`` even when this table has a session to
-    resume (that one stays open, resumable from the Home screen)."""
+    resume (that one stays open, resumable from the Home screen). ``phones``: ``"required"``
+    (a broker or phone page that cannot start raises) or ``"optional"`` (the table starts
+    without them and says why: :attr:`phones_error`, the ``"phones"`` alert)."""
 
     def __init__(self, table: str, *, db=None, log_store=None, game: str | None = None,
                  players: int | None = None, options: dict | None = None, names=None,
@@ -53,10 +69,14 @@ class TableServer:
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
                  games=None, fresh: bool = False, publish_order: str = "ack-first",
-                 address_source=None, address_poll: float = 5.0):
+                 address_source=None, address_poll: float = 5.0, phones: str = "required"):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
+        if phones not in PHONES:
+            raise ConfigError(f"phones must be one of {', '.join(PHONES)}, not {phones!r}.")
+        self.phones = phones
+        self.phones_error = None        # why phones cannot join (phones="optional"), in words
         if db is None and log_store is None:
             raise ConfigError("Say where the session log lives (db=...).")
         self.db, self._log_store = db, log_store
@@ -100,25 +120,50 @@ class TableServer:
                                        self.options, self.names)
                 if self.start_mode == "now":
                     self.hub.start(seed=self.seed)
-            self.broker = self._make_broker().start()
-            self.broker.on_change(self._on_broker)
-            self.bridge = Bridge(self.hub, self.broker, hub_password=self.hub_password,
-                                 seat_logins=self.seat_logins,
-                                 order=self.publish_order).start()
-            self.web = WebServer(self.bridge, self.bind, self.http_port,
-                                 public_host=self.public_host or self.address_source()).start()
-            self.hub.join_url = self.web.url_for()
-            if self.public_host is None:                # --host is a choice: never moved
-                self._watch_address()
+            try:
+                self._start_phones()
+            except (CompanionError, OSError) as e:
+                if self.phones == "required":
+                    raise
+                self._without_phones(e)
             self._unsubscribe = self.hub.subscribe(self._on_hub_event)
             self.hub.start_timers()
-            self.bridge.call_soon(self._maybe_start)
-            self.bridge.call_soon(self.bridge._publish_views)      # with the join URL
+            if self.bridge is not None:
+                self.bridge.call_soon(self._maybe_start)
+                self.bridge.call_soon(self.bridge._publish_views)      # with the join URL
         except BaseException:
             self.stop()
             raise
         self._started = True
         return self
+
+    def _start_phones(self):
+        """The broker, the bridge and the phone page, and the join address."""
+        self.broker = self._make_broker().start()
+        self.broker.on_change(self._on_broker)
+        self.bridge = Bridge(self.hub, self.broker, hub_password=self.hub_password,
+                             seat_logins=self.seat_logins, order=self.publish_order).start()
+        self.web = WebServer(self.bridge, self.bind, self.http_port,
+                             public_host=self.public_host or self.address_source()).start()
+        self.hub.join_url = self.web.url_for()
+        if self.public_host is None:                # --host is a choice: never moved
+            self._watch_address()
+
+    def _without_phones(self, error):
+        """Phones optional and their side failed: stop what of it started, and say so."""
+        self._stop_phones()
+        self.hub.join_url = None
+        self.phones_error = str(error)
+        log.info("phones cannot join: %s", error)      # (the caller says it once)
+        self.hub.alert(PHONES_ALERT, self.phones_message, key=PHONES_ALERT)
+
+    @property
+    def phones_message(self) -> str | None:
+        """The alert's words (the console says them too): ``Phones cannot join: <why> <what
+        to do>``; None when phones can join."""
+        if self.phones_error is None:
+            return None
+        return f"{PHONES_OFF}{self.phones_error} {PHONES_OFF_NEXT}"
 
     def _default_players(self):
         return self.hub.games(self.game).min_players
@@ -147,6 +192,17 @@ class TableServer:
             self._unsubscribe = None
         if self.hub is not None:
             self.hub.stop()
+        self._stop_phones()
+        if self.log is not None and self._log_store is None:
+            self.log.close()
+        self.log = None
+        self._started = False
+
+    def _stop_phones(self):
+        self._address_stop.set()
+        if self._address_thread is not None:
+            self._address_thread.join(5)
+            self._address_thread = None
         for part in ("web", "bridge", "broker"):
             obj = getattr(self, part)
             if obj is not None:
@@ -155,10 +211,6 @@ class TableServer:
                 except Exception:
                     log.warning("stopping the %s failed", part, exc_info=True)
                 setattr(self, part, None)
-        if self.log is not None and self._log_store is None:
-            self.log.close()
-        self.log = None
-        self._started = False
 
     def __enter__(self):
         return self.start()
@@ -226,6 +278,15 @@ class TableServer:
     def _on_hub_event(self, event):
         if event.get("kind") == "lobby" and self.bridge is not None:
             self.bridge.call_soon(self._maybe_start)
+        elif event.get("kind") == "alert" and self.phones_error is not None:
+            self._keep_phones_alert()
+
+    def _keep_phones_alert(self):
+        """The hub keeps its newest five alerts: the one saying phones cannot join stays (the
+        lobby and the Join dialog read it), however many others came since."""
+        hub = self.hub
+        if hub is not None and not any(a["key"] == PHONES_ALERT for a in hub.alerts):
+            hub.alert(PHONES_ALERT, self.phones_message, key=PHONES_ALERT)
 
     def _maybe_start(self):
         hub = self.hub

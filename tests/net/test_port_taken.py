@@ -425,3 +425,81 @@ def test_a_users_only_program_is_named_and_else_the_user():
     assert said == (f"Port {port2} is already taken by a program of uid {uid}; the table's "
                     f"broker needs it. Stop that program or start the table with --mqtt-port.")
 
+
+# -- `companion run`: the table starts without phones when its broker cannot ---------------------
+
+def no_phones_sentence(err):
+    return (f"Phones cannot join: {err} Meanwhile the table works by touch only; restart it "
+            f"once that is done.")
+
+
+@pytest.mark.parametrize("mode", ["mosquitto", "embedded"])
+def test_a_table_with_optional_phones_starts_without_them(tmp_path, mode):
+    """Phones optional (`companion run`): the port taken, the table still starts, with the hub
+    only (no broker, bridge or phone page), says why in an alert the screen shows, and plays
+    by touch."""
+    port, ws = free_ports(2, "127.0.0.1")
+    with other_broker(tmp_path, port) as pid:
+        with pytest.raises(PortTaken) as strict:        # what `companion serve` would say
+            make(mode, host="0.0.0.0", tcp_port=port, ws_port=ws).start()
+        srv = TableServer("taken", db=tmp_path / "s.db", game="great-powers", players=3,
+                          broker=mode, http_port=0, mqtt_port=port, ws_port=ws,
+                          start="manual", phones="optional")
+        try:
+            srv.start()
+            assert srv.broker is None and srv.bridge is None and srv.web is None
+            assert srv.join_url is None and srv.hub.join_url is None
+            assert srv.phones_error == str(strict.value)
+            assert_names(strict.value, port, pid)
+            message = no_phones_sentence(strict.value)
+            assert srv.phones_message == message
+            view = srv.hub.public_view()
+            assert {"key": "phones", "kind": "phones", "message": message} in \
+                view["hub"]["alerts"]
+            assert view["hub"]["join_url"] is None
+            assert listeners(ws) == [], "nothing listens for phones"
+            hub = srv.hub                               # the table screen's commands work
+            hub.rename(0, "Ann")
+            hub.start(seed=3)
+            view = hub.public_view()
+            assert view["session"] is not None and view["hub"]["seats"][0]["name"] == "Ann"
+            assert srv.check_address() is False         # no phone page to move
+            for kind in ("reader", "devices", "button", "timer", "network", "scan"):
+                hub.alert(kind, f"{kind} trouble")      # the hub keeps its newest five
+            alerts = hub.public_view()["hub"]["alerts"]
+            assert len(alerts) == 5, alerts
+            assert {"key": "phones", "kind": "phones", "message": message} in alerts
+        finally:
+            srv.stop()
+        assert srv.log is None
+
+
+def test_a_phone_page_that_cannot_listen_leaves_the_table_without_phones_too(tmp_path):
+    """The broker started, the phone page's port is taken: the broker and the bridge are
+    stopped again (its port free), and the alert says why."""
+    import socket
+    port, ws = free_ports(2, "127.0.0.1")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        http = s.getsockname()[1]
+        srv = TableServer("taken", db=tmp_path / "s.db", game="great-powers", players=3,
+                          broker="mosquitto", bind="127.0.0.1", http_port=http,
+                          mqtt_port=port, ws_port=ws, start="manual", phones="optional")
+        try:
+            srv.start()
+            assert srv.broker is None and srv.bridge is None and srv.web is None
+            assert srv.phones_error.startswith(f"The phone page cannot listen on "
+                                               f"127.0.0.1:{http}: "), srv.phones_error
+            assert not listeners(port) and not listeners(ws), "the broker was stopped"
+            alerts = srv.hub.public_view()["hub"]["alerts"]
+            assert [a["message"] for a in alerts if a["key"] == "phones"] == \
+                [no_phones_sentence(srv.phones_error)]
+        finally:
+            srv.stop()
+
+
+def test_phones_are_required_unless_told_and_the_word_is_checked(tmp_path):
+    assert TableServer("t", db=tmp_path / "s.db").phones == "required"
+    with pytest.raises(Exception, match="phones must be one of required, optional"):
+        TableServer("t", db=tmp_path / "s.db", phones="maybe")

@@ -1,6 +1,7 @@
 """Lobby: the join QR code, link and room code; seats filling in with their presence; Start.
 The QR follows the join address (``hub.join_url``, moved by the server when the network comes
-up); while the box has no network it says so instead of showing a 127.0.0.1 code."""
+up); while the box has no network it says so instead of showing a 127.0.0.1 code, and a table
+that started without phones (its broker could not start) says phones cannot join right now."""
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
@@ -9,6 +10,10 @@ from ui import model, theme
 from ui.screens.base import ViewScreen
 from ui.screens.home import pretty
 from ui.widgets.qr import QRCode  # noqa: F401  (used by lobby.kv)
+
+
+#: In place of the QR when the table started without phones (the banner says why).
+NO_PHONES = "Phones cannot join right now: the message at the top says why."
 
 
 def presence(seat: dict) -> tuple:
@@ -40,6 +45,7 @@ class LobbyScreen(ViewScreen):
     (a blind Leader pick): who has locked theirs in."""
     url = StringProperty("")
     offline = BooleanProperty(False)       # the box has only 127.0.0.1: no QR to scan yet
+    no_phones = StringProperty("")         # NO_PHONES when the table started without phones
     room = StringProperty("")
     game_title = StringProperty("")
     summary = StringProperty("")
@@ -51,6 +57,8 @@ class LobbyScreen(ViewScreen):
         self.room = hub.get("room") or ""
         self.url = hub.get("join_url") or ""
         self.offline = model.no_network(self.url)
+        from ui.widgets.menu import phones_off
+        self.no_phones = NO_PHONES if phones_off(view) else ""
         g = app.catalog.get(hub.get("game"))
         self.game_title = g.title if g else ""
         opts = hub.get("options") or {}

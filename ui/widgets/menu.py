@@ -7,7 +7,9 @@ here as a QR (and its link) from ``hub.handover(seat)``'s return value and never
 
 On the box (appliance mode) the menu also shuts the box down or restarts it, each asked once
 more in words; the QR dialogs follow the join address when the network changes, and say so
-when there is none yet.
+when there is none yet. When the table started without phones (its broker could not start:
+the ``"phones"`` alert, see :func:`phones_off`) the Join dialog says why instead of a QR, and a
+seat cannot be moved to a new phone.
 """
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +25,22 @@ from ui.widgets.dialogs import Dialog
 from ui.widgets.qr import QRCode  # noqa: F401  (used by menu.kv)
 
 NAME_MAX = 24
+#: The hub alert (key) a table started without phones carries (companion.net.serve.PHONES_ALERT).
+PHONES_ALERT = "phones"
+
+
+def phones_off(view: dict) -> str:
+    """Why phones cannot join this table ("Phones cannot join: ..."), or "" when they can.
+
+    >>> phones_off({"hub": {"alerts": [{"key": "phones", "message": "Phones cannot join: x"}]}})
+    'Phones cannot join: x'
+    >>> phones_off({"hub": {"alerts": [], "join_url": "http://10.0.0.2:8000/?room=AB"}})
+    ''
+    """
+    for a in (view.get("hub") or {}).get("alerts") or ():
+        if a.get("key") == PHONES_ALERT:
+            return a.get("message") or "Phones cannot join."
+    return ""
 
 
 def seat_state(seat: dict) -> tuple:
@@ -105,6 +123,7 @@ class TableMenu(Dialog):
     playing = BooleanProperty(False)        # a game is running (not over)
     over = BooleanProperty(False)
     game_title = StringProperty("")
+    no_phones = BooleanProperty(False)      # the table started without phones: Join says why
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -118,6 +137,7 @@ class TableMenu(Dialog):
         self.playing = v.get("session") is not None and v.get("outcome") is None
         self.over = v.get("outcome") is not None
         self.game_title = v.get("title") or ""
+        self.no_phones = bool(phones_off(v))
         seats = (v.get("hub") or {}).get("seats") or []
         box = self.ids.seats
         box.clear_widgets()
@@ -190,6 +210,7 @@ class SeatDialog(Dialog):
         s = next((x for x in seats if x["seat"] == self.seat), {"seat": self.seat})
         self.name = s.get("name") or f"Seat {self.seat + 1}"
         self.status = seat_state(s)[0]
+        self.ids.handover.disabled = bool(phones_off(app.view))     # no phone can take it
 
     def handover(self):
         self.dismiss()
@@ -250,11 +271,13 @@ class HandoverDialog(Dialog):
 class JoinDialog(Dialog):
     """The table's join QR at any time (the lobby shows it only before the start): a phone
     that arrives late takes a free seat, and a player whose phone dropped out opens it again
-    to come back to their seat. The link and room code are public (``hub.join_url``)."""
+    to come back to their seat. The link and room code are public (``hub.join_url``). A table
+    that started without phones says why (:func:`phones_off`) where the QR would be."""
     url = StringProperty("")
     room = StringProperty("")
     seats_text = StringProperty("")
     offline = BooleanProperty(False)          # the box has no network: no QR to scan yet
+    no_phones = StringProperty("")            # why phones cannot join ("": they can)
 
     def on_open(self):
         app = App.get_running_app()
@@ -270,6 +293,11 @@ class JoinDialog(Dialog):
         self.url = hub.get("join_url") or ""
         self.offline = model.no_network(self.url)
         self.room = hub.get("room") or ""
+        self.no_phones = phones_off(view)
+        if self.no_phones:                          # no QR, no room code: nothing to join
+            self.url = self.room = ""
+            self.seats_text = "Phones cannot join right now: the table works by touch only."
+            return
         seats = hub.get("seats") or []
         free = [s.get("name") or f"Seat {s['seat'] + 1}" for s in seats if not s.get("phone")]
         if free and self.offline:                   # nothing to scan yet (said beside it)

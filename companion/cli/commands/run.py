@@ -125,7 +125,8 @@ def run(args):
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,
                          mqtt_port=args.mqtt_port, ws_port=args.ws_port,
-                         public_host=args.host, fresh=args.new)
+                         public_host=args.host, fresh=args.new,
+                         phones="optional")    # a broker that cannot start: touch play only
     signal.signal(signal.SIGTERM, _terminate)
     link = None
     try:
@@ -150,8 +151,11 @@ def run(args):
             print(f"companion: {description}", file=sys.stderr)
         else:
             note = "No hardware: touch and phones only."
-        print(f"companion: table {args.table}; phones join at {server.join_url} "
-              f"(room {server.hub.room_code})", file=sys.stderr)
+        if server.phones_error is not None:     # the screen shows it too (a banner)
+            print(f"companion: table {args.table}. {server.phones_message}", file=sys.stderr)
+        else:
+            print(f"companion: table {args.table}; phones join at {server.join_url} "
+                  f"(room {server.hub.room_code})", file=sys.stderr)
         server.on_address(lambda url: print(f"companion: the box's address changed; phones "
                                             f"join at {url}", file=sys.stderr))
         from ui.app import run_app
