@@ -35,6 +35,7 @@ import heapq
 import itertools
 import logging
 import os
+import re
 import threading
 import time
 
@@ -346,10 +347,17 @@ def _chip_lines(factory):
         return None
 
 
-def _why_not_opened(exc, factory) -> tuple:
+def _why_not_opened(exc, factory, pins=()) -> tuple:
     """``(kind, detail)`` of a part that could not be opened, from what gpiozero (or the pin
-    library under it) raised."""
+    library under it) raised, and the part's ``pins`` against the chip's lines."""
     text = str(exc)
+    m = re.fullmatch(r"error: '(.*)'", text)       # gpiozero's wrapping of lgpio's words
+    text = m.group(1) if m else text
+    chip = _chip_lines(factory) if pins else None
+    if chip and any(p >= chip[1] for p in pins):
+        # lgpio says "GPIO operation not permitted" for a line the chip lacks (seen on
+        # QEMU's 8-line PL061): not a permission problem, so check the number first
+        return ("no-line", "%s has only lines 0-%d" % (chip[0], chip[1] - 1))
     if isinstance(exc, GPIOPinInUse):
         return ("in-use", "")
     if text == "GPIO busy":                         # lgpio: the kernel lent the line elsewhere
@@ -520,10 +528,10 @@ class TableDevices:
         self._closed = False
 
     # -- building, part by part ---------------------------------------------------------------------
-    def _left_out(self, part, what, exc=None, sentence=None, degraded=False):
+    def _left_out(self, part, what, exc=None, sentence=None, degraded=False, pins=()):
         why = None
         if sentence is None:
-            why = _why_not_opened(exc, self.pin_factory)
+            why = _why_not_opened(exc, self.pin_factory, pins)
             sentence = _open_sentence([what], why)
         self.problems.append(PartProblem(part, what, sentence, degraded, why))
         log.warning("%s", sentence)
@@ -543,7 +551,7 @@ class TableDevices:
                 self._left_out("buzzer", what, sentence=self._no_pwm(
                     f"the passive buzzer on GPIO {c.buzzer.pin}", "is off, the rest works"))
             except Exception as e:
-                self._left_out("buzzer", what, e)
+                self._left_out("buzzer", what, e, pins=(c.buzzer.pin,))
         if c.light.kind == "rgb":
             what = "the light on GPIO {}/{}/{}".format(*c.light.pins)
             try:
@@ -552,19 +560,20 @@ class TableDevices:
                 try:
                     self.light = TableLight(c.light, f, pwm=False)
                 except Exception as e:
-                    self._left_out("light", what, e)
+                    self._left_out("light", what, e, pins=c.light.pins)
                 else:
                     self._left_out("light", what, degraded=True, sentence=self._no_pwm(
                         what, "shows 8 plain colours only, not every shade"))
             except Exception as e:
-                self._left_out("light", what, e)
+                self._left_out("light", what, e, pins=c.light.pins)
         bounce = c.buttons.bounce_ms / 1000 or None
         for name, pin in c.buttons.pins().items():
             try:
                 button = Button(pin, pull_up=c.buttons.pull_up, bounce_time=bounce,
                                 pin_factory=f)
             except Exception as e:
-                self._left_out(f"button {name}", f"the {name} button on GPIO {pin}", e)
+                self._left_out(f"button {name}", f"the {name} button on GPIO {pin}", e,
+                               pins=(pin,))
                 continue
             button.when_pressed = self._make_handler(name)
             self.buttons[name] = button
@@ -574,7 +583,8 @@ class TableDevices:
                 button = Button(pin, pull_up=c.buttons.pull_up, bounce_time=bounce,
                                 pin_factory=f)
             except Exception as e:
-                self._left_out("button shutdown", f"the shutdown button on GPIO {pin}", e)
+                self._left_out("button shutdown", f"the shutdown button on GPIO {pin}", e,
+                               pins=(pin,))
             else:
                 self.shutdown = button
                 self.shutdown_watch = HoldWatch(c.buttons.shutdown_hold_s, self._held_shutdown,

@@ -325,6 +325,9 @@ def test_what_lgpio_says_becomes_a_reason_and_a_fix():
         "(/dev/gpiochip0 has only lines 0-7): wire them to lines the chip has and change the "
         "hardware config. They are left out; the rest works.")
     assert _why_not_opened(PermissionError(13, "Permission denied"), None) == ("permission", "")
+    # gpiozero wraps lgpio's words as "error: '...'"; a line beyond an lgpio chip is judged by
+    # its number first (lgpio said "not permitted" for line 13 of QEMU's 8 lines: tests/box)
+    assert _why_not_opened(Exception("error: 'GPIO busy'"), None) == ("busy", "")
 
 
 def test_when_lgpio_is_there_but_cannot_be_used_the_light_says_why(plain):
