@@ -29,10 +29,20 @@ settings so that:
   before the rotation, and is passed to the provider.
 
 ``auto`` picks ``sdl`` under a window system and ``mtdev`` (else ``hidinput``) on the console.
+
+* **on the console the window is the screen's own mode, not "full screen".** Under KMS/DRM
+  there are no windows: SDL sets the display to a mode of the window's size (Kivy's default
+  800x600 turned a 800x480 panel into 800x600), and Kivy's ``fullscreen`` (``auto`` or ``1``)
+  left the screen black there (seen on the arm64 test box: the table drew, nothing reached
+  the screen; a plain window of the panel's size showed). So on the console the window is
+  the connected screen's preferred mode (``/sys/class/drm/*/modes``, first line), not
+  fullscreen.
 """
 import ctypes
 import logging
 import os
+import pathlib
+import re
 import sys
 from dataclasses import dataclass
 
@@ -55,10 +65,28 @@ class InputPlan:
     rotation: int
     show_cursor: bool
     notes: tuple = ()           # sentences for the log: a fallback, a setting that does nothing
+    mode: tuple | None = None   # on the console: the screen's (width, height), not fullscreen
 
     def describe(self) -> str:
         where = ", ".join(f"{k} = {v}" for k, v in self.providers.items())
-        return f"touch through {self.path} ({where}), rotation {self.rotation}"
+        screen = f", screen {self.mode[0]}x{self.mode[1]}" if self.mode else ""
+        return f"touch through {self.path} ({where}), rotation {self.rotation}{screen}"
+
+
+def screen_mode(drm="/sys/class/drm"):
+    """(width, height) of the first connected screen's preferred mode (the first line of its
+    ``modes``), or None when no connected screen says."""
+    for status in sorted(pathlib.Path(drm).glob("card*-*/status")):
+        try:
+            if status.read_text().strip() != "connected":
+                continue
+            first = (status.parent / "modes").read_text().split()
+        except OSError:
+            continue
+        m = re.fullmatch(r"(\d+)x(\d+)\w*", first[0]) if first else None
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
 
 
 def on_console(env=None) -> bool:
@@ -81,9 +109,10 @@ def mtdev_available() -> bool:
     return True
 
 
-def plan(display, env=None, mtdev=None) -> InputPlan:
+def plan(display, env=None, mtdev=None, drm="/sys/class/drm") -> InputPlan:
     """The input and graphics settings for ``display`` (a ``DisplayConfig``). ``env``: the
-    environment (default ``os.environ``); ``mtdev``: whether libmtdev loads (default: try)."""
+    environment (default ``os.environ``); ``mtdev``: whether libmtdev loads (default: try);
+    ``drm``: where the screens are listed (sysfs)."""
     console = on_console(env)
     notes = []
     path = display.touch
@@ -113,8 +142,14 @@ def plan(display, env=None, mtdev=None) -> InputPlan:
             providers = {"touch_%(name)s": ",".join(
                 ["probesysfs", f"provider={path}", "select_all=0"]
                 + [f"param={p}" for p in params])}
+    mode = None
+    if console:
+        mode = screen_mode(drm)
+        if mode is None:
+            notes.append("no connected screen lists its modes in /sys/class/drm: the window "
+                         "keeps its configured size")
     return InputPlan(path=path, providers=providers, rotation=display.rotation,
-                     show_cursor=not console, notes=tuple(notes))
+                     show_cursor=not console, notes=tuple(notes), mode=mode)
 
 
 def apply(p: InputPlan, config=None):
@@ -126,6 +161,10 @@ def apply(p: InputPlan, config=None):
     for key, value in p.providers.items():
         config.set("input", key, value)
     config.set("graphics", "rotation", str(p.rotation))
+    if p.mode:                     # the console: the screen's own mode, never "fullscreen"
+        config.set("graphics", "fullscreen", "0")
+        config.set("graphics", "width", str(p.mode[0]))
+        config.set("graphics", "height", str(p.mode[1]))
     if not p.show_cursor:          # the console: no arrow left wherever the last mouse was
         config.set("graphics", "show_cursor", "0")
 

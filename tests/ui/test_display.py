@@ -613,3 +613,39 @@ def test_the_window_opens_turned(rotation, pads):
     assert lines, out.stderr[-2000:]
     turn(rotation)
     assert [tuple(c) for c in json.loads(lines[-1][8:])] == drawn_centres()
+
+
+# == the console's window: the screen's own mode, never "fullscreen" ===========================
+def fake_drm(tmp_path, screens):
+    """A made-up /sys/class/drm: ``screens`` maps a connector to (status, modes)."""
+    drm = tmp_path / "drm"
+    for name, (status, modes) in screens.items():
+        d = drm / name
+        d.mkdir(parents=True)
+        (d / "status").write_text(status + "\n")
+        (d / "modes").write_text("".join(m + "\n" for m in modes))
+    return drm
+
+
+def test_on_the_console_the_window_is_the_connected_screens_preferred_mode(tmp_path):
+    drm = fake_drm(tmp_path, {"card0-HDMI-A-1": ("disconnected", []),
+                              "card0-DSI-1": ("connected", ["800x480", "640x480"]),
+                              "card1-HDMI-A-2": ("connected", ["1920x1080i", "1280x720"])})
+    assert display.screen_mode(drm) == (800, 480)
+    p = display.plan(DisplayConfig(), BOX, mtdev=True, drm=drm)
+    assert p.mode == (800, 480) and "screen 800x480" in p.describe()
+    config = types.SimpleNamespace(values={}, options=lambda s: [],
+                                   remove_option=lambda s, k: None)
+    config.set = lambda s, k, v: config.values.__setitem__((s, k), v)
+    display.apply(p, config)
+    # Kivy's fullscreen left the KMS/DRM screen black on the arm64 box: never asked there
+    assert config.values[("graphics", "fullscreen")] == "0"
+    assert (config.values[("graphics", "width")], config.values[("graphics", "height")]) == \
+        ("800", "480")
+
+
+def test_a_desktop_keeps_its_window_and_a_console_without_screens_says_so(tmp_path):
+    drm = fake_drm(tmp_path, {"card0-HDMI-A-1": ("connected", ["1920x1080"])})
+    assert display.plan(DisplayConfig(), DESK, mtdev=True, drm=drm).mode is None
+    p = display.plan(DisplayConfig(), BOX, mtdev=True, drm=tmp_path / "none")
+    assert p.mode is None and any("/sys/class/drm" in n for n in p.notes)
