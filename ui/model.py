@@ -431,32 +431,6 @@ def pick_summary(spec, value, options) -> str:
 NO_NETWORK = "No network yet: phones can join when the box is on Wi-Fi or Ethernet."
 
 
-def no_network(url: str) -> bool:
-    """Does this join link lead nowhere a phone can go (the box has only its loopback address:
-    no Wi-Fi or Ethernet yet)?
-
-    >>> no_network("http://127.0.0.1:8000/?room=ABCD"), no_network("http://[::1]:8000/")
-    (True, True)
-    >>> no_network("http://10.1.2.3:8000/?room=ABCD"), no_network("http://table.local/"), \
-no_network("")
-    (False, False, False)
-    """
-    import ipaddress
-    from urllib.parse import urlsplit
-    try:
-        host = urlsplit(url).hostname if url else None
-    except ValueError:
-        return False
-    if not host:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def service_status(view: dict, screen: str, title: str = "") -> str:
     """What the table is doing, in one line for ``systemctl status``.
 

@@ -40,7 +40,7 @@ from companion.core.log import SQLiteLog
 from .brokers import auto_mode, make_broker
 from .bridge import Bridge
 from .topics import check_table_id
-from .web import WebServer, lan_ip
+from .web import WebServer, is_loopback, lan_ip
 
 log = logging.getLogger(__name__)
 
@@ -145,9 +145,17 @@ class TableServer:
                              seat_logins=self.seat_logins, order=self.publish_order).start()
         self.web = WebServer(self.bridge, self.bind, self.http_port,
                              public_host=self.public_host or self.address_source()).start()
-        self.hub.join_url = self.web.url_for()
+        self._set_join_url()
         if self.public_host is None:                # --host is a choice: never moved
             self._watch_address()
+
+    def _set_join_url(self):
+        """The join address into the hub; ``join_offline`` when it is only the loopback found
+        on a box with no network yet (a loopback given with --host is a choice: phones on this
+        machine, the tests)."""
+        self.hub.join_url = self.web.url_for()
+        self.hub.join_offline = (self.public_host is None
+                                 and is_loopback(self.web.public_host.strip("[]")))
 
     def _without_phones(self, error):
         """Phones optional and their side failed: stop what of it started, and say so."""
@@ -254,7 +262,8 @@ class TableServer:
                 return False
             old = web.public_host
             web.public_host = host
-            hub.join_url = url = web.url_for()
+            self._set_join_url()
+            url = hub.join_url
             log.info("the join address moved from %s to %s: phones join at %s", old, host, url)
             if bridge is not None:
                 bridge.call_soon(bridge._publish_views)     # every view carries join_url

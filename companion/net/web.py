@@ -110,8 +110,8 @@ def qr_ascii(text: str) -> str:
     return out.getvalue()
 
 
-def _is_loopback(addr: str) -> bool:
-    return addr.startswith("127.") or addr in ("::1", "::ffff:127.0.0.1")
+def is_loopback(addr: str) -> bool:
+    return addr.startswith("127.") or addr in ("::1", "::ffff:127.0.0.1", "localhost")
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -168,7 +168,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path == "/info":
             return self._json(200, app.info())
         if path == "/qr.png":
-            if not _is_loopback(self.client_address[0]):
+            if not is_loopback(self.client_address[0]):
                 return self._json(403, {"v": 1, "error": {
                     "code": "forbidden", "message": "The QR code is shown on the table."}})
             url = app.join_url()

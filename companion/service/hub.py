@@ -130,6 +130,9 @@ class Hub:
         self.seats = []
         self.alerts = []
         self.join_url = None
+        #: the join address is only this machine's loopback because the box has no network
+        #: yet (set by the server, which knows whether the address was found or given)
+        self.join_offline = False
         self.last_scan = None
         self._handovers = {}                # code -> (seat, monotonic expiry)
         self._moved = {}                    # token hash of a handed-over seat -> seat
@@ -685,6 +688,7 @@ class Hub:
     # -- views ------------------------------------------------------------------------------------
     def _hub_part(self):
         return {"table": self.table, "room": self.room_code, "join_url": self.join_url,
+                "join_offline": self.join_offline,
                 "game": self.game_name, "options": self.options,
                 "seats": [s.public() for s in self.seats],
                 "scan": self.last_scan,

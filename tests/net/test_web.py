@@ -189,8 +189,8 @@ def test_the_qr_code_holds_the_join_url_with_the_room_code(table):
     [code] = decode(Image.open(io.BytesIO(png)))
     assert code.data.decode() == url
     # the table's own screen gets it; phones on the LAN do not (it carries the room code)
-    assert web._is_loopback("127.0.0.1") and web._is_loopback("::1")
-    assert not web._is_loopback("192.168.1.20")
+    assert web.is_loopback("127.0.0.1") and web.is_loopback("::1")
+    assert not web.is_loopback("192.168.1.20")
     lan = web.lan_ip()
     if lan != "127.0.0.1":
         s = socket.create_connection((lan, table.web.port), timeout=5)

@@ -77,3 +77,20 @@ def test_the_join_and_handover_dialogs_follow_the_address_while_open(table, star
     assert qr_codes(d.check("join-dialog-moved")) == [url]
     move_to(d, table, "127.0.0.1")                                 # the Wi-Fi went away
     assert NO_NETWORK in d.texts() and qr_codes(d.shot("join-dialog-no-network")) == []
+
+
+def test_a_loopback_address_given_with_host_is_a_choice_and_shows_its_qr(tmp_path, start_app):
+    # phones on this very machine (a test night, a demo): --host 127.0.0.1 is meant, not "no
+    # network yet", so the QR is there
+    srv = TableServer("given", db=tmp_path / "g.db", game="great-powers", players=4,
+                      broker="embedded", http_port=0, mqtt_port=0, ws_port=0, start="manual",
+                      public_host="127.0.0.1", address_source=Network("10.9.9.9"))
+    srv.start()
+    try:
+        assert srv.hub.public_view()["hub"]["join_offline"] is False
+        d = start_app(srv.hub, address_feed=srv.on_address)
+        assert NO_NETWORK not in d.texts()
+        assert qr_codes(d.check("lobby-given-loopback")) == [srv.join_url]
+        assert srv.join_url.startswith("http://127.0.0.1:")
+    finally:
+        srv.stop()

@@ -56,7 +56,7 @@ class LobbyScreen(ViewScreen):
         app = self.app
         self.room = hub.get("room") or ""
         self.url = hub.get("join_url") or ""
-        self.offline = model.no_network(self.url)
+        self.offline = bool(hub.get("join_offline"))
         from ui.widgets.menu import phones_off
         self.no_phones = NO_PHONES if phones_off(view) else ""
         g = app.catalog.get(hub.get("game"))

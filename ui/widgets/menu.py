@@ -19,7 +19,7 @@ from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, Obj
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
-from ui import model, theme
+from ui import theme
 from ui.widgets.common import TButton
 from ui.widgets.dialogs import Dialog
 from ui.widgets.qr import QRCode  # noqa: F401  (used by menu.kv)
@@ -255,7 +255,7 @@ class HandoverDialog(Dialog):
             here, there = urlsplit(self.url), urlsplit(join)
             if here.netloc != there.netloc:
                 self.url = urlunsplit(here._replace(scheme=there.scheme, netloc=there.netloc))
-        self.offline = model.no_network(self.url)
+        self.offline = bool((view.get("hub") or {}).get("join_offline"))
 
     def claimed(self):
         """A new phone took the seat: the code is used up; the dialog closes by itself."""
@@ -291,7 +291,7 @@ class JoinDialog(Dialog):
         """Shown with the table's view, so a new join address redraws the QR at once."""
         hub = view.get("hub") or {}
         self.url = hub.get("join_url") or ""
-        self.offline = model.no_network(self.url)
+        self.offline = bool(hub.get("join_offline"))
         self.room = hub.get("room") or ""
         self.no_phones = phones_off(view)
         if self.no_phones:                          # no QR, no room code: nothing to join
