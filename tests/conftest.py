@@ -15,3 +15,18 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--box", action="store_true",
+                     help="run tests/box: build an arm64 Debian system, install the table with "
+                          "./table.sh install and boot it in QEMU (`./table.sh test-box`)")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """tests/box boots a virtual machine for many minutes: only with --box (./table.sh test-box).
+    """
+    box = pathlib.Path(__file__).resolve().parent / "box"
+    if not config.getoption("--box") and box in (collection_path, *collection_path.parents):
+        return True
+    return None

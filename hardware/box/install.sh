@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Make this machine a Table Companion box, or undo it. Idempotent: run it again after
+# `git pull` to update. Called by `./table.sh install` and `./table.sh uninstall` (as root).
+#
+#   install.sh install   [CHECKOUT]   the appliance: starts the table full screen at boot
+#   install.sh uninstall [--purge]    remove it; the sessions stay unless --purge
+#
+# What `install` does, in order (each step says what it did):
+#   1. Debian packages: Python, mosquitto, and the libraries Kivy needs to draw over KMS/DRM
+#      with no desktop (Mesa's GL/EGL/GBM and DRM, mtdev for touch).
+#   2. A system user `table-companion` in the groups that own the screen (video, render), touch
+#      and buttons (input), GPIO (gpio) and the card reader (dialout).
+#   3. The program in its own venv, /opt/table-companion/venv (lgpio comes with it on arm64).
+#   4. Settings in /etc/table-companion (hardware.toml, table.env), written once, never overwritten.
+#   5. Debian's own mosquitto.service disabled: the table starts its own mosquitto on 1883 and
+#      9001 with its own logins and topic rules, and two brokers cannot share a port.
+#   6. journald in RAM (fewer SD card writes); the console instead of a desktop at boot.
+#   7. The systemd service table-companion.service, enabled (and started when systemd runs).
+# State it changed and must restore on uninstall is noted in /etc/table-companion/install.state.
+set -euo pipefail
+
+USER_NAME=table-companion
+PREFIX=/opt/table-companion
+ETC=/etc/table-companion
+STATE_DIR=/var/lib/table-companion
+UNIT=table-companion.service
+STATE_FILE=$ETC/install.state
+HERE="$(cd "$(dirname "$0")" && pwd)"
+PKGS="python3 python3-venv python3-pip mosquitto sqlite3 \
+  libgl1 libegl1 libgles2 libgbm1 libdrm2 libgl1-mesa-dri libmtdev1 fonts-dejavu-core"
+
+say() { echo "install: $*" >&2; }
+die() { echo "install: $*" >&2; exit 1; }
+systemd_running() { [ -d /run/systemd/system ]; }
+note_state() {       # remember a key=value the first time only (what to restore on uninstall)
+  grep -q "^$1=" "$STATE_FILE" 2>/dev/null || echo "$1=$2" >>"$STATE_FILE"
+}
+state_of() { sed -n "s/^$1=//p" "$STATE_FILE" 2>/dev/null | head -n 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run me as root (./table.sh install uses sudo)."
+
+install_box() {
+  local checkout="${1:-$(cd "$HERE/../.." && pwd)}"
+  [ -f "$checkout/pyproject.toml" ] || die "no Table Companion checkout at $checkout."
+  mkdir -p "$ETC"
+
+  say "1/7 Debian packages"
+  # Whether somebody used Debian's broker before us (then uninstall turns it back on).
+  if dpkg -s mosquitto >/dev/null 2>&1 && systemctl is-enabled mosquitto.service >/dev/null 2>&1
+  then note_state mosquitto_enabled yes; fi
+  local missing=()
+  for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+
+  say "2/7 system user $USER_NAME"
+  getent group gpio >/dev/null || { groupadd --system gpio; note_state gpio_group ours; }
+  if ! id "$USER_NAME" >/dev/null 2>&1; then
+    useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home \
+      --shell /usr/sbin/nologin --comment "Table Companion" "$USER_NAME"
+  fi
+  local groups=()
+  for g in video render input gpio dialout; do getent group "$g" >/dev/null && groups+=("$g"); done
+  usermod -a -G "$(IFS=,; echo "${groups[*]}")" "$USER_NAME"
+  install -d -o "$USER_NAME" -g "$USER_NAME" -m 0750 "$STATE_DIR"
+  # Raspberry Pi OS gives /dev/gpiochip* to the gpio group (99-com.rules); plain Debian does not.
+  if ! grep -qs 'gpiochip' /etc/udev/rules.d/*.rules /lib/udev/rules.d/*.rules /usr/lib/udev/rules.d/*.rules; then
+    echo 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' \
+      >/etc/udev/rules.d/60-table-companion-gpio.rules
+    systemd_running && udevadm trigger --subsystem-match=gpio || true
+  fi
+
+  say "3/7 the program in $PREFIX/venv"
+  [ -x "$PREFIX/venv/bin/python" ] || python3 -m venv "$PREFIX/venv"
+  "$PREFIX/venv/bin/python" -m pip install -q --upgrade pip
+  # pip builds a local checkout afresh every time (an update is `git pull` and install again);
+  # what it needs and already has stays.
+  "$PREFIX/venv/bin/python" -m pip install -q "$checkout"
+  rm -rf "$PREFIX/docs" && cp -r "$checkout/docs" "$PREFIX/docs"
+  cat >/usr/local/bin/table-companion <<EOF
+#!/bin/sh
+# The companion command on this box, as the table's own user, on the table's store:
+#   sudo table-companion sessions | stats | sessions backup /media/usb | doctor ...
+export COMPANION_DB=$STATE_DIR/sessions.db TABLE_COMPANION_HARDWARE=$ETC/hardware.toml
+cd $STATE_DIR 2>/dev/null || cd /
+if [ "\$(id -u)" -eq 0 ]; then
+  exec runuser -u $USER_NAME -- $PREFIX/venv/bin/companion "\$@"
+fi
+exec $PREFIX/venv/bin/companion "\$@"
+EOF
+  chmod 0755 /usr/local/bin/table-companion
+
+  say "4/7 settings in $ETC"
+  [ -f "$ETC/hardware.toml" ] || install -m 0644 "$HERE/hardware.toml" "$ETC/hardware.toml"
+  [ -f "$ETC/table.env" ] || install -m 0644 "$HERE/table.env" "$ETC/table.env"
+
+  say "5/7 Debian's mosquitto.service off (the table runs its own broker on 1883/9001)"
+  # (`systemctl cat` answers nothing in a chroot or an image being built: ask dpkg instead)
+  if dpkg -s mosquitto >/dev/null 2>&1; then
+    if systemd_running; then systemctl disable --now mosquitto.service
+    else systemctl disable mosquitto.service; fi
+    [ "$(systemctl is-enabled mosquitto.service 2>/dev/null)" != enabled ] ||
+      die "could not disable Debian's mosquitto.service; the table needs ports 1883 and 9001."
+  fi
+
+  say "6/7 logs in RAM, console at boot"
+  install -D -m 0644 "$HERE/journald.conf" /etc/systemd/journald.conf.d/table-companion.conf
+  systemd_running && systemctl restart systemd-journald || true
+  local target
+  target="$(systemctl get-default 2>/dev/null || echo multi-user.target)"
+  if [ "$target" != multi-user.target ]; then
+    note_state default_target "$target"     # a desktop would hold the screen
+    systemctl set-default multi-user.target >/dev/null
+  fi
+
+  say "7/7 $UNIT"
+  install -m 0644 "$HERE/$UNIT" "/etc/systemd/system/$UNIT"
+  systemctl enable "$UNIT" >/dev/null 2>&1 || die "could not enable $UNIT."
+  if systemd_running; then
+    systemctl daemon-reload
+    systemctl restart "$UNIT"
+    say "done: the table is starting on this box's screen (journalctl -u table-companion -f)."
+  else
+    say "done: the table starts at the next boot."
+  fi
+}
+
+uninstall_box() {
+  local purge="${1:-}"
+  say "removing $UNIT"
+  if [ -e "/etc/systemd/system/$UNIT" ]; then
+    systemd_running && systemctl stop "$UNIT" || true
+    systemctl disable "$UNIT" >/dev/null 2>&1 || true
+  fi
+  rm -f "/etc/systemd/system/$UNIT" /etc/systemd/journald.conf.d/table-companion.conf \
+    /etc/udev/rules.d/60-table-companion-gpio.rules /usr/local/bin/table-companion
+  local target gpio_group; target="$(state_of default_target)"; gpio_group="$(state_of gpio_group)"
+  [ -n "$target" ] && systemctl set-default "$target" >/dev/null
+  if [ "$(state_of mosquitto_enabled)" = yes ]; then
+    systemctl enable mosquitto.service >/dev/null 2>&1 || true
+    systemd_running && systemctl start mosquitto.service || true
+  fi
+  if systemd_running; then systemctl daemon-reload; systemctl restart systemd-journald || true; fi
+  rm -rf "$PREFIX"
+  rm -f "$STATE_FILE"
+  if [ "$purge" = --purge ]; then
+    rm -rf "$STATE_DIR" "$ETC"
+    id "$USER_NAME" >/dev/null 2>&1 && userdel "$USER_NAME"
+    [ "$gpio_group" = ours ] && groupdel gpio 2>/dev/null || true
+    say "done: removed, sessions and settings too."
+  else
+    say "done: removed. Kept the sessions in $STATE_DIR and the settings in $ETC" \
+        "(./table.sh uninstall --purge removes them and the user $USER_NAME)."
+  fi
+}
+
+case "${1:-}" in
+  install) shift; install_box "$@" ;;
+  uninstall) shift; uninstall_box "$@" ;;
+  *) die "usage: install.sh install [CHECKOUT] | uninstall [--purge]" ;;
+esac

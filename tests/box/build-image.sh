@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A bootable Pi stand-in with this checkout installed as a Pi user would install it:
+#   as user `pi`, in ~/table-companion:  ./table.sh install          (README, docs/install-pi.md)
+# on top of the base system of build-base.sh (cached by that script's checksum).
+#
+#   tests/box/build-image.sh CHECKOUT OUT_DIR   -> OUT_DIR/{root.img,vmlinuz,initrd.img,timings}
+#
+# Then the test's own additions, which a real box does not get (kept apart, at the end): a
+# hardware.toml for QEMU's GPIO chip, GPIOZERO_PI_REVISION (gpiozero's documented way to say
+# which Pi this is), python3-evdev to make a touchscreen with uinput, a game set up at first
+# start. Env: BOX_CACHE (default /var/tmp/table-companion-box) keeps the base between runs.
+set -euo pipefail
+checkout="$(cd "${1:?usage: build-image.sh CHECKOUT OUT_DIR}" && pwd)"
+out="${2:?usage: build-image.sh CHECKOUT OUT_DIR}"
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${BOX_CACHE:-/var/tmp/table-companion-box}"
+key="$(sha256sum "$here/build-base.sh" | cut -c1-16)"
+base="$cache/base-$key"
+root="$out/root"
+step() { printf '[%s] build-image: %s\n' "$(date +%T)" "$*" >&2; }
+t0=$(date +%s)
+mkdir -p "$out"
+: >"$out/timings"
+timing() { echo "$1 $(( $(date +%s) - t0 ))" >>"$out/timings"; }
+
+. "$here/binfmt.sh"
+ensure_binfmt
+if [ ! -f "$base/root.tar" ]; then
+  step "no cached base system ($base): building it from Debian's packages"
+  "$here/build-base.sh" "$base"
+else
+  step "cached base system: $base"
+fi
+timing base_ready
+
+cleanup() {
+  for m in dev/pts dev proc sys; do mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m"; done
+  return 0
+}
+trap cleanup EXIT
+cleanup
+rm -rf "$root"
+mkdir -p "$root"
+tar -C "$root" --numeric-owner -xf "$base/root.tar"
+mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"
+mount -t proc proc "$root/proc"; mount -t sysfs sysfs "$root/sys"
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+
+step "the checkout, as user pi has it after git clone"
+mkdir -p "$root/home/pi/table-companion"
+tar -C "$checkout" --exclude=./.venv --exclude='*/__pycache__' --exclude=./.pytest_cache \
+  --exclude=./.hypothesis --exclude=./var --exclude=./screenshots -cf - . |
+  tar -C "$root/home/pi/table-companion" -xf -
+chroot "$root" chown -R pi:pi /home/pi/table-companion
+
+step "as pi: ./table.sh install"
+chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 \
+  /usr/sbin/runuser -u pi -- /bin/bash -c 'cd ~/table-companion && HOME=/home/pi ./table.sh install' \
+  >"$out/install.log" 2>&1 || { tail -40 "$out/install.log" >&2; exit 1; }
+timing installed
+grep '^install:' "$out/install.log" >&2 || true
+
+step "the test's additions"
+chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends python3-evdev >"$out/extras.log" 2>&1 ||
+  { tail -20 "$out/extras.log" >&2; exit 1; }
+chroot "$root" apt-get clean
+install -m 0644 "$here/guest/hardware.toml" "$root/etc/table-companion/hardware.toml"
+install -m 0644 "$here/guest/table.env" "$root/etc/table-companion/table.env"
+install -m 0755 "$here/touch_inject.py" "$root/usr/local/bin/touch_inject.py"
+install -m 0644 "$here/guest/touch-stand-in.service" "$root/etc/systemd/system/"
+chroot "$root" systemctl enable touch-stand-in.service >/dev/null 2>&1
+rm -f "$root/etc/resolv.conf"
+cleanup
+
+step "kernel and root.img"
+cp "$(ls "$root"/boot/vmlinuz-* | sort -V | tail -n 1)" "$out/vmlinuz"
+cp "$(ls "$root"/boot/initrd.img-* | sort -V | tail -n 1)" "$out/initrd.img"
+rm -f "$out/root.img"
+mkfs.ext4 -q -F -L root -d "$root" "$out/root.img" 4G
+rm -rf "$root"
+timing image_ready
+step "done in $(( $(date +%s) - t0 )) s"
