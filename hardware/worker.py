@@ -887,6 +887,9 @@ class DeviceLink:
         else:
             reader = f"reader on USB {c.reader.vid_pid_text()} (found when plugged in)"
         text = f"{head} and {reader}" if self.mock else f"{head}, {reader}"
+        where = (self.info.get("pin_library") or {}).get("where")
+        if where and not self.mock:         # which pin library drives them (the log, doctor)
+            text = f"{text}; pin library: {where}"
         if "gpio" in missing:               # the sentence says there is no buzzer
             text = reader[0].upper() + reader[1:]
         problems = self.problems

@@ -342,7 +342,8 @@ def test_the_childs_problems_reach_the_description(monkeypatch):
                  "this pin library (gpiozero's mock pins) has no PWM; install lgpio (pip "
                  "install 'lgpio>=0.2.2.0').")
         assert lk.problems == [light] == st["problems"]
-        assert lk.description() == f"Buzzer on GPIO 18, no card reader. {light}"
+        assert lk.description() == (f"Buzzer on GPIO 18, no card reader; pin library: "
+                                    f"{st['pin_library']['where']}. {light}")
         assert dict((p, s) for p, _, s in lk.describe_parts())["light"] == "on/off colours"
         lk.show_phase("trade")                               # the plain light takes commands
         assert lk.status()["light"] == ("phase", "trade")
