@@ -16,17 +16,6 @@ from companion.service import notify
 log = logging.getLogger("companion.ui")
 
 
-def hub_answers(hub, within: float) -> bool:
-    """Can the hub's lock be taken within ``within`` seconds (it is not stuck)?"""
-    lock = getattr(hub, "_lock", None)
-    if lock is None:
-        return True
-    if not lock.acquire(timeout=within):
-        return False
-    lock.release()
-    return True
-
-
 class ServiceNotifier:
     """``interval``: the watchdog's (None: ``$WATCHDOG_USEC`` decides; 0: none)."""
 
@@ -60,7 +49,7 @@ class ServiceNotifier:
 
     def pet(self, *_):
         """``WATCHDOG=1``, if the hub answers. Returns whether it was sent."""
-        if not hub_answers(self.hub, self.answer_within):
+        if not self.hub.answers(self.answer_within):
             self.missed += 1
             log.warning("the hub did not answer within %.1f s: no watchdog ping",
                         self.answer_within)

@@ -843,6 +843,14 @@ class Hub:
             except Exception as e:          # a full disk must not stop the timers
                 self._alert("storage", f"Cannot save the clock: {e}", key="storage")
 
+    def answers(self, within: float) -> bool:
+        """Is the hub free to take a command within ``within`` seconds (not stuck)? For a
+        watchdog: the systemd unit's pings stop while this says no."""
+        if not self._lock.acquire(timeout=within):
+            return False
+        self._lock.release()
+        return True
+
     def stop(self):
         with self._lock:
             self._stopping = True
