@@ -6,6 +6,8 @@
 #   ./table.sh uninstall  undo `install` (the sessions stay; --purge removes them too)
 #   ./table.sh test-box   prove the box on arm64: build a Debian arm64 system, install it there
 #                         with `./table.sh install`, boot it in QEMU and test it (tests/box)
+#   ./table.sh box-image  start building that system's image in the background (CI builds it
+#                         while the suite runs; test-box waits for it)
 # Extra arguments go to `companion run` or to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -57,6 +59,8 @@ python_env() {
   fi
 }
 
+BOX_WORK="${BOX_WORK:-/var/tmp/table-companion-box/run}"
+
 test_env() {
   export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-offscreen}" SDL_AUDIODRIVER=dummy KIVY_NO_ARGS=1
 }
@@ -77,14 +81,23 @@ case "$mode" in
   install|uninstall)
     exec $SUDO hardware/box/install.sh "$mode" "$@"
     ;;
+  box-image)
+    need_pkgs $RUN_PKGS $TEST_PKGS $BOX_PKGS
+    python_env "[test,lab]"
+    mkdir -p "$BOX_WORK"
+    nohup tests/box/build-image.sh . "$BOX_WORK/image" >"$BOX_WORK/build.log" 2>&1 &
+    echo $! >"$BOX_WORK/build.pid"
+    echo "table.sh: building the arm64 image in the background (log: $BOX_WORK/build.log)" >&2
+    ;;
   test-box)
     need_pkgs $RUN_PKGS $TEST_PKGS $BOX_PKGS
     python_env "[test,lab]"
     test_env
+    export BOX_WORK
     exec .venv/bin/python -m pytest tests/box --box "$@"
     ;;
   *)
-    echo "usage: ./table.sh run | test | install | uninstall [--purge] | test-box" >&2
+    echo "usage: ./table.sh run | test | install | uninstall [--purge] | test-box | box-image" >&2
     exit 2
     ;;
 esac

@@ -3,13 +3,26 @@
 #   as user `pi`, in ~/table-companion:  ./table.sh install          (README, docs/install-pi.md)
 # on top of the base system of build-base.sh (cached by that script's checksum).
 #
-#   tests/box/build-image.sh CHECKOUT OUT_DIR   -> OUT_DIR/{root.img,vmlinuz,initrd.img,timings}
+#   tests/box/build-image.sh CHECKOUT OUT_DIR   -> OUT_DIR/{root.img,vmlinuz,initrd.img,timings,
+#                                                           checkout-id}
+#   tests/box/build-image.sh --id CHECKOUT      what checkout-id holds: the commit and a checksum
+#                                               of the uncommitted changes (tests/box reuses an
+#                                               image of the very same checkout)
 #
 # Then the test's own additions, which a real box does not get (kept apart, at the end): a
 # hardware.toml for QEMU's GPIO chip, GPIOZERO_PI_REVISION (gpiozero's documented way to say
 # which Pi this is), python3-evdev to make a touchscreen with uinput, a game set up at first
 # start. Env: BOX_CACHE (default /var/tmp/table-companion-box) keeps the base between runs.
 set -euo pipefail
+# The test's own driver (the tests, their fixtures, the VM driver) is not part of the image:
+# a change there keeps the image.
+DRIVER=(':(exclude)tests/box/test_*.py' ':(exclude)tests/box/conftest.py' ':(exclude)tests/box/vm.py')
+checkout_id() {
+  (cd "$1" && echo "$(git rev-parse HEAD 2>/dev/null || echo none)" "$( {
+    git status --porcelain --untracked-files=all -- . "${DRIVER[@]}"
+    git diff HEAD -- . "${DRIVER[@]}"; } 2>/dev/null | sha256sum | cut -c1-16)")
+}
+if [ "${1:-}" = --id ]; then checkout_id "${2:?usage: build-image.sh --id CHECKOUT}"; exit 0; fi
 checkout="$(cd "${1:?usage: build-image.sh CHECKOUT OUT_DIR}" && pwd)"
 out="${2:?usage: build-image.sh CHECKOUT OUT_DIR}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,7 +32,9 @@ base="$cache/base-$key"
 root="$out/root"
 step() { printf '[%s] build-image: %s\n' "$(date +%T)" "$*" >&2; }
 t0=$(date +%s)
+id="$(checkout_id "$checkout")"           # what is copied below
 mkdir -p "$out"
+rm -f "$out/checkout-id"
 : >"$out/timings"
 timing() { echo "$1 $(( $(date +%s) - t0 ))" >>"$out/timings"; }
 
@@ -79,5 +94,6 @@ cp "$(ls "$root"/boot/initrd.img-* | sort -V | tail -n 1)" "$out/initrd.img"
 rm -f "$out/root.img"
 mkfs.ext4 -q -F -L root -d "$root" "$out/root.img" 4G
 rm -rf "$root"
+echo "$id" >"$out/checkout-id"
 timing image_ready
 step "done in $(( $(date +%s) - t0 )) s"

@@ -3,15 +3,14 @@
 ``./table.sh test-box`` runs these (``pytest tests/box --box``; README). Work files go to
 ``/var/tmp/table-companion-box/run`` (``$BOX_WORK``; outside the checkout, whose packaging
 would otherwise walk the arm64 root): the image, QEMU's logs, the serial consoles, the
-screenshots and ``report.json`` with the timings the closing summary prints. ``BOX_REUSE_IMAGE=1`` boots the
-image a previous run built instead of building one (for working on the tests themselves).
+screenshots and ``report.json`` with the timings the closing summary prints. An image is built once per
+checkout (its commit and uncommitted changes): ``./table.sh box-image`` builds it in the
+background (CI, while the suite runs), and the tests boot a copy of it.
 """
 import json
 import os
 import platform
-import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -42,22 +41,42 @@ def report():
     return _report
 
 
+def checkout_id() -> str:
+    """This checkout's commit and uncommitted changes, as build-image.sh records them."""
+    return subprocess.run([str(HERE / "build-image.sh"), "--id", str(ROOT)], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
 def _build_image(report):
+    """The image of this checkout: the one `./table.sh box-image` built in the background
+    (CI: while the suite ran) when it is of this very checkout, else a new one."""
     image = WORK / "image"
-    pristine = image / "root-pristine.img"
-    if os.environ.get("BOX_REUSE_IMAGE") == "1" and pristine.exists():
-        report.add("image_build_s", None)
+    pid = WORK / "build.pid"
+    if pid.exists() and _alive(pid):       # a build in the background: wait for it
+        wait_for("the background image build", lambda: not _alive(pid), 3600, 5)
+    built = image / "checkout-id"
+    if (image / "root.img").exists() and built.exists() and \
+            built.read_text().strip() == checkout_id():
+        timings = image / "timings"
+        report.add("image_build_steps_s", dict(
+            (k, int(v)) for k, v in (ln.split() for ln in timings.read_text().splitlines())))
         return image
     if os.geteuid() != 0:
         pytest.fail("tests/box needs root (debootstrap, chroot, mount): run ./table.sh test-box "
                     "as root, or with sudo")
-    t0 = time.monotonic()
     subprocess.run([str(HERE / "build-image.sh"), str(ROOT), str(image)], check=True)
-    (image / "root.img").rename(pristine)
-    report.add("image_build_s", round(time.monotonic() - t0, 1))
-    timings = dict(line.split() for line in (image / "timings").read_text().splitlines())
-    report.add("image_build_steps_s", {k: int(v) for k, v in timings.items()})
+    timings = image / "timings"
+    report.add("image_build_steps_s", dict(
+        (k, int(v)) for k, v in (ln.split() for ln in timings.read_text().splitlines())))
     return image
+
+
+def _alive(pid_file) -> bool:
+    try:
+        os.kill(int(pid_file.read_text()), 0)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +85,9 @@ def box(report):
     if platform.machine() not in ("x86_64", "aarch64"):
         pytest.fail(f"tests/box runs on an x86-64 or arm64 host, not {platform.machine()}")
     image = _build_image(report)
-    disk = image / "root.img"
-    shutil.copyfile(image / "root-pristine.img", disk)    # every run boots a fresh box
+    (WORK / "vm").mkdir(parents=True, exist_ok=True)
+    disk = WORK / "vm" / "root.img"
+    subprocess.run(["cp", "--sparse=always", str(image / "root.img"), str(disk)], check=True)
     vm = VM(WORK / "vm", image / "vmlinuz", image / "initrd.img", disk)
     vm.start()
     try:
