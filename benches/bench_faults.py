@@ -17,9 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from companion.core import choices
 from companion.net.brokers import free_ports
-from companion.net.seat_client import SeatClient, post_join
+from companion.net.seat_client import SeatClient, any_legal_move as next_move, post_join
 
 from .stats import pct
 
@@ -61,15 +60,6 @@ class Table:
         self.proc.communicate(timeout=20)
 
 
-def next_move(view, rng):
-    """A legal move for this seat (from its own view's legal list), or None."""
-    for m in (view or {}).get("legal") or ():
-        if view.get("prompt") and m["move"] not in view["prompt"]["moves"]:
-            continue
-        args = choices.sample(m["args"], rng)
-        if args is not None:
-            return m["move"], args
-    return None
 
 
 def run(kills, broker, seed=1):

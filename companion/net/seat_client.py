@@ -14,6 +14,7 @@ import threading
 import urllib.error
 import urllib.request
 
+from companion.core import choices
 from companion.core.errors import CompanionError
 
 from . import protocol
@@ -42,6 +43,19 @@ def post_join(base_url: str, body: dict, timeout: float = 10.0) -> dict:
         except (ValueError, KeyError, TypeError):
             err = {"code": None, "message": f"HTTP {e.code}"}
         raise JoinFailed(e.code, err.get("code"), err.get("message")) from None
+
+
+def any_legal_move(view, rng):
+    """``(move, args)``: a legal move picked at random from a seat's own view (what its phone
+    offers: the prompt's moves, each argument from its legal choices), or None when the seat
+    has nothing to do. A remote random player: the fault bench, the backup and box tests."""
+    for m in (view or {}).get("legal") or ():
+        if view.get("prompt") and m["move"] not in view["prompt"]["moves"]:
+            continue
+        args = choices.sample(m["args"], rng)
+        if args is not None:
+            return m["move"], args
+    return None
 
 
 class SeatClient:

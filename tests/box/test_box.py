@@ -22,10 +22,9 @@ import time
 import pytest
 from PIL import Image, ImageChops
 
-from companion.core import choices
-from companion.net.seat_client import SeatClient, post_join
+from companion.net.seat_client import SeatClient, any_legal_move as next_move, post_join
 from tests.box.conftest import WORK, wait_ready
-from tests.box.vm import VMError, wait_for
+from tests.box.vm import wait_for
 
 BASE = "http://127.0.0.1:8000"            # the guest's phone page, forwarded
 SHOTS = WORK / "shots"
@@ -88,15 +87,6 @@ def sql(vm, query) -> list:
     return json.loads(out) if out.strip() else []
 
 
-def next_move(view, rng):
-    """A legal move from the seat's own view (what its phone offers), or None."""
-    for m in (view or {}).get("legal") or ():
-        if view.get("prompt") and m["move"] not in view["prompt"]["moves"]:
-            continue
-        args = choices.sample(m["args"], rng)
-        if args is not None:
-            return m["move"], args
-    return None
 
 
 def memory(vm) -> dict:

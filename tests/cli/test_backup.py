@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from companion.core import choices
 from companion.core.clock import FakeClock
 from companion.core.errors import SessionFileError
 from companion.core.log import SQLiteLog
 from companion.core.session import Session
 from companion.games import get
 from companion.net.brokers import free_ports
-from companion.net.seat_client import SeatClient, post_join
+from companion.net.seat_client import SeatClient, any_legal_move as next_move, post_join
 from companion.service.hub import Hub
 
 from ..waiting import wait_until
@@ -54,15 +53,6 @@ def written(stdout):
             if line.startswith("Wrote ")]
 
 
-def next_move(view, rng):
-    """A legal move for this seat from its own view (what a phone offers), or None."""
-    for m in (view or {}).get("legal") or ():
-        if view.get("prompt") and m["move"] not in view["prompt"]["moves"]:
-            continue
-        args = choices.sample(m["args"], rng)
-        if args is not None:
-            return m["move"], args
-    return None
 
 
 class Players(threading.Thread):
