@@ -190,22 +190,14 @@ def _socket_inodes(pid: int) -> set[int]:
 def socket_holder(inodes) -> tuple[int, str] | None:
     """``(pid, command name)`` of the process (lowest pid) holding one of these socket inodes;
     None when no process this user may look into holds it."""
-    wanted = {f"socket:[{i}]" for i in inodes}
+    wanted = set(inodes)
     try:
         pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
     except OSError:
         return None
     for pid in pids:
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") in wanted:
-                    return pid, _command_name(pid)
-            except OSError:
-                continue
+        if _socket_inodes(pid) & wanted:
+            return pid, _command_name(pid)
     return None
 
 
