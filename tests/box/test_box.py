@@ -66,15 +66,16 @@ def tap(vm, xy):
     vm.sh(f"python3 /usr/local/bin/touch_inject.py tap {xy[0]} {xy[1]}")
 
 
-def settled(vm, name, timeout=60) -> Image.Image:
-    """The screen once it stops changing (QEMU's emulated CPU draws slowly)."""
+def settled(vm, name, timeout=90, quiet=2, every=4.0) -> Image.Image:
+    """The screen once it stops changing: ``quiet`` looks ``every`` seconds apart with nothing
+    new (QEMU's emulated CPU builds a dialog in steps, seconds apart)."""
     last = shot(vm, name)
+    still = 0
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        time.sleep(3)
+    while still < quiet and time.monotonic() < deadline:
+        time.sleep(every)
         now = shot(vm, name)
-        if changed(last, now) < 0.001:
-            return now
+        still = still + 1 if changed(last, now) < 0.001 else 0
         last = now
     return last
 
@@ -240,6 +241,7 @@ def test_a_turned_screen_turns_its_touches(box, report):
     """[display] rotation = 180: the picture is upside down, and a tap lands on what is drawn
     under the finger: where the Menu button is drawn now (bottom-left) opens the Menu. Unturned,
     that spot is the Fix button, whose dialog looks nothing like the Menu."""
+    wait_ready(box)
     upright = settled(box, "5-upright")
     tap(box, MENU)
     menu = changed_screen(box, upright, "5-upright-menu")
@@ -372,3 +374,62 @@ def test_the_menu_shuts_the_box_down_and_the_file_system_is_clean(box, report):
     report.add("menu_to_power_off_s", round(time.monotonic() - t0, 1))
     fsck = subprocess.run(["e2fsck", "-fn", str(box.image)], capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+# -- after the evening: an update, then uninstall ------------------------------------------------
+def test_install_again_keeps_the_box_and_uninstall_undoes_it(box, report):
+    """On the powered-off box's own disk (mounted on the host, its commands run through
+    qemu-user as in the image build): `./table.sh install` again, as an update does, keeps the
+    sessions and the settings; `./table.sh uninstall` removes what install made and keeps the
+    sessions; `--purge` removes those too."""
+    assert not box.running()
+    mnt = WORK / "mnt"
+    mnt.mkdir(exist_ok=True)
+    subprocess.run(["mount", "-o", "loop", str(box.image), str(mnt)], check=True)
+    binds = []
+    try:
+        for d in ("dev", "dev/pts", "proc", "sys"):
+            kind = ["--bind", f"/{d}"] if d.startswith("dev") else ["-t", d, d]
+            subprocess.run(["mount", *kind, str(mnt / d)], check=True)
+            binds.append(mnt / d)
+        subprocess.run(["cp", "-L", "/etc/resolv.conf", str(mnt / "etc/resolv.conf")],
+                       check=True)
+
+        def as_pi(cmd, timeout=900):
+            return subprocess.run(
+                ["chroot", str(mnt), "/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin:"
+                 "/usr/sbin:/sbin", "LANG=C.UTF-8", "/usr/sbin/runuser", "-u", "pi", "--",
+                 "/bin/bash", "-c", f"cd ~/table-companion && HOME=/home/pi {cmd}"],
+                capture_output=True, text=True, timeout=timeout)
+
+        store = mnt / "var/lib/table-companion/sessions.db"
+        size = store.stat().st_size
+        (mnt / "etc/table-companion/hardware.toml").write_text(
+            (mnt / "etc/table-companion/hardware.toml").read_text() + "# edited by hand\n")
+        t0 = time.monotonic()
+        again = as_pi("./table.sh install")
+        report.add("install_again_s", round(time.monotonic() - t0, 1))
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "# edited by hand" in (mnt / "etc/table-companion/hardware.toml").read_text()
+        assert store.stat().st_size == size
+        assert (mnt / "etc/systemd/system/multi-user.target.wants/table-companion.service"
+                ).is_symlink()
+
+        gone = as_pi("./table.sh uninstall")
+        assert gone.returncode == 0, gone.stdout + gone.stderr
+        for path in ("etc/systemd/system/table-companion.service", "opt/table-companion",
+                     "usr/local/bin/table-companion",
+                     "etc/systemd/journald.conf.d/table-companion.conf"):
+            assert not (mnt / path).exists(), path
+        assert not (mnt / "etc/systemd/system/multi-user.target.wants/table-companion.service"
+                    ).exists()
+        assert store.exists() and "Kept the sessions" in gone.stderr
+        purged = as_pi("./table.sh uninstall --purge")
+        assert purged.returncode == 0, purged.stdout + purged.stderr
+        assert not (mnt / "var/lib/table-companion").exists()
+        assert "table-companion:" not in (mnt / "etc/passwd").read_text()
+    finally:
+        (mnt / "etc/resolv.conf").unlink(missing_ok=True)
+        for b in reversed(binds):
+            subprocess.run(["umount", "-l", str(b)])
+        subprocess.run(["umount", str(mnt)])
