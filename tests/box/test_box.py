@@ -210,6 +210,7 @@ def test_a_phone_joins_through_the_forwarded_port_and_locks_in_a_bid(box, browse
     page.click("#send")
     page.wait_for_selector(".locked[data-window=bids-t1]")
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")    # the sticky bar stays on top of the picture
     page.screenshot(path=str(SHOTS / "phone-locked.png"), full_page=True)
     # the others lock in: the reveal, each choice checked on the phone against its commitment
     rng = random.Random(3)
@@ -220,6 +221,7 @@ def test_a_phone_joins_through_the_forwarded_port_and_locks_in_a_bid(box, browse
     page.wait_for_function(
         "() => { const c = [...document.querySelectorAll(\".reveal[data-window='bids-t1'] "
         ".check\")]; return c.length === 3 && c.every(x => x.textContent.includes('verified')); }")
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(SHOTS / "phone-reveal.png"), full_page=True)
     token = json.loads(page.evaluate("() => localStorage.getItem('tc.seat.' + location.host)"))
     ctx.close()
@@ -355,7 +357,7 @@ def test_five_power_cuts_mid_round_lose_nothing_acknowledged(box, report):
     assert [r["id"] for r in sql(box, "SELECT id FROM sessions WHERE status = 'open'")] == \
         [session]
     counts = {}
-    for row in sql(box, f"SELECT data FROM events WHERE session = {session}"):
+    for row in sql(box, f"SELECT data FROM events WHERE session_id = '{session}'"):
         tx = json.loads(row["data"]).get("tx")
         if tx:
             counts[tx] = counts.get(tx, 0) + 1
@@ -386,6 +388,9 @@ def test_the_table_fits_in_memory(box, report):
 def test_the_menu_shuts_the_box_down_and_the_file_system_is_clean(box, report):
     for s in STATE.get("seats", ()):
         s.close()
+    wait_ready(box)
+    # the table found the touchscreen at this start (one reader: ui/display.py)
+    assert len(re.findall(r"\[ProbeSysfs +\] device match", journal(box))) == 1
     base = settled(box, "7-before-menu")
     tap(box, MENU)
     menu = settled(box, "7-menu")
