@@ -57,10 +57,14 @@ def verify(window: str, seat: int, choice, salt: str, digest: str) -> bool:
 
 
 class Entry:
-    __slots__ = ("choice", "salt", "commitment", "defaulted")
+    """One seat's locked choice. ``rev``: the session's revision of the lock-in (the ``rev``
+    of the first documents that show it), set by the session, not by the rules; a lock-in
+    withdrawn by an undo and made again has a higher one. None where no log counts them."""
+    __slots__ = ("choice", "salt", "commitment", "defaulted", "rev")
 
     def __init__(self, choice, salt, digest, defaulted=False):
         self.choice, self.salt, self.commitment, self.defaulted = choice, salt, digest, defaulted
+        self.rev = None
 
 
 class Window:
@@ -142,6 +146,8 @@ class Window:
             if e is None:
                 continue
             item = {"commitment": e.commitment, "defaulted": e.defaulted}
+            if e.rev is not None:
+                item["rev"] = e.rev
             if self.revealed_flag or viewer == s:
                 item["choice"] = e.choice
                 item["salt"] = e.salt

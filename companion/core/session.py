@@ -44,6 +44,8 @@ def fold(game, records, upto=None) -> State:
         if version == 0 or version in undone or rec.get("kind") not in COMMAND_KINDS:
             continue
         apply(game, state, rec)
+        if "commitment" in rec:
+            _stamp_lock(state, rec, version + 1)
     return state
 
 
@@ -217,11 +219,23 @@ class Session:
             records = self.records + [rec]
             state = fold(self.game, records)
             self.log.append(self.id, len(self.records), [rec])
+            locked = _open_locks(self.state)
             self.records = records
             self.state = state
-            state.notices = [{"kind": "Undone", "what": r.get("type")}]
+            state.notices = _withdrawn(locked, _open_locks(state)) + [self._undone(r)]
             self._mark_status()
             return Result(len(records) - 1, state.notices)
+
+    def _undone(self, r) -> dict:
+        """The public notice of an undo: what was taken back, and whose move it was."""
+        n = {"kind": "Undone", "what": r.get("type")}
+        if r.get("kind") == "move":
+            if isinstance(r.get("seat"), int):
+                n["seat"] = r["seat"]
+            m = self.game.moves.get(r.get("move"))
+            if m is not None:
+                n["label"] = m.title()
+        return n
 
     def rewind(self, version) -> None:
         """Forget the records from ``version`` on and rebuild the state from the rest: the
@@ -255,6 +269,7 @@ class Session:
                 if w is not None:
                     rec["window"] = w
                     rec["commitment"] = state.windows[w].entries[rec["seat"]].commitment
+                    _stamp_lock(state, rec, len(self.records) + 1)
             if "tx" in rec:
                 rec["seq"] = state.seq
             try:
@@ -367,6 +382,34 @@ class LeanSession:
         for name in self.state.due_timers(now):
             apply(self.game, self.state, {"kind": "timer", "timer": name, "at": now})
             self.commands += 1
+
+
+def _stamp_lock(state, rec, rev):
+    """Mark the lock-in ``rec`` made with ``rev``, the revision of the log that holds it (the
+    ``rev`` of the first documents that show it): in its window's entry and in its
+    ChoiceLocked notice. A lock-in withdrawn by an undo and made again gets a higher one, so a
+    client tells a new lock-in from a changed one (docs/protocol.md, section 4.4)."""
+    w = state.windows.get(rec.get("window"))
+    e = w.entries.get(rec.get("seat")) if w is not None else None
+    if e is not None:
+        e.rev = rev
+    for n in state.notices:
+        if n["kind"] == "ChoiceLocked" and n["seat"] == rec.get("seat") \
+                and n["window"] == rec.get("window"):
+            n["rev"] = rev
+
+
+def _open_locks(state) -> dict:
+    """``{(window id, seat): commitment}`` of every lock-in not revealed yet."""
+    return {(w.id, s): e.commitment for w in state.windows.values() if not w.revealed_flag
+            for s, e in w.entries.items() if e.commitment}
+
+
+def _withdrawn(before, after) -> list:
+    """A ChoiceWithdrawn notice for each lock-in of ``before`` that ``after`` no longer has
+    (an undo took it back): its window, seat and commitment, never the choice or the salt."""
+    return [{"kind": "ChoiceWithdrawn", "window": w, "seat": s, "commitment": c}
+            for (w, s), c in before.items() if after.get((w, s)) != c]
 
 
 def _locked_window(state, rec):

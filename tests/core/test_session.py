@@ -23,7 +23,8 @@ def test_sealed_round_reveals_together_with_verifiable_commitments():
     s, _ = start()
     r = s.execute(0, "bid", {"n": 5})
     locked = [n for n in r.notices if n["kind"] == "ChoiceLocked"]
-    assert locked and set(locked[0]) == {"kind", "window", "seat", "commitment"}
+    assert locked and set(locked[0]) == {"kind", "window", "seat", "commitment", "rev"}
+    assert locked[0]["rev"] == r.version + 1 == s.public_view()["rev"]    # the lock-in's rev
     assert 5 not in locked[0].values()                  # the lock-in tells no one the bid
     assert '"n": 5' not in json.dumps(s.public_view()) + json.dumps(s.seat_view(1))
     assert s.public_view()["game_view"]["last"] is None

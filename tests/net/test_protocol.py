@@ -110,7 +110,7 @@ def test_sealed_events_from_a_real_session_verify_and_leak_nothing_early():
     lock_events = [e for e in events if e["type"] == "ChoiceLocked"]
     assert [e["seat"] for e in lock_events] == [0, 1]
     for e in lock_events:
-        assert set(e) == {"v", "seq", "type", "window", "seat", "commitment"}
+        assert set(e) == {"v", "seq", "type", "window", "seat", "commitment", "rev"}
         locked[e["seat"]] = e["commitment"]
     wire = b"".join(protocol.encode(e) for e in events)
     assert b'"n"' not in wire and b"salt" not in wire     # nothing but commitments so far
