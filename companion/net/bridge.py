@@ -53,7 +53,7 @@ from companion.service.hub import (BadNameError, JoinError, NameTakenError, Seat
 
 from . import credentials as cred
 from . import protocol
-from .client import MqttClient
+from .client import ConnectError, MqttClient
 from .topics import HUB_USER, TableTopics, check_seat_id
 
 log = logging.getLogger(__name__)
@@ -155,6 +155,7 @@ class Bridge:
         self._join_lock = threading.Lock()
         self._presence_seen = threading.Condition()
         self._presence_log: dict[int, int] = collections.Counter()
+        self._outage = False                       # the broker is down and we said so
         self._stopped = threading.Event()
         self._held = None              # inside a group: the replies, own views and memos held
         self.stats = collections.Counter()
@@ -241,6 +242,13 @@ class Bridge:
             result = fn(*args)
             if done is not None:
                 done.put((True, result))
+        except ConnectError as e:           # the broker is down: expected, said once
+            if done is not None:
+                done.put((False, e))
+            elif not self._outage:
+                self._outage = True
+                log.warning("The table cannot reach its message broker, so phones miss what "
+                            "changes until it is back (it is restarted by itself).")
         except BaseException as e:          # a bad job must never stop the bridge
             if done is not None:
                 done.put((False, e))
@@ -290,6 +298,9 @@ class Bridge:
         self._jobs.put((self._republish, (), None))
 
     def _republish(self):
+        if self._outage:
+            self._outage = False
+            log.warning("The table reached its message broker again.")
         self._last.clear()
         self._publish_everything()
 

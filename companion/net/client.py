@@ -206,7 +206,8 @@ class MqttClient:
                 wait: bool = True, timeout: float = 5.0):
         info = self._client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc != paho.MQTT_ERR_SUCCESS:
-            raise ConnectError(f"Publish to {topic} failed: {paho.error_string(info.rc)}.")
+            raise ConnectError(f"Publish to {topic} failed: "
+                               f"{paho.error_string(info.rc).rstrip('.')}.")
         if wait and qos > 0:
             info.wait_for_publish(timeout)
             if not info.is_published():
