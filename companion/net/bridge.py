@@ -27,6 +27,10 @@ and the MQTT broker (docs/protocol.md, sections 4-7 and 9).
   same seats the same ids. A join or a reclaim issues a fresh password (and drops any
   connection still using the old one: one seat, one device). On an external broker the
   operator's seat logins are handed out instead (they cannot be rotated).
+* **Presence.** Each seat's ``presence`` topic becomes ``hub.seats[i].online``. On mosquitto,
+  whose keepalive sweep runs only every 6 s, a :class:`~companion.net.silence.SilenceWatch`
+  reports a seat whose connections went silent past their keepalive, and the bridge publishes
+  its offline presence as the Last Will would (taken back if the phone speaks again).
 
 Threads: everything the bridge publishes is published from one worker thread, so messages
 leave in the order above even when the Kivy screen or the timer thread changes the hub. Hub
@@ -53,7 +57,9 @@ from companion.service.hub import (BadNameError, JoinError, NameTakenError, Seat
 
 from . import credentials as cred
 from . import protocol
+from .brokers import MosquittoBroker
 from .client import ConnectError, MqttClient
+from .silence import SilenceWatch
 from .topics import HUB_USER, TableTopics, check_seat_id
 
 log = logging.getLogger(__name__)
@@ -155,6 +161,8 @@ class Bridge:
         self._join_lock = threading.Lock()
         self._presence_seen = threading.Condition()
         self._presence_log: dict[int, int] = collections.Counter()
+        self._watch: SilenceWatch | None = None    # mosquitto: phones silent past keepalive
+        self._silenced: set[str] = set()           # seat ids the hub said offline for
         self._outage = False                       # the broker is down and we said so
         self._stopped = threading.Event()
         self._held = None              # inside a group: the replies, own views and memos held
@@ -184,12 +192,21 @@ class Bridge:
         self._unsubscribe = self.hub.subscribe(self._on_hub_event)
         self._client.subscribe(self.topics.hub_subscriptions())
         self.call(self._publish_everything)
+        if isinstance(self.broker, MosquittoBroker):
+            watch = SilenceWatch(self.broker.log_path,
+                                 lambda: (self.broker.tcp_port, self.broker.ws_port),
+                                 self._silence_seen)
+            if watch.available():
+                self._watch = watch.start()
         return self
 
     def stop(self) -> None:
         """Say the hub is offline (retained), then disconnect cleanly."""
         if self._worker is None:
             return
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -728,10 +745,38 @@ class Bridge:
                 self._client.publish(self.topics.presence(seat_id), protocol.encode(
                     protocol.presence(self.presence_of(seat))), qos=1, retain=True, wait=False)
             return
+        if online:
+            self._silenced.discard(seat_id)     # the phone speaks for itself again
         self.hub.set_presence(seat, online)
         with self._presence_seen:
             self._presence_log[seat] += 1
             self._presence_seen.notify_all()
+
+    def _silence_seen(self, user, silent):
+        """The silence watch (its thread): hand over to the worker."""
+        self._jobs.put((self._on_silence, (user, silent), None))
+
+    def _on_silence(self, seat_id, silent):
+        """Every connection of a seat overran its keepalive (``silent``), or spoke again: say
+        what its Last Will will say (mosquitto fires it only at its next sweep, up to 6 s
+        later), or take that back. Retained, on the seat's presence topic, as the Will."""
+        seat = self._by_id.get(seat_id)
+        if seat is None or seat >= len(self.hub.seats):
+            return
+        if silent:
+            if not self.presence_of(seat):
+                return
+            self._silenced.add(seat_id)
+            self.stats["silent"] += 1
+        elif seat_id in self._silenced and not self.presence_of(seat):
+            self._silenced.discard(seat_id)
+            self.stats["silence_ended"] += 1
+        else:
+            return
+        online = not silent
+        self.hub.set_presence(seat, online)
+        self._client.publish(self.topics.presence(seat_id), protocol.encode(
+            protocol.presence(online)), qos=1, retain=True, wait=False)
 
     def _publish_offline(self, seat):
         """A seat's offline presence, published by the hub (a dropped login fires no Will on
