@@ -12,7 +12,8 @@
  *
  * Sealed choices show their commitment fingerprint at lock-in and every reveal is checked
  * against the commitments announced before it (SHA-256 from vendor/sha256.js: crypto.subtle
- * does not exist on plain http).
+ * does not exist on plain http); a lock-in the table undid is forgotten and the one made again
+ * is checked instead (protocol section 4.4, "Keeping the commitments you saw").
  *
  * For test drivers: move buttons carry `data-move`, options `data-arg` + `data-value` (canonical
  * JSON: sorted keys, no spaces),
@@ -522,13 +523,16 @@
   }
   function onReply(msg) {
     if (!S.pending || msg.tx !== S.pending.tx) {
-      if (msg.tx === null && msg.error) { S.result = { ok: false, message: msg.error.message }; renderAct(true); }
+      if (msg.tx === null && msg.error) { S.result = { ok: false, message: msg.error.message, rev: shownRev() }; renderAct(true); }
       return;
     }
     const p = S.pending;
     S.pending = null;
     if (msg.ok) {
-      S.result = { ok: true, message: p.label + ": sent." };
+      S.result = { ok: true, message: p.label + ": sent.", rev: shownRev() };
+      // a secret choice that completed its window: the reveal is already drawn (the view comes
+      // before the reply), and below it the next question; "sent." would read as its answer
+      if (p.sealed && S.view && !openLocks(S.view).some((w) => !p.window || w.id === p.window)) S.result = null;
       if (p.key) delete S.answers[p.key];
       // the question is answered: its pickers close (an open form with nothing chosen reads
       // as if the move had not been taken)
@@ -536,12 +540,27 @@
       if (session && S.openMove[session] === p.move) S.openMove[session] = null;
       vibrate(30);
     } else {
-      S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that." };
+      S.result = { ok: false, message: (msg.error && msg.error.message) || "The table refused that.", rev: shownRev() };
     }
     renderAct(true);
   }
+  // The answer's note ("Forage: sent.", a refusal) belongs to the view it came with (the
+  // seat's own view arrives before the reply): once a newer view asks something (the table
+  // undid the move, the next battle's vote), it is old news.
+  function shownRev() { return S.view && typeof S.view.rev === "number" ? S.view.rev : null; }
+  function resultIsOld(v) {
+    const r = S.result;
+    return !!(r && !S.pending && typeof r.rev === "number" && typeof v.rev === "number" &&
+      v.rev > r.rev && v.prompt && (v.legal || []).length);
+  }
 
   // -- events and commitments ---------------------------------------------------------------------
+  // What this device saw announced at each lock-in, kept across reloads (localStorage):
+  // session -> window id -> seat -> {c: commitment, r: the lock-in's rev}. Protocol section 4.4,
+  // "Keeping the commitments you saw": a lock-in the table undid is forgotten (its
+  // ChoiceWithdrawn, or a newer document without it), a lock-in made again (a higher rev)
+  // replaces it, and a commitment that changed under the same lock-in is kept as first seen,
+  // so the reveal shows the change.
   function commitsFor(session) {
     if (!S.commits[session]) {
       // keep the store small: only the sessions this phone is playing
@@ -551,19 +570,63 @@
     }
     return S.commits[session];
   }
+  function keptOf(x) {          // (an older page kept the commitment alone)
+    if (!x) return null;
+    return typeof x === "string" ? { c: x, r: 0 } : { c: x.c, r: typeof x.r === "number" ? x.r : 0 };
+  }
+  function lockRev(x) { return typeof x === "number" ? x : 0; }
+  // Note one announced lock-in (from ChoiceLocked or a document): "new", "again" (a higher rev
+  // than the one kept: the table undid that one and the seat locked in again), "rev" (the
+  // same commitment, its rev learnt), or false (the same, or another commitment under the same
+  // lock-in: what was seen first is kept, and the reveal will show the change).
+  function noteLock(page, seat, digest, rev) {
+    const k = keptOf(page[seat]);
+    if (!digest) return false;
+    const r = lockRev(rev);
+    if (!k) { page[seat] = { c: digest, r: r }; return "new"; }
+    if (r <= k.r) return false;
+    page[seat] = { c: digest === k.c ? k.c : digest, r: r };
+    return digest === k.c ? "rev" : "again";
+  }
+  // An undo this device learnt from a document, not from its event (it was away): said in the
+  // feed all the same (the spectator page has no feed)
+  function undoneLock(seat, again) {
+    if (document.body.dataset.page === "watch") return;
+    const me = S.creds ? S.creds.seat : S.view && S.view.seat;
+    const mine = me !== undefined && me !== null && String(me) === String(seat);
+    addFeed("Table undid " + (mine ? "your" : playerName(seat) + "’s") + " lock-in" +
+      (again ? (mine ? "; you locked in again." : "; " + playerName(seat) + " locked in again.") : "."));
+  }
+  function commitsChanged() {
+    save(COMMITS, S.commits);
+    S.sigs.reveal = null;          // a reveal drawn before this arrived: check again
+    S.commitSig = (S.commitSig || 0) + 1;
+  }
   function noteCommitments(d) {
     if (!d.session || !d.windows) return;
     const book = commitsFor(d.session);
+    const rev = typeof d.rev === "number" ? d.rev : null;
     let changed = false;
     for (const w of d.windows) {
       if (w.revealed) continue;
-      for (const [seat, item] of Object.entries(w.locked || {})) {
-        if (!item.commitment) continue;
-        book[w.id] = book[w.id] || {};
-        if (!book[w.id][seat]) { book[w.id][seat] = item.commitment; changed = true; }
+      const locked = w.locked || {};
+      const page = book[w.id] = book[w.id] || {};
+      // a lock-in this document no longer shows, though it is at least as new: the table
+      // undid it while this device was away (reloaded, asleep, or a page with no events)
+      for (const seat of Object.keys(page)) {
+        if (!(seat in locked) && rev !== null && rev >= keptOf(page[seat]).r) {
+          delete page[seat];
+          changed = true;
+          undoneLock(seat, false);
+        }
+      }
+      for (const [seat, item] of Object.entries(locked)) {
+        const got = noteLock(page, seat, item.commitment, item.rev);
+        if (got) changed = true;
+        if (got === "again") undoneLock(seat, true);
       }
     }
-    if (changed) save(COMMITS, S.commits);
+    if (changed) commitsChanged();
   }
   function playerName(seat) {
     const d = doc();
@@ -572,17 +635,35 @@
   }
   function onEvent(ev) {
     const mine = S.view && S.view.seat;
+    const session = (S.state && S.state.session) || (S.view && S.view.session);
+    const after = S.lastEvent;
+    S.lastEvent = ev.type;
     if (ev.type === "ChoiceLocked") {
-      const session = (S.state && S.state.session) || (S.view && S.view.session);
       if (session) {
         const book = commitsFor(session);
-        book[ev.window] = book[ev.window] || {};
-        if (!book[ev.window][ev.seat]) { book[ev.window][ev.seat] = ev.commitment; save(COMMITS, S.commits); }
-        S.sigs.reveal = null;          // a reveal drawn before this lock-in arrived: check again
-        S.commitSig = (S.commitSig || 0) + 1;
+        const page = book[ev.window] = book[ev.window] || {};
+        if (noteLock(page, String(ev.seat), ev.commitment, ev.rev) === "again") undoneLock(ev.seat, false);
+        commitsChanged();
         renderReveal();
       }
       if (ev.seat !== mine) addFeed(playerName(ev.seat) + " locked in.");
+    } else if (ev.type === "ChoiceWithdrawn") {
+      // the table undid this lock-in: forget its commitment (only the one announced); the seat
+      // chooses again, and its new lock-in comes with a new commitment
+      if (session) {
+        const page = commitsFor(session)[ev.window] || {};
+        const k = keptOf(page[String(ev.seat)]);
+        if (k && k.c === ev.commitment) delete page[String(ev.seat)];
+        commitsChanged();
+        renderReveal();
+      }
+      if (ev.seat === mine) {
+        addFeed("Table undid your lock-in.");
+        toast("The table undid your lock-in. Choose again.");
+        vibrate([60, 40, 60]);
+      } else addFeed("Table undid " + playerName(ev.seat) + "’s lock-in.");
+    } else if (ev.type === "Undone") {
+      if (after !== "ChoiceWithdrawn") addFeed(undoneWords(ev, mine));   // (else said just now)
     } else if (ev.type === "ChoicesRevealed") {
       toast("Revealed!");
       const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
@@ -597,6 +678,12 @@
       addFeed((ev.old || "A player") + " is now " + ev.name + ".");
     }
   }
+  function undoneWords(ev, mine) {
+    const what = ev.label || String(ev.what || "the last move").replace(/([a-z])([A-Z])/g, "$1 $2")
+      .replace(/ [A-Z]/g, (x) => x.toLowerCase());
+    if (typeof ev.seat !== "number") return "Table undid: " + what + ".";
+    return "Table undid " + (ev.seat === mine ? "your" : playerName(ev.seat) + "’s") + " move: " + what + ".";
+  }
   function verifyWindow(session, w) {
     const book = (S.commits[session] || {})[w.id] || {};
     const out = {};
@@ -604,7 +691,7 @@
       if (item.defaulted) { out[seat] = { cls: "none", text: "made no choice" }; continue; }
       if (typeof item.salt !== "string" || item.salt.length < 32) { out[seat] = { cls: "bad", text: "✗ no salt" }; continue; }
       const got = commitment(w.id, Number(seat), item.choice, item.salt);
-      const seen = book[seat];
+      const seen = (keptOf(book[seat]) || {}).c;
       if (seen) out[seat] = got === seen ? { cls: "good", text: "✓ verified" } : { cls: "bad", text: "✗ changed after lock-in!" };
       else out[seat] = got === item.commitment ? { cls: "none", text: "✓ consistent (lock-in not seen here)" } : { cls: "bad", text: "✗ does not match!" };
     }
@@ -920,6 +1007,7 @@
       v.waiting, v.table_prompt, v.outcome, !!S.pending, S.connected, S.hubOnline, v.phase === "lobby" && v.hub && v.hub.seats]);
     if (!changed("act", sig) && !force) return;
     const kids = [];
+    if (resultIsOld(v)) S.result = null;
     for (const w of openLocks(v)) kids.push(lockPanel(v, w));
     const legal = v.legal || [];
     if (v.outcome) {
