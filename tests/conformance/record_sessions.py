@@ -109,9 +109,28 @@ def outcome_of(state):
 
 
 def seen(game, state) -> str:
-    """What everyone sees of ``state``: the public view and every seat's view."""
-    pub = views.public(game, state)
-    return digest([pub] + [views.seat(game, state, s) for s in range(state.n)])
+    """What everyone sees of ``state``: the public view and every seat's view.
+
+    A lock-in's ``rev`` (in its window's entry and its ChoiceLocked notice) is left out: it is
+    the revision of the log that holds the lock-in (a session's bookkeeping, docs/protocol.md
+    4.4), not an outcome of the rules, and the pins were taken before lock-ins carried it."""
+    vs = [views.public(game, state)] + [views.seat(game, state, s) for s in range(state.n)]
+    return digest([_without_lock_revs(v) for v in vs])
+
+
+def _without_lock_revs(view):
+    out = dict(view)
+    if view.get("windows"):
+        out["windows"] = [dict(w, locked={s: _no_rev(e) for s, e in w["locked"].items()})
+                          for w in view["windows"]]
+    if view.get("notices"):
+        out["notices"] = [_no_rev(n) if n.get("kind") == "ChoiceLocked" else n
+                          for n in view["notices"]]
+    return out
+
+
+def _no_rev(d):
+    return {k: v for k, v in d.items() if k != "rev"}
 
 
 def pin(game, records):
