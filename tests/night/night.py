@@ -246,8 +246,8 @@ class NightPhone(Phone):
     def answer(self, before):
         """The table's answer to the move sent after ``before`` moves."""
         self.page.wait_for_function(
-            "(n) => window.tc.txN > n && !window.tc.pending && window.tc.result", arg=before)
-        r = self.page.evaluate("window.tc.result")
+            "(n) => window.tc.answered && window.tc.answered.n > n", arg=before)
+        r = self.page.evaluate("window.tc.answered")
         assert r["ok"], f"{self.name}: the table refused: {r['message']}"
         return r
 

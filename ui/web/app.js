@@ -505,7 +505,7 @@
       return;
     }
     S.txN += 1;
-    S.pending = Object.assign({ tx: S.txPrefix + "-" + S.txN, move: move, args: args || {}, at: performance.now(),
+    S.pending = Object.assign({ n: S.txN, tx: S.txPrefix + "-" + S.txN, move: move, args: args || {}, at: performance.now(),
       label: label || pretty(move) }, extra || {});
     S.result = null;
     const p = S.pending;
@@ -528,6 +528,10 @@
     }
     const p = S.pending;
     S.pending = null;
+    // the table's last answer to this phone, kept whatever the note under the buttons shows
+    // (that note goes once it is old news); for people debugging at the table and the tests
+    S.answered = { n: p.n, move: p.move, ok: !!msg.ok,
+      message: msg.ok ? p.label + ": sent." : ((msg.error && msg.error.message) || "The table refused that.") };
     if (msg.ok) {
       S.result = { ok: true, message: p.label + ": sent.", rev: shownRev() };
       // a secret choice that completed its window: the reveal is already drawn (the view comes
