@@ -392,6 +392,16 @@ def test_the_table_fits_in_memory(box, report):
     mem = memory(box)
     report.add("table_memory", mem)
     assert mem["processes"], mem
+    assert mem["pss_mb"] <= 200, f"the table takes {mem['pss_mb']} MB (goal 200): {mem}"
+    # and as README's benchmark measures it, run on the box with this arm64 build: a second
+    # table (simulated hardware, offscreen) started cold beside the service, its Rss summed
+    out = box.sh("cd /home/pi/table-companion && HOME=/tmp /opt/table-companion/venv/bin/python"
+                 " -m benches run --quick --no-trace --no-before 2>&1", timeout=900)
+    m = re.search(r"whole table \(Rss, main \+ children\): median (\d+) MB", out)
+    assert m, out[-3000:]
+    lines = [ln.rstrip() for ln in out.splitlines()
+             if ln.startswith(("companion run", "  ", "    "))]
+    report.add("bench_run_memory", {"whole_table_rss_mb": int(m[1]), "lines": lines})
 
 
 # -- the end of the evening ---------------------------------------------------------------------
