@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import math
 import os
+import re
 import secrets
 import threading
 import time
@@ -29,6 +30,7 @@ HANDOVER_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: it may b
 HANDOVER_LENGTH = 8                                   # 31^8 ~ 8.5e11: not guessable in minutes
 HANDOVER_SECONDS = 600
 MAX_NAME = 24
+_DEFAULT_NAME = re.compile(r"Seat \d+")          # a seat nobody has named
 #: A seat whose phone was given its login this recently counts as present while that phone
 #: connects (its presence is not in yet): nobody can take it by name in that moment.
 CLAIM_GRACE = 15.0
@@ -121,11 +123,13 @@ def _hash(token: str) -> str:
 class Seat:
     __slots__ = ("no", "name", "token_hash", "online", "phone", "seen", "claimed")
 
-    def __init__(self, no, name, token_hash=None, phone=False):
+    def __init__(self, no, name, token_hash=None, phone=False, restored=False):
         self.no, self.name, self.token_hash, self.phone = no, name, token_hash, phone
         self.online = False
         self.seen = None
-        self.claimed = None             # monotonic time a phone last joined or reclaimed it
+        # monotonic time a phone last joined or reclaimed it; a seat restored from the store
+        # counts from now: its phone is reconnecting after the table's restart
+        self.claimed = time.monotonic() if restored and token_hash is not None else None
 
     def has_phone_here(self) -> bool:
         """A phone holds this seat and is connected (or was given its login moments ago and is
@@ -166,6 +170,7 @@ class Hub:
         self.last_scan = None
         self._handovers = {}                # code -> (seat, monotonic expiry)
         self._moved = {}                    # token hash of a handed-over seat -> seat
+        self._left = {}                     # token hash of a phone offline at a new game -> name
         self._subs = []
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -194,8 +199,8 @@ class Hub:
         except CompanionError:
             return
         self.game_name = g.name
-        self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False))
-                      for i, d in enumerate(lobby.get("seats") or [])]
+        self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False),
+                           restored=True) for i, d in enumerate(lobby.get("seats") or [])]
 
     def _save_table(self):
         """Keep the room code, and the lobby while no game runs, in the store."""
@@ -237,15 +242,27 @@ class Hub:
             g.check_players(players)
             self.options = g.resolve_options(options)
             self.game_name = g.name
-            old = self.seats                    # phones keep their seats for the next game
-            self.seats = [old[i] if i < len(old) else Seat(i, f"Seat {i + 1}")
-                          for i in range(players)]
+            self.seats = self._next_seats(players)
             for i, name in enumerate(names or ()):
                 if self.seats[i].token_hash is None:
                     self.seats[i].name = name
             self.session = None
             self._save_table()
         self._emit({"kind": "lobby"})
+
+    def _next_seats(self, players):
+        """The seats of the next game at this table: each keeps its number (a phone's login
+        belongs to its seat number) and the phones that are here (online, or given their login
+        moments ago) keep their seats. A seat whose phone is offline is not carried as if
+        present: it keeps its player's name but not the phone, and that phone's reclaim says to
+        join again (the name then takes the seat back: protocol.md section 9.2)."""
+        old = self.seats
+        seats = [old[i] if i < len(old) else Seat(i, f"Seat {i + 1}") for i in range(players)]
+        for s in seats:
+            if s.token_hash is not None and not s.has_phone_here():
+                self._left[s.token_hash] = s.name
+                s.token_hash, s.phone, s.claimed = None, False, None
+        return seats
 
     def join(self, name, room_code, seat=None):
         """A phone joins: returns ``(seat, token)``. The token reclaims the seat later.
@@ -288,7 +305,10 @@ class Hub:
                         f"that is you on a new phone, tap your seat on the table screen and "
                         f"choose \u201cMove to a new phone\u201d; otherwise pick another name.")
             else:
-                free = [s for s in self.seats if s.token_hash is None]
+                # seats nobody named first: a newcomer does not take a seat the table named
+                # for someone (a player by touch, or one whose phone was away at the set-up)
+                free = sorted((s for s in self.seats if s.token_hash is None),
+                              key=lambda s: not _DEFAULT_NAME.fullmatch(s.name))
                 if not free:
                     away = [s for s in self.seats if not s.has_phone_here()]
                     if away:
@@ -397,6 +417,9 @@ class Hub:
                     return s.no
             if h in self._moved:
                 raise SeatMovedError("Your seat moved to another phone.")
+            if h in self._left:
+                raise JoinError(f"This phone was offline when the table set up a new game. "
+                                f"Tap Join to sit down again as {self._left[h]}.")
         raise JoinError("This phone's seat is not at this table any more; join again.")
 
     def set_presence(self, seat, online):
@@ -485,7 +508,8 @@ class Hub:
             self.game_name = self.session.game.name
             self.options = dict(self.session.state.config)
             self.room_code = meta.get("room", self.room_code)
-            self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False))
+            self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False),
+                               restored=True)
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]

@@ -81,3 +81,26 @@ def test_a_new_person_takes_over_a_seat_whose_phone_is_offline(table):
     creds = post_join(srv.base, {"name": "Dee", "room": room, "seat": 2})
     assert creds["seat"] == 2 and creds["name"] == "Dee"
     bo.wait_state(lambda s: s["players"][2] == "Dee")        # every screen shows the new name
+
+
+def test_the_next_game_leaves_out_the_phone_that_was_offline_and_tells_it_why(table):
+    srv, (ann, bo, cy) = table
+    hub = srv.hub
+    old = dict(bo.creds)
+    bo.kill()
+    assert wait_until(lambda: not hub.seats[1].has_phone_here(), timeout=10)
+    hub.end_game()
+    hub.configure("great-powers", players=3)
+    assert [(s.name, s.phone) for s in hub.seats] == [("Ann", True), ("Bo", False), ("Cy", True)]
+    srv.bridge.wait_idle()
+    state = ann.wait_state(lambda s: s.get("session") is None
+                           and [x["phone"] for x in s["hub"]["seats"]] == [True, False, True])
+    assert [x["name"] for x in state["hub"]["seats"]] == ["Ann", "Bo", "Cy"]
+    with pytest.raises(Exception):                 # its login went with the seat's phone
+        MqttClient(srv.broker.url, old["username"], old["password"]).connect(timeout=3)
+    e = refused(srv.base, {"token": old["token"]})
+    assert (e.status, e.code) == (404, "unknown_token")
+    assert str(e) == ("This phone was offline when the table set up a new game. Tap Join to "
+                      "sit down again as Bo.")
+    creds = post_join(srv.base, {"name": "Bo", "room": hub.room_code})
+    assert creds["seat"] == 1

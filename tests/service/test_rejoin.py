@@ -85,3 +85,42 @@ def test_coming_back_withdraws_a_handover_code_for_that_seat(no_grace):
     hub.join("Ann", hub.room_code)
     with pytest.raises(hubmod.JoinError, match="not valid"):
         hub.claim_handover(code)
+
+
+# -- the next game at the same table ---------------------------------------------------------------
+def test_the_next_game_keeps_the_phones_here_and_not_the_ones_that_went_away(no_grace):
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=4)
+    tokens = [hub.join(n, hub.room_code)[1] for n in ("Ann", "Bo", "Cy", "Dee")]
+    hub.start(seed=5)
+    phones(hub, 0, 2, 3)                          # Bo went home; his phone is offline
+    hub.end_game()
+    hub.configure("toy", players=4)               # the same four: Bo's seat, without a phone
+    assert [(s.no, s.name, s.phone) for s in hub.seats] == [
+        (0, "Ann", True), (1, "Bo", False), (2, "Cy", True), (3, "Dee", True)]
+    assert hub.public_view()["hub"]["seats"][1]["phone"] is False     # not shown as present
+    assert hub.reclaim(tokens[2]) == 2 and hub.reclaim(tokens[3]) == 3
+    with pytest.raises(hubmod.JoinError, match="offline when the table set up a new game"):
+        hub.reclaim(tokens[1])                    # Bo's phone wakes up and is told ...
+    seat, token = hub.join("Bo", hub.room_code)   # ... and sits down again with Join
+    assert seat == 1 and hub.reclaim(token) == 1
+
+
+def test_a_new_game_right_after_a_restart_keeps_the_seats_whose_phones_are_reconnecting(
+        tmp_path):
+    from companion.core.log import SQLiteLog
+    log = SQLiteLog(tmp_path / "t.db")
+    hub = Hub(log, table="t1", games=games)
+    hub.configure("toy", players=3)
+    tokens = [hub.join(n, hub.room_code)[1] for n in ("Ann", "Bo")]
+    again = Hub(SQLiteLog(tmp_path / "t.db"), table="t1", games=games)      # the restart
+    again.configure("toy", players=3)             # serve --game: before any phone is back
+    assert [s.name for s in again.seats][:2] == ["Ann", "Bo"]
+    assert again.reclaim(tokens[0]) == 0 and again.reclaim(tokens[1]) == 1
+
+
+def test_a_newcomer_takes_an_unnamed_seat_before_one_the_table_named():
+    hub = Hub(MemoryLog(), table="t1", games=games)
+    hub.configure("toy", players=3, names=["Tom", "Seat 2", "Seat 3"])    # Tom plays by touch
+    assert hub.join("Dee", hub.room_code)[0] == 1
+    assert [s.name for s in hub.seats] == ["Tom", "Dee", "Seat 3"]

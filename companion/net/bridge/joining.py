@@ -12,6 +12,7 @@ from companion.service.hub import (BadNameError, JoinError, NameTakenError, Seat
                                    SeatTakenError, TableFullError)
 
 from .. import credentials as cred
+from .. import protocol
 
 #: The largest JSON body ``POST /join`` accepts.
 MAX_JOIN_BYTES = 4096
@@ -92,6 +93,26 @@ class Joining:
             self._publish_offline(seat)
         return login
 
+    def _drop_unheld_logins(self):
+        """A seat that lost its phone at the table (offline when the next game was set up:
+        :meth:`Hub.configure`) loses that phone's login too, so the old phone cannot come back
+        over MQTT without joining again. Worker thread, after a lobby change."""
+        if self._operator_logins is not None:
+            return                              # an operator's logins cannot be rotated
+        seats = self.hub.seats
+        users = None
+        for seat, login in list(self.logins.items()):
+            if seat < len(seats) and seats[seat].token_hash is not None:
+                continue
+            if users is None:
+                users = set(self.broker.users())
+            if login.seat_id not in users:
+                continue
+            self.broker.remove_user(login.seat_id)      # drops its connection
+            self._set_login(seat, SeatLogin(login.seat_id))
+            self._client.publish(self.topics.presence(login.seat_id), protocol.encode(
+                protocol.presence(False)), qos=1, retain=True, wait=False)
+
     def _answer(self, seat, token, host) -> dict:
         login = self.logins[seat]
         t = self.topics
@@ -164,6 +185,8 @@ class Joining:
                 seat = self.hub.reclaim(token)
             except SeatMovedError as e:
                 raise JoinRefused(404, "moved", str(e)) from None
+            except JoinError as e:          # its sentence (e.g. offline at a new game's set-up)
+                raise JoinRefused(404, "unknown_token", str(e)) from None
             except CompanionError:
                 raise JoinRefused(404, "unknown_token", "This phone's seat is not at this "
                                                         "table any more; join again.") from None
