@@ -116,8 +116,14 @@ def test_companion_run_reader_sim_scans_a_card_typed_on_its_terminal(tmp_path):
     env = dict(os.environ, KIVY_HOME=str(tmp_path / "kivy"), SDL_VIDEODRIVER="offscreen",
                SDL_AUDIODRIVER="dummy", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
                TABLE_COMPANION_HARDWARE=str(tmp_path / "none.toml"))
-    for k in ("NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "COMPANION_APPLIANCE"):
+    for k in ("WATCHDOG_PID", "WATCHDOG_USEC", "COMPANION_APPLIANCE"):
         env.pop(k, None)
+    import socket
+    env["NOTIFY_SOCKET"] = str(tmp_path / "notify.sock")     # READY=1: the table is drawn
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(env["NOTIFY_SOCKET"])
+    listener.setblocking(False)
+    notes = []
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli.main", "run", "--windowed", "--size", "800x480",
          "--hardware", "simulated", "--reader", "sim", "--broker", "embedded",
@@ -132,13 +138,21 @@ def test_companion_run_reader_sim_scans_a_card_typed_on_its_terminal(tmp_path):
         def said(lines, text):
             assert proc.poll() is None, f"companion run exited: {''.join(err)[-2000:]}"
             return any(text in x for x in lines)
-        wait_until(lambda: said(err, runcmd.TYPE_CARDS), timeout=240)
+        def ready():
+            try:
+                while True:
+                    notes.extend(listener.recv(4096).decode().split("\n"))
+            except BlockingIOError:
+                pass
+            return said(err, runcmd.TYPE_CARDS) and "READY=1" in notes
+        wait_until(ready, timeout=240)
         proc.stdin.write("Gilded Age\n")
         proc.stdin.flush()
         wait_until(lambda: said(out, "reader-sim: scanned QR card gilded-age"), timeout=60)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
     finally:
+        listener.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
