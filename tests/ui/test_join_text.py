@@ -31,3 +31,25 @@ def test_the_join_qr_names_the_offline_seats_and_says_how_to_come_back():
         "Every seat has a phone. A player whose phone dropped out scans this and types their "
         "name to come back.")
     assert model.join_seats_text([]) == "Choose a game on Home first."
+
+
+def test_the_menus_join_qr_names_the_offline_seat_legibly_at_800x480(start_app):
+    from companion.games import get
+    from ui.widgets.menu import JoinDialog
+    hub = Hub(MemoryLog(), table="t1", games=get)
+    hub.configure("great-powers", players=5)
+    for name in ("Ann", "Bo", "Cy", "Dee"):
+        hub.join(name, hub.room_code)
+    hub.start(seed=1)
+    for seat in range(4):
+        hub.set_presence(seat, True)
+    hub.set_presence(1, False)                    # Bo's phone dropped out
+    hub.join_url = f"http://10.0.0.2:8000/?room={hub.room_code}"
+    d = start_app(hub)
+    d.tap(d.tid("menu"))
+    d.tap(d.tid("menu:join"))
+    assert any(isinstance(w, JoinDialog) for w in d.tops())
+    want = ("Free: Seat 5. A new phone scans this and takes a free seat. Phone offline: Bo. "
+            "Scan this and type the name to come back to that seat.")
+    assert want in d.texts()
+    d.check("join-dialog-offline-seat")
