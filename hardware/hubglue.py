@@ -381,7 +381,13 @@ def attach(hub, link, *, card_resolver=None, on_power=None) -> HubGlue:
     return glue
 
 
+#: ``start_devices(reader_url=SIMULATOR)``: the reader simulator, even beside real GPIO parts.
+SIMULATOR = "sim"
+
+
 def _console(sim, stream=None, out=None):
+    """Lines typed on ``stream`` (stdin) go to the reader simulator: a card's name or id is
+    scanned as its QR code (``help`` lists the rest); what happened is printed on ``out``."""
     stream = stream or sys.stdin
     out = out or sys.stdout
     for line in stream:
@@ -390,19 +396,23 @@ def _console(sim, stream=None, out=None):
         except Exception as e:   # a typed line must never stop the simulator
             text = f"could not do that: {e}"
         if text:
-            print(text, file=out, flush=True)
+            print("\n".join(f"reader-sim: {x}" for x in text.rstrip("\n").split("\n")),
+                  file=out, flush=True)
 
 
 def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, console=False,
-                  reader=True, on_power=None, start_timeout=30.0):
+                  reader=True, reader_url=None, on_power=None, start_timeout=30.0):
     """Start the table's devices for ``hub`` and attach them: returns ``(link, description)``.
 
     ``simulate=None`` picks for itself: real GPIO on a Raspberry Pi (or a board named by
     ``GPIOZERO_PI_REVISION``), mock pins elsewhere. With simulated hardware and no reader
     configured or plugged in (USB VID/PID), a reader simulator runs on a pty: type into it with
     ``link.type_card("Gilded Age")`` (or ``console=True`` reads lines from stdin), or point
-    ``companion reader-sim``'s users at its address. ``on_power(action)``: the power callback
-    (module docstring). ``link.close()`` stops it all.
+    ``companion reader-sim``'s users at its address. ``reader_url`` (``companion run
+    --reader``) names the reader instead of the config file: a serial port, a pty, a
+    ``socket://host:port``, or :data:`SIMULATOR` for the simulator even beside real GPIO parts.
+    ``console``: True reads typed lines for the simulator from stdin, or give a stream.
+    ``on_power(action)``: the power callback (module docstring). ``link.close()`` stops it all.
 
     Parts that cannot start never stop the table: the description ends with a sentence for each
     part left out (``link.problems``), and if the device process itself cannot start, the link
@@ -413,9 +423,17 @@ def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, c
     """
     config = load_config(config_path if config_path is not None else default_path())
     mock = (not is_raspberry_pi()) if simulate is None else bool(simulate)
-    reader_url = config.reader.port or None
+    wanted = reader_url
+    reader_url = None if wanted == SIMULATOR else (wanted or config.reader.port or None)
     sim = None
-    if reader and mock and reader_url is None:
+    if reader and wanted == SIMULATOR:
+        from hardware.sim import ReaderSim
+        try:
+            sim = ReaderSim(transport="pty").start()
+            reader_url = sim.url
+        except OSError as e:        # no pty to be had: the table goes on without a reader
+            log.warning("the reader simulator could not start: %s", e)
+    elif reader and mock and reader_url is None:
         from hardware.reader import find_reader_port
         try:
             found = find_reader_port(config.reader.vid_pid)
@@ -444,7 +462,8 @@ def start_devices(hub, *, config_path=None, simulate=None, bindings_path=None, c
     resolver = CardResolver(UidBindings(bindings_path) if bindings_path else None)
     attach(hub, link, card_resolver=resolver, on_power=on_power).flush()
     if console and sim is not None:
-        threading.Thread(target=_console, args=(sim,), name="reader-sim-console",
+        stream = None if console is True else console
+        threading.Thread(target=_console, args=(sim, stream), name="reader-sim-console",
                          daemon=True).start()
     return link, description
 

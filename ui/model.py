@@ -431,6 +431,35 @@ def pick_summary(spec, value, options) -> str:
 NO_NETWORK = "No network yet: phones can join when the box is on Wi-Fi or Ethernet."
 
 
+def join_seats_text(seats: list, offline: bool = False) -> str:
+    """What the join QR is for, from the public seats: the free seats, the seats whose phones
+    are offline (their players scan it and type their name to come back: protocol section 9.3),
+    or that every seat has a phone. ``offline``: the box has no network yet (no QR to scan).
+
+    >>> join_seats_text([{"seat": 0, "name": "Ann", "phone": True, "online": True},
+    ...                  {"seat": 1, "name": "Bo", "phone": True, "online": False},
+    ...                  {"seat": 2, "name": "Seat 3", "phone": False}])
+    'Free: Seat 3. A new phone scans this and takes a free seat. Phone offline: Bo. Scan this and type the name to come back to that seat.'
+    """
+    if not seats:
+        return "Choose a game on Home first."
+    name = lambda s: s.get("name") or f"Seat {s['seat'] + 1}"      # noqa: E731
+    free = [name(s) for s in seats if not s.get("phone")]
+    away = [name(s) for s in seats if s.get("phone") and not s.get("online")]
+    parts = []
+    if free:
+        parts.append(f"Free: {', '.join(free)}." + (
+            "" if offline else " A new phone scans this and takes a free seat."))
+    if away:
+        parts.append(f"Phone offline: {', '.join(away)}." + (
+            "" if offline else " Scan this and type the name to come back to that seat."))
+    if not parts:
+        parts.append("Every seat has a phone." + (
+            "" if offline else " A player whose phone dropped out scans this and types their "
+                               "name to come back."))
+    return " ".join(parts)
+
+
 def service_status(view: dict, screen: str, title: str = "") -> str:
     """What the table is doing, in one line for ``systemctl status``.
 

@@ -24,9 +24,10 @@ TOPIC_KEYS = ("state", "events", "hub_status", "all_presence", "view", "reply")
 
 
 class JoinFailed(CompanionError):
-    def __init__(self, status, code, message):
+    def __init__(self, status, code, message, seats=None):
         super().__init__(message)
         self.status, self.code = status, code
+        self.seats = seats or []        # table_full: the seats whose phones are offline
 
 
 def post_join(base_url: str, body: dict, timeout: float = 10.0) -> dict:
@@ -42,7 +43,7 @@ def post_join(base_url: str, body: dict, timeout: float = 10.0) -> dict:
             err = json.loads(e.read())["error"]
         except (ValueError, KeyError, TypeError):
             err = {"code": None, "message": f"HTTP {e.code}"}
-        raise JoinFailed(e.code, err.get("code"), err.get("message")) from None
+        raise JoinFailed(e.code, err.get("code"), err.get("message"), err.get("seats")) from None
 
 
 def any_legal_move(view, rng):

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import math
 import os
+import re
 import secrets
 import threading
 import time
@@ -29,6 +30,10 @@ HANDOVER_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: it may b
 HANDOVER_LENGTH = 8                                   # 31^8 ~ 8.5e11: not guessable in minutes
 HANDOVER_SECONDS = 600
 MAX_NAME = 24
+_DEFAULT_NAME = re.compile(r"Seat \d+")          # a seat nobody has named
+#: A seat whose phone was given its login this recently counts as present while that phone
+#: connects (its presence is not in yet): nobody can take it by name in that moment.
+CLAIM_GRACE = 15.0
 
 
 class JoinError(CompanionError):
@@ -48,7 +53,16 @@ class NameTakenError(JoinError):
 
 
 class TableFullError(JoinError):
-    """Every seat has a phone."""
+    """Every seat has a phone. ``seats``: the seats whose phones are offline, which a new
+    player may choose to take (``[{"seat", "name"}]``; empty when every phone is here)."""
+
+    def __init__(self, message, seats=()):
+        super().__init__(message)
+        self.seats = list(seats)
+
+
+class SeatTakenError(JoinError):
+    """The seat asked for has its phone here (online): only a handover moves it."""
 
 
 def clean_name(name) -> str:
@@ -94,17 +108,37 @@ def _last_played(info):
     return info.updated, info.created
 
 
+def _offline_phones(seats) -> str:
+    """"Bo's phone is" / "Bo's and Cy's phones are" (the seats whose phones are offline)."""
+    names = [f"{s.name}\u2019s" for s in seats]
+    if len(names) == 1:
+        return f"{names[0]} phone is"
+    return f"{', '.join(names[:-1])} and {names[-1]} phones are"
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
 class Seat:
-    __slots__ = ("no", "name", "token_hash", "online", "phone", "seen")
+    __slots__ = ("no", "name", "token_hash", "online", "phone", "seen", "claimed")
 
-    def __init__(self, no, name, token_hash=None, phone=False):
+    def __init__(self, no, name, token_hash=None, phone=False, restored=False):
         self.no, self.name, self.token_hash, self.phone = no, name, token_hash, phone
         self.online = False
         self.seen = None
+        # monotonic time a phone last joined or reclaimed it; a seat restored from the store
+        # counts from now: its phone is reconnecting after the table's restart
+        self.claimed = time.monotonic() if restored and token_hash is not None else None
+
+    def has_phone_here(self) -> bool:
+        """A phone holds this seat and is connected (or was given its login moments ago and is
+        connecting). A seat with no phone, or whose phone is offline, is not held: its player
+        may come back to it by name from the join QR, and a new player may choose it."""
+        if self.token_hash is None:
+            return False
+        return self.online or (self.claimed is not None
+                               and time.monotonic() - self.claimed < CLAIM_GRACE)
 
     def public(self):
         return {"seat": self.no, "name": self.name, "phone": self.phone,
@@ -136,6 +170,7 @@ class Hub:
         self.last_scan = None
         self._handovers = {}                # code -> (seat, monotonic expiry)
         self._moved = {}                    # token hash of a handed-over seat -> seat
+        self._left = {}                     # token hash of a phone offline at a new game -> name
         self._subs = []
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -164,8 +199,8 @@ class Hub:
         except CompanionError:
             return
         self.game_name = g.name
-        self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False))
-                      for i, d in enumerate(lobby.get("seats") or [])]
+        self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False),
+                           restored=True) for i, d in enumerate(lobby.get("seats") or [])]
 
     def _save_table(self):
         """Keep the room code, and the lobby while no game runs, in the store."""
@@ -207,9 +242,7 @@ class Hub:
             g.check_players(players)
             self.options = g.resolve_options(options)
             self.game_name = g.name
-            old = self.seats                    # phones keep their seats for the next game
-            self.seats = [old[i] if i < len(old) else Seat(i, f"Seat {i + 1}")
-                          for i in range(players)]
+            self.seats = self._next_seats(players)
             for i, name in enumerate(names or ()):
                 if self.seats[i].token_hash is None:
                     self.seats[i].name = name
@@ -217,10 +250,33 @@ class Hub:
             self._save_table()
         self._emit({"kind": "lobby"})
 
-    def join(self, name, room_code):
-        """A phone joins: returns ``(seat, token)``. The token reclaims the seat later. A late
-        joiner (the game already running) takes the first seat without a phone and gives it
-        their name."""
+    def _next_seats(self, players):
+        """The seats of the next game at this table: each keeps its number (a phone's login
+        belongs to its seat number) and the phones that are here (online, or given their login
+        moments ago) keep their seats. A seat whose phone is offline is not carried as if
+        present: it keeps its player's name but not the phone, and that phone's reclaim says to
+        join again (the name then takes the seat back: protocol.md section 9.2)."""
+        old = self.seats
+        seats = [old[i] if i < len(old) else Seat(i, f"Seat {i + 1}") for i in range(players)]
+        for s in seats:
+            if s.token_hash is not None and not s.has_phone_here():
+                self._left[s.token_hash] = s.name
+                s.token_hash, s.phone, s.claimed = None, False, None
+        return seats
+
+    def join(self, name, room_code, seat=None):
+        """A phone joins: returns ``(seat, token)``. The token reclaims the seat later.
+
+        * A name that is a seat's name takes that seat if no phone is there: a seat without a
+          phone, or one whose phone is offline (its player comes back on a new or reloaded
+          phone; the old phone's token then answers "moved"). If that seat's phone is online,
+          :class:`NameTakenError` (a player on a new phone moves the seat from the table screen).
+        * Another name takes the first seat without a phone and gives it that name (a late
+          joiner: the seat is renamed in the game too). With none left but some seats whose
+          phones are offline, :class:`TableFullError` lists those seats (``.seats``) ...
+        * ... and ``seat`` (a seat number) takes one of them on purpose, or any seat without a
+          phone: a new player sits in for one who left. A seat whose phone is online is refused
+          (:class:`SeatTakenError`)."""
         name = clean_name(name)
         with self._lock:
             if (room_code or "").strip().upper() != self.room_code:
@@ -228,28 +284,58 @@ class Hub:
                                 "table screen.")
             if not self.seats:
                 raise JoinError("The table has not chosen a game yet.")
-            same = [x for x in self.seats if x.token_hash is not None
-                    and x.name.casefold() == name.casefold()]
-            if same:
-                raise NameTakenError(f"{same[0].name}'s seat already has a phone. If that is you on "
-                                f"a new phone, tap your seat on the table screen and choose "
-                                f"\u201cMove to a new phone\u201d; otherwise pick another name.")
-            free = [s for s in self.seats if s.token_hash is None]
-            if not free:
-                raise TableFullError("Every seat at this table is taken.")
-            seat = free[0]
+            same = [x for x in self.seats if x.name.casefold() == name.casefold()]
+            if seat is not None:
+                if isinstance(seat, bool) or not isinstance(seat, int) or \
+                        not 0 <= seat < len(self.seats):
+                    raise JoinError(f"There is no seat {seat!r} at this table.")
+                target = self.seats[seat]
+                if target.has_phone_here():
+                    raise SeatTakenError(f"{target.name}'s phone is connected to that seat. If "
+                                         f"that is your seat on a new phone, tap it on the table "
+                                         f"screen and choose \u201cMove to a new phone\u201d.")
+                if any(x is not target for x in same):
+                    raise NameTakenError(f"Someone at this table is already called "
+                                         f"{same[0].name}; pick another name.")
+            elif same:
+                target = same[0]
+                if target.has_phone_here():
+                    raise NameTakenError(
+                        f"{target.name}'s seat already has a phone, and it is connected. If "
+                        f"that is you on a new phone, tap your seat on the table screen and "
+                        f"choose \u201cMove to a new phone\u201d; otherwise pick another name.")
+            else:
+                # seats nobody named first: a newcomer does not take a seat the table named
+                # for someone (a player by touch, or one whose phone was away at the set-up)
+                free = sorted((s for s in self.seats if s.token_hash is None),
+                              key=lambda s: not _DEFAULT_NAME.fullmatch(s.name))
+                if not free:
+                    away = [s for s in self.seats if not s.has_phone_here()]
+                    if away:
+                        raise TableFullError(
+                            f"Every seat has a player, and {_offline_phones(away)} offline. "
+                            f"If you are taking a seat over, choose it; if it is yours, type "
+                            f"your name as the table shows it.",
+                            seats=[{"seat": s.no, "name": s.name} for s in away])
+                    raise TableFullError("Every seat at this table is taken.")
+                target = free[0]
+            if target.token_hash is not None:       # its old phone: "Your seat moved ..."
+                self._moved[target.token_hash] = target.no
+            self._handovers = {c: v for c, v in self._handovers.items() if v[0] != target.no}
             token = secrets.token_urlsafe(18)
-            seat.token_hash, seat.phone = _hash(token), True
+            target.token_hash, target.phone = _hash(token), True
+            target.claimed = time.monotonic()
             result = None
-            if seat.name != name:
-                seat.name = name
+            if target.name.casefold() != name.casefold():     # a new player's name
+                target.name = name
                 if self.session is not None and not self.session.state.is_over():
-                    result = self.session.rename(seat.no, name)
+                    result = self.session.rename(target.no, name)
             self._save_seats()
         self._emit({"kind": "lobby"})
+        self._emit({"kind": "handover", "seat": target.no, "claimed": True})
         if result is not None:
             self._after(result)
-        return seat.no, token
+        return target.no, token
 
     def rename(self, seat, name):
         """A player's new name, before the start or during the game (recorded in the log)."""
@@ -315,6 +401,7 @@ class Hub:
                 self._moved[seat.token_hash] = seat.no
             token = secrets.token_urlsafe(18)
             seat.token_hash, seat.phone = _hash(token), True
+            seat.claimed = time.monotonic()
             self._save_seats()
         self._emit({"kind": "lobby"})
         self._emit({"kind": "handover", "seat": seat.no, "claimed": True})
@@ -326,9 +413,13 @@ class Hub:
         with self._lock:
             for s in self.seats:
                 if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+                    s.claimed = time.monotonic()
                     return s.no
             if h in self._moved:
                 raise SeatMovedError("Your seat moved to another phone.")
+            if h in self._left:
+                raise JoinError(f"This phone was offline when the table set up a new game. "
+                                f"Tap Join to sit down again as {self._left[h]}.")
         raise JoinError("This phone's seat is not at this table any more; join again.")
 
     def set_presence(self, seat, online):
@@ -417,7 +508,8 @@ class Hub:
             self.game_name = self.session.game.name
             self.options = dict(self.session.state.config)
             self.room_code = meta.get("room", self.room_code)
-            self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False))
+            self.seats = [Seat(i, d["name"], d.get("token_hash"), d.get("phone", False),
+                               restored=True)
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]

@@ -290,6 +290,7 @@
     if (!r.ok || (data && data.error)) {
       const err = new Error((data && data.error && data.error.message) || ("The table answered " + r.status + "."));
       err.code = data && data.error && data.error.code;
+      err.seats = (data && data.error && data.error.seats) || [];
       err.status = r.status;
       throw err;
     }
@@ -312,13 +313,18 @@
     }
     return e.message || "Could not reach the table. Same Wi-Fi?";
   }
-  async function join(name, room) {
+  // seat: a seat whose phone is offline, chosen from the table_full answer (section 9.3)
+  async function join(name, room, seat) {
     $("#join-button").disabled = true;
     $("#join-error").textContent = "";
     try {
-      adopt(await postJoin({ name: name, room: room }));
+      adopt(await postJoin(seat === undefined ? { name: name, room: room } : { name: name, room: room, seat: seat }));
     } catch (e) {
       $("#join-error").textContent = joinMessage(e, name);
+      for (const s of e.seats || []) {
+        $("#join-error").append(el("button", { type: "button", class: "big", "data-seat": String(s.seat),
+          text: "Take " + s.name + "’s seat", onclick: () => join(name, room, s.seat) }));
+      }
     } finally {
       $("#join-button").disabled = false;
     }

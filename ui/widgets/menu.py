@@ -19,7 +19,7 @@ from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, Obj
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
-from ui import theme
+from ui import model, theme
 from ui.widgets.common import TButton
 from ui.widgets.dialogs import Dialog
 from ui.widgets.qr import QRCode  # noqa: F401  (used by menu.kv)
@@ -270,9 +270,12 @@ class HandoverDialog(Dialog):
 
 class JoinDialog(Dialog):
     """The table's join QR at any time (the lobby shows it only before the start): a phone
-    that arrives late takes a free seat, and a player whose phone dropped out opens it again
-    to come back to their seat. The link and room code are public (``hub.join_url``). A table
-    that started without phones says why (:func:`phones_off`) where the QR would be."""
+    that arrives late takes a free seat, and a player whose phone dropped out (offline) scans
+    it again and types their name to come back to their seat (protocol section 9.3; a seat
+    whose phone is still online moves only by *Move to a new phone*). The text under the title
+    names the free and the offline seats (:func:`ui.model.join_seats_text`). The link and room
+    code are public (``hub.join_url``). A table that started without phones says why
+    (:func:`phones_off`) where the QR would be."""
     url = StringProperty("")
     room = StringProperty("")
     seats_text = StringProperty("")
@@ -298,20 +301,7 @@ class JoinDialog(Dialog):
             self.url = self.room = ""
             self.seats_text = "Phones cannot join right now: the table works by touch only."
             return
-        seats = hub.get("seats") or []
-        free = [s.get("name") or f"Seat {s['seat'] + 1}" for s in seats if not s.get("phone")]
-        if free and self.offline:                   # nothing to scan yet (said beside it)
-            self.seats_text = f"Free: {', '.join(free)}."
-        elif free:
-            self.seats_text = (f"Free: {', '.join(free)}. A new phone scans this and takes "
-                               f"a free seat.")
-        elif seats and self.offline:
-            self.seats_text = "Every seat has a phone."
-        elif seats:
-            self.seats_text = "Every seat has a phone. A player whose phone dropped out scans " \
-                              "this to come back."
-        else:
-            self.seats_text = "Choose a game on Home first."
+        self.seats_text = model.join_seats_text(hub.get("seats") or [], self.offline)
 
 
 class NameKeyboard(BoxLayout):

@@ -28,6 +28,8 @@ from companion.cli.commands.play import _options, add_data_arg, use_table_data
 from companion.cli.common import add_db_arg, default_db
 from companion.core.errors import ConfigError
 
+SIMULATOR = "sim"           # hardware.hubglue.SIMULATOR (not imported: no hardware here)
+
 
 def register(sub):
     p = sub.add_parser("run", help="run the table: hub, broker, phone page, devices and the "
@@ -52,6 +54,12 @@ def register(sub):
     p.add_argument("--hardware", choices=("auto", "real", "simulated", "none"), default="auto",
                    help="auto: real on a Raspberry Pi, simulated elsewhere")
     p.add_argument("--hardware-config", default=None, help="pins and parts (TOML)")
+    p.add_argument("--reader", default=None, metavar="DEVICE",
+                   help="the card reader: a serial port (/dev/ttyACM0), the pty or "
+                   "socket://127.0.0.1:PORT of `companion reader-sim`, 'sim' for the reader "
+                   "simulator (type a card's name on this terminal and press Enter to scan "
+                   "it), or 'none'. Default: the hardware config's, else a reader found on "
+                   "USB, else the simulator when the hardware is simulated")
     p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     p.add_argument("--size", default=None, help="window size, e.g. 800x480 (with --windowed)")
     add_data_arg(p, "play")
@@ -66,6 +74,26 @@ def _size(text):
     if not m:
         raise ConfigError(f"--size wants WIDTHxHEIGHT such as 800x480, not {text!r}.")
     return int(m.group(1)), int(m.group(2))
+
+
+def device_options(args, appliance=False) -> dict:
+    """``start_devices`` keywords for ``--hardware`` and ``--reader``. Lines typed on this
+    terminal (stdin) go to the reader simulator when it runs, except on the box (there stdin
+    is the screen's console; the systemd unit runs it)."""
+    reader = (args.reader or "").strip() or None
+    if reader is not None and args.hardware == "none":
+        raise ConfigError("--reader needs the devices: leave out --hardware none.")
+    simulate = {"auto": None, "real": False, "simulated": True}[args.hardware]
+    return {"simulate": simulate, "config_path": args.hardware_config,
+            "reader": reader is None or reader.lower() != "none",
+            "reader_url": None if reader is None or reader.lower() == "none" else
+            (SIMULATOR if reader.lower() == SIMULATOR else reader),
+            "console": not appliance}
+
+
+#: What ``--reader sim`` and a simulated table say on the terminal.
+TYPE_CARDS = ("companion: the reader simulator reads this terminal: type a card's name (or "
+              "'help') and press Enter to scan it.")
 
 
 def resume_note(server, wanted) -> str:
@@ -118,6 +146,8 @@ def run(args):
     from companion.service import notify
     if args.new and not args.game:
         raise ConfigError("--new sets up the game named by --game; give --game too.")
+    devices = device_options(args, appliance_mode()) \
+        if args.hardware != "none" or args.reader else None
     data_note = use_table_data(args)
     if data_note:
         print(f"companion: {data_note}", file=sys.stderr)
@@ -133,14 +163,13 @@ def run(args):
         server.start()
         print(f"companion: {resume_note(server, args.game)}", file=sys.stderr)
         note = None
-        if args.hardware != "none":
+        if devices is not None:
             from companion.core.errors import CompanionError
             from companion.service import power
             from hardware.hubglue import start_devices
-            simulate = {"auto": None, "real": False, "simulated": True}[args.hardware]
             try:        # parts that fail are left out (said in the description), never fatal
-                link, description = start_devices(server.hub, config_path=args.hardware_config,
-                                                  simulate=simulate, on_power=power.request)
+                link, description = start_devices(server.hub, on_power=power.request,
+                                                  **devices)
             except CompanionError as e:         # a bad hardware config file
                 description = (f"No buzzer, light, buttons or card reader: {e} The table runs "
                                f"with touch and phones only.")
@@ -149,6 +178,8 @@ def run(args):
             elif link.problems:                 # real parts missing: the screen says which
                 note = " ".join(link.problems)  # (where the rest is wired: the log, doctor)
             print(f"companion: {description}", file=sys.stderr)
+            if link is not None and link.simulator is not None and devices["console"]:
+                print(TYPE_CARDS, file=sys.stderr)
         else:
             note = "No hardware: touch and phones only."
         if server.phones_error is not None:     # the screen shows it too (a banner)

@@ -25,8 +25,10 @@ and the MQTT broker (docs/protocol.md, sections 4-7 and 9).
 * **Seats.** Each seat number gets a seat id (= its MQTT username, ``s<n>-<random>``) when a
   phone first joins; the ids are kept in the session's log meta so a restarted hub gives the
   same seats the same ids. A join or a reclaim issues a fresh password (and drops any
-  connection still using the old one: one seat, one device). On an external broker the
-  operator's seat logins are handed out instead (they cannot be rotated).
+  connection still using the old one: one seat, one device); so does a join that takes back a
+  seat whose phone is offline (protocol section 9.3). A seat that lost its phone when the next
+  game was set up (:meth:`Hub.configure`) loses that phone's login too. On an external broker
+  the operator's seat logins are handed out instead (they cannot be rotated).
 * **Presence.** Each seat's ``presence`` topic becomes ``hub.seats[i].online``. On mosquitto,
   whose keepalive sweep runs only every 6 s, a :class:`~companion.net.silence.SilenceWatch`
   reports a seat whose connections went silent past their keepalive, and the bridge publishes

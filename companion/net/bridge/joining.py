@@ -8,9 +8,11 @@ import dataclasses
 import json
 
 from companion.core.errors import CompanionError
-from companion.service.hub import BadNameError, JoinError, NameTakenError, SeatMovedError
+from companion.service.hub import (BadNameError, JoinError, NameTakenError, SeatMovedError,
+                                   SeatTakenError, TableFullError)
 
 from .. import credentials as cred
+from .. import protocol
 
 #: The largest JSON body ``POST /join`` accepts.
 MAX_JOIN_BYTES = 4096
@@ -19,12 +21,16 @@ MAX_JOIN_BYTES = 4096
 class JoinRefused(CompanionError):
     """A ``POST /join`` the table refuses; ``status`` and ``code`` as in protocol section 9.5."""
 
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, status: int, code: str, message: str, seats=None):
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.seats = seats                  # table_full: the seats a new player may take
 
     def body(self) -> dict:
-        return {"v": 1, "error": {"code": self.code, "message": self.message}}
+        error = {"code": self.code, "message": self.message}
+        if self.seats:
+            error["seats"] = self.seats
+        return {"v": 1, "error": error}
 
 
 @dataclasses.dataclass
@@ -87,6 +93,26 @@ class Joining:
             self._publish_offline(seat)
         return login
 
+    def _drop_unheld_logins(self):
+        """A seat that lost its phone at the table (offline when the next game was set up:
+        :meth:`Hub.configure`) loses that phone's login too, so the old phone cannot come back
+        over MQTT without joining again. Worker thread, after a lobby change."""
+        if self._operator_logins is not None:
+            return                              # an operator's logins cannot be rotated
+        seats = self.hub.seats
+        users = None
+        for seat, login in list(self.logins.items()):
+            if seat < len(seats) and seats[seat].token_hash is not None:
+                continue
+            if users is None:
+                users = set(self.broker.users())
+            if login.seat_id not in users:
+                continue
+            self.broker.remove_user(login.seat_id)      # drops its connection
+            self._set_login(seat, SeatLogin(login.seat_id))
+            self._client.publish(self.topics.presence(login.seat_id), protocol.encode(
+                protocol.presence(False)), qos=1, retain=True, wait=False)
+
     def _answer(self, seat, token, host) -> dict:
         login = self.logins[seat]
         t = self.topics
@@ -99,12 +125,15 @@ class Joining:
                            "presence": t.presence(sid), "all_presence": t.all_presence,
                            "view": t.view(sid), "cmd": t.cmd(sid), "reply": t.reply(sid)}}
 
-    def join(self, name, room, host=None) -> dict:
-        """``POST /join`` with a name and the room code: a seat and its login (section 9.1)."""
+    def join(self, name, room, host=None, seat=None) -> dict:
+        """``POST /join`` with a name and the room code, and perhaps the seat chosen: a seat
+        and its login (section 9.1; coming back to a seat whose phone is offline, 9.3)."""
         if not isinstance(name, str) or not isinstance(room, str):
             raise JoinRefused(400, "bad_request", "Send your name and the room code.")
         if len(room) > 16:
             raise JoinRefused(400, "bad_request", "That is not a room code.")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise JoinRefused(400, "bad_request", "A seat is chosen by its number.")
         hub = self.hub
         self._need_broker()
         with self._join_lock:
@@ -117,12 +146,19 @@ class Joining:
             if not hub.seats:
                 raise JoinRefused(409, "no_game", "The table has not chosen a game yet; try "
                                                   "again in a moment.")
+            if seat is not None and not 0 <= seat < len(hub.seats):
+                raise JoinRefused(400, "bad_request", f"There is no seat {seat + 1} at this "
+                                                      f"table.")
             try:
-                seat, token = hub.join(name, room)
+                seat, token = hub.join(name, room, seat=seat)
             except BadNameError as e:
                 raise JoinRefused(400, "bad_request", str(e)) from None
             except NameTakenError as e:
                 raise JoinRefused(409, "name_taken", str(e)) from None
+            except SeatTakenError as e:
+                raise JoinRefused(409, "seat_taken", str(e)) from None
+            except TableFullError as e:
+                raise JoinRefused(409, "table_full", str(e), seats=e.seats) from None
             except JoinError as e:
                 raise JoinRefused(409, "table_full", str(e)) from None
             return self._seat_login(seat, token, host)
@@ -149,6 +185,8 @@ class Joining:
                 seat = self.hub.reclaim(token)
             except SeatMovedError as e:
                 raise JoinRefused(404, "moved", str(e)) from None
+            except JoinError as e:          # its sentence (e.g. offline at a new game's set-up)
+                raise JoinRefused(404, "unknown_token", str(e)) from None
             except CompanionError:
                 raise JoinRefused(404, "unknown_token", "This phone's seat is not at this "
                                                         "table any more; join again.") from None
@@ -195,7 +233,7 @@ class Joining:
             return self.claim_handover(obj.get("handover"), host)
         if obj.get("token") is not None:
             return self.reclaim(obj.get("token"), host)
-        return self.join(obj.get("name"), obj.get("room"), host)
+        return self.join(obj.get("name"), obj.get("room"), host, seat=obj.get("seat"))
 
     def handle_rename(self, body: bytes) -> dict:
         """The whole ``POST /rename``."""

@@ -69,6 +69,7 @@ class Publishing:
                     self._publish(self.topics.events, protocol.event(seq, notice))
                 views = True
             elif kind == "lobby":
+                self._drop_unheld_logins()      # a seat that lost its phone: its login too
                 views = True
             elif kind in ("alert", "scan", "presence"):
                 state = True                    # table facts: the public state only
