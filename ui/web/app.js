@@ -423,11 +423,12 @@
       client.subscribe([t.state, t.events, t.hub_status, t.all_presence, t.view, t.reply], { qos: 1 });
       client.publish(t.presence, '{"v":1,"online":true}', { qos: 1, retain: true });
       if (S.pending) publishCommand(S.pending);       // no reply yet: same tx again
+      fetchClock();                                    // the table may have restarted
       render();
     });
-    client.on("message", (topic, payload) => {
+    client.on("message", (topic, payload, packet) => {
       if (S.client !== client) return;
-      onMessage(topic, payload);
+      onMessage(topic, payload, !!(packet && packet.retain));
     });
     client.on("error", (err) => {
       if (S.client !== client) return;
@@ -461,7 +462,35 @@
     return !!(shown && msg.session && msg.session === shown.session &&
       typeof msg.rev === "number" && typeof shown.rev === "number" && msg.rev < shown.rev);
   }
-  function onMessage(topic, payload) {
+  // -- the table's clock (protocol section 4.1) ------------------------------------------------------
+  // A running timer is drawn from its `deadline` on the session clock, never counted on from
+  // whenever a document happened to arrive: S.clock says what the session clock reads at
+  // performance.now() (its offset), for one session. A document as it is published carries the
+  // table's `now` of that moment; a retained one may be old when it arrives (a reload, a
+  // reconnect), so then the page asks the table's clock over HTTP (GET /clock).
+  function localNow() { return performance.now() / 1000; }
+  function noteClock(d, retained) {
+    if (!d || !d.session || typeof d.now !== "number") return;
+    const known = S.clock && S.clock.session === d.session;
+    if (!retained || !known) S.clock = { session: d.session, off: d.now - localNow() };
+    if (retained) fetchClock();
+  }
+  let clockAsked = 0;
+  async function fetchClock() {
+    if (document.body.dataset.page === "watch" || performance.now() - clockAsked < 500) return;
+    clockAsked = performance.now();
+    const t0 = performance.now();
+    try {
+      const r = await fetch("/clock", { cache: "no-store" });
+      const c = await r.json();
+      const t1 = performance.now();
+      if (c && c.session && typeof c.now === "number") {
+        S.clock = { session: c.session, off: c.now + (t1 - t0) / 2000 - t1 / 1000 };
+        renderTimer();
+      }
+    } catch (e) { /* the next document sets it */ }
+  }
+  function onMessage(topic, payload, retained) {
     let msg;
     try { msg = JSON.parse(new TextDecoder().decode(payload)); } catch (e) { return; }
     if (!msg || msg.v !== 1) return;
@@ -470,6 +499,7 @@
       if (stale(S.state, msg)) return;
       S.state = msg;
       S.stateAt = performance.now();
+      noteClock(msg, retained);
       noteCommitments(msg);
       noticeMoments(msg);
       render();
@@ -477,6 +507,7 @@
       if (stale(S.view, msg)) return;
       S.view = msg;
       S.viewAt = performance.now();
+      noteClock(msg, retained);
       noteCommitments(msg);
       noticeMoments(msg);
       render();
@@ -486,6 +517,15 @@
       onEvent(msg);
     } else if (topic === t.hub_status) {
       S.hubOnline = !!msg.online;
+      if (msg.online && msg.boot) {
+        // a new boot id: the table started again since this page last heard from it
+        if (S.boot && S.boot !== msg.boot) {
+          addFeed("The table restarted.");
+          toast("The table restarted.");
+        }
+        S.boot = msg.boot;
+        fetchClock();
+      }
       render();
     } else if (topic.endsWith("/presence")) {
       const sid = topic.split("/").slice(-2)[0];
@@ -737,6 +777,7 @@
         S.lastWhere = where;
       }
     }
+    noteTimers(d);
     renderBar();
     renderBanner();
     renderMe();
@@ -775,7 +816,32 @@
   }
   function timerLeft(t) {
     if (t.paused) return t.left;
-    return t.left - (performance.now() - S.viewAt) / 1000;
+    const d = doc();
+    if (typeof t.deadline === "number" && d && S.clock && S.clock.session === d.session) {
+      return Math.max(0, t.deadline - (localNow() + S.clock.off));
+    }
+    return t.left - (performance.now() - (S.view ? S.viewAt : S.stateAt)) / 1000;
+  }
+  // The table is gone (this phone lost the broker, or the hub's Last Will says it is offline):
+  // its timers do not run without it, so the phone stops counting where it was
+  function tableGone() {
+    return !!S.creds && (!S.connected || S.hubOnline === false);
+  }
+  // A timer that stopped or started again on the table, in the feed (the Pause button, a
+  // restart that paused it, Resume)
+  function noteTimers(d) {
+    if (!d || !d.session) return;
+    const now = {};
+    for (const [name, t] of Object.entries(d.timers || {})) now[name] = { paused: !!t.paused, left: t.left };
+    const was = S.lastTimers && S.lastTimers.session === d.session ? S.lastTimers.timers : null;
+    S.lastTimers = { session: d.session, timers: now };
+    if (!was || document.body.dataset.page === "watch") return;
+    for (const [name, t] of Object.entries(now)) {
+      const before = was[name];
+      if (!before || before.paused === t.paused) continue;
+      const what = "The " + name.split(":")[0].replace(/[-_]+/g, " ") + " timer";
+      addFeed(t.paused ? what + " is paused at " + mmss(t.left) + "." : what + " is running again: " + mmss(t.left) + " left.");
+    }
   }
   function renderTimer() {
     const box = $("#bar-timer");
@@ -784,6 +850,7 @@
     if (!up && S.timeUp) S.timeUp = null;
     if (up) {
       box.textContent = "0:00";
+      delete box.dataset.sig;
       box.className = "up";
       box.dataset.timer = "up";
       if (moment.hidden) {
@@ -800,11 +867,28 @@
       S.moments.push({ what: "time-up", ms: Math.round(performance.now() - S.momentShown) });   // how long it was shown
     }
     const a = activeTimer();
-    if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; return; }
-    const left = timerLeft(a.t);
-    box.textContent = mmss(left);
+    if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; delete box.dataset.sig; S.frozen = null; return; }
+    let left, note = null;
+    if (tableGone()) {
+      // counted no further than where it was when the table went away
+      if (!S.frozen || S.frozen.name !== a.name) S.frozen = { name: a.name, left: S.lastLeft !== undefined && !a.t.paused ? S.lastLeft : timerLeft(a.t) };
+      left = S.frozen.left;
+      note = "table offline";
+    } else {
+      S.frozen = null;
+      left = timerLeft(a.t);
+      if (a.t.paused) note = "paused";
+    }
+    S.lastLeft = left;
+    const sig = mmss(left) + "|" + note;
+    if (box.dataset.sig !== sig) {
+      box.dataset.sig = sig;
+      const kids = [el("span", { class: "digits", data: { clock: "" }, text: mmss(left) })];
+      if (note) kids.push(el("span", { class: "timer-note", text: note }));
+      box.replaceChildren(...kids);
+    }
     box.dataset.timer = a.name;
-    box.className = (a.t.paused ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "") + (left <= 0 && !a.t.paused ? " up" : "");
+    box.className = (a.t.paused || note ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "") + (left <= 0 && !a.t.paused && !note ? " up" : "");
   }
   function renderBar() {
     const d = doc();
@@ -1645,7 +1729,7 @@
 
   // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
   // the timer and its Time! moment, the reveals in the game's words, the scores.
-  window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer,
+  window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer, noteClock,
     windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp };
   if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state

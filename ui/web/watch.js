@@ -38,6 +38,7 @@
       W.state = d;
       S.state = d;
       S.viewAt = S.stateAt = performance.now();
+      L.noteClock(d, false);       // each state is sent as it is made: its `now` is the table's clock now
       L.noteCommitments(d);
       L.noticeMoments(d);
       setConn("on", "live");
