@@ -959,7 +959,7 @@
     const gv = v.game_view || {};
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
-    if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
+    if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned, gv.active, v.players];
     if (v.game === "trade-warz") return [v.phase === "trade"];
     return null;
   }
@@ -1008,7 +1008,14 @@
       if (Array.isArray(gv.earned) && gv.earned[seat] !== undefined) stats.append(stat("Earned", gv.earned[seat]));
       out.push(stats);
       const goods = (o) => Object.entries(o || {}).filter(([, n]) => n).map(([k, n]) => n + " " + pretty(k)).join(", ") || "nothing";
-      out.push(el("p", {}, el("b", { text: "Hand: " }), goods(gv.hand)));
+      // there is one hand, the active player's (the Harvest fills it, the Donation empties
+      // it): under your name it is yours only on your turn
+      const mine = gv.active === seat;
+      out.push(el("p", { data: { stat: "hand" } }, el("b", { text: "Your hand: " }),
+        mine ? goods(gv.hand) : "nothing until your turn"));
+      if (!mine && typeof gv.active === "number") {
+        out.push(el("p", { class: "muted", data: { stat: "active-hand" } }, el("b", { text: playerName(gv.active) + "’s hand: " }), goods(gv.hand)));
+      }
       out.push(el("p", { class: "muted" }, el("b", { text: "Market: " }), goods(gv.market)));
     } else {
       out.push(genericPrivate(p));
