@@ -1130,11 +1130,21 @@
     }
     if (DEV) kids.push(devPanel(v));
     const status = el("div", { class: "status-line", id: "status" });
+    if (v.outcome && S.outcomeShown !== v.session) {
+      // the game just ended (or this page opened on its end): bring the winner into view,
+      // wherever the player had scrolled to
+      S.outcomeShown = v.session;
+      setTimeout(showOutcome, 0);
+    }
     if (S.pending) status.append(el("span", { class: "muted", text: "Sending " + S.pending.label + "…" }));
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     redraw(box, kids);
     saveDrafts();
+  }
+  function showOutcome() {
+    const p = document.querySelector("#game-screen [data-panel=outcome]");
+    if (p) p.scrollIntoView({ block: "start", behavior: "instant" });
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
@@ -1148,12 +1158,27 @@
     else text = "Nothing to do right now.";
     return el("div", { data: { panel: "waiting" } }, el("p", { class: "waiting", text: text }));
   }
+  // The final standings: winners first (a tiebreak may have decided between equal scores),
+  // then by score; players level on both share their place ("2nd=", competition ranking:
+  // 1st, 2nd=, 2nd=, 4th), as the table's standings do. [{seat, score, place, tied, winner}]
+  function standings(o) {
+    const rows = Object.entries(o.scores || {}).map(([s, sc]) => ({ seat: s, score: sc, winner: (o.winners || []).includes(Number(s)) }));
+    const ahead = (a, b) => (a.winner !== b.winner ? a.winner : a.score > b.score);
+    const level = (a, b) => a.winner === b.winner && a.score === b.score;
+    rows.sort((a, b) => (ahead(a, b) ? -1 : ahead(b, a) ? 1 : 0));
+    for (const r of rows) {
+      r.place = 1 + rows.filter((x) => ahead(x, r)).length;
+      r.tied = rows.some((x) => x !== r && level(x, r));
+    }
+    return rows;
+  }
+  function placeText(r) { return ordinal(r.place) + (r.tied ? "=" : ""); }
   function outcomePanel(v) {
     const o = v.outcome;
-    const rows = Object.entries(o.scores || {}).sort((a, b) => b[1] - a[1])
-      .map(([s, sc], i) => el("li", { data: { seat: s } }, el("span", { class: "rank", text: String(i + 1) }),
-        el("span", { class: "pname", text: playerName(s) }), o.winners.includes(Number(s)) ? el("span", { class: "tag win", text: "winner" }) : null,
-        el("b", { class: "score", text: String(sc) })));
+    const rows = standings(o).map((r) => el("li", { data: { seat: r.seat, place: String(r.place), tied: r.tied ? "1" : "0" } },
+        el("span", { class: "rank", title: (r.tied ? "tied " : "") + ordinal(r.place), "aria-label": (r.tied ? "tied " : "") + ordinal(r.place), text: placeText(r) }),
+        el("span", { class: "pname", text: playerName(r.seat) }), r.winner ? el("span", { class: "tag win", text: "winner" }) : null,
+        el("b", { class: "score", text: String(r.score) })));
     const me = o.winners.includes(v.seat);
     return el("div", { data: { panel: "outcome" } },
       el("div", { class: "prompt-title big-title", text: me ? "You win!" : "Game over" }),
@@ -1737,7 +1762,7 @@
   // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
   // the timer and its Time! moment, the reveals in the game's words, the scores.
   window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer, noteClock,
-    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp };
+    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText };
   if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state
 

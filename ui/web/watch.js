@@ -161,10 +161,10 @@
     const o = d.outcome;
     if (!changed("outcome", JSON.stringify([d.session, o]))) return;
     if (!o) { box.replaceChildren(); return; }
-    const rows = Object.entries(o.scores || {}).sort((a, b) => b[1] - a[1])
-      .map(([s, sc], i) => el("li", { data: { seat: s } }, el("span", { class: "rank", text: String(i + 1) }),
-        el("span", { class: "pname", text: L.playerName(s) }), o.winners.includes(Number(s)) ? el("span", { class: "tag win", text: "winner" }) : null,
-        el("b", { class: "score", text: String(sc) })));
+    const rows = L.standings(o).map((r) => el("li", { data: { seat: r.seat, place: String(r.place), tied: r.tied ? "1" : "0" } },
+        el("span", { class: "rank", text: L.placeText(r) }),
+        el("span", { class: "pname", text: L.playerName(r.seat) }), r.winner ? el("span", { class: "tag win", text: "winner" }) : null,
+        el("b", { class: "score", text: String(r.score) })));
     box.replaceChildren(el("div", { class: "card outcome", data: { panel: "outcome" } },
       el("h2", { text: (o.winners.length > 1 ? "Winners: " : "Winner: ") + L.joinNames(o.winners.map((s) => L.playerName(s))) }),
       o.reason ? el("p", { class: "muted", text: o.reason }) : null,
