@@ -893,13 +893,19 @@
   function renderBar() {
     const d = doc();
     if (!d) return;
-    const title = d.title || (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
-    $("#bar-title").textContent = title;
+    $("#bar-title").textContent = gameTitle(d);
     let phase = d.phase === "lobby" ? (d.hub && d.hub.game ? "Lobby" : "Between games") : (d.phase_label || pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
     if (d.outcome) phase = "Game over";
     $("#bar-phase").textContent = phase;
     renderTimer();
+  }
+  // the game by name, in the edition being played (Tariff Warz is an edition of Trade Warz):
+  // the game's public view says which, the hub's part says it in the lobby
+  function gameTitle(d) {
+    const gv = d.game_view || {};
+    return gv.edition_title || (d.hub && d.hub.title) || d.title ||
+      (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
   }
   function renderBanner() {
     const b = $("#banner");
@@ -1762,7 +1768,7 @@
   // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
   // the timer and its Time! moment, the reveals in the game's words, the scores.
   window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer, noteClock,
-    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText };
+    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText, gameTitle };
   if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state
 

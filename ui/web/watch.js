@@ -55,7 +55,7 @@
     const screen = $("#watch");
     screen.dataset.rev = d.rev === undefined ? "" : String(d.rev);
     screen.dataset.phase = d.phase || "";
-    const title = d.title || (d.hub && d.hub.game ? L.pretty(d.hub.game) : "Table Companion");
+    const title = L.gameTitle(d);
     $("#bar-title").textContent = title + (d.hub && d.hub.table ? " · " + d.hub.table : "");
     let phase = d.phase === "lobby" ? "Waiting for the game" : (d.phase_label || L.pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
