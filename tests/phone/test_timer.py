@@ -48,7 +48,9 @@ def test_phone_timer_follows_the_table_through_a_restart(servers, phones, tmp_pa
     ps = join_all(phones, srv, ["Ann", "Bo", "Cy"], shots=False)
     hub = srv.hub
     drive(hub, trade_running, random.Random(5))
-    for ph in ps:
+    tv = phones("TV", tv=True)                     # the spectator page follows it too
+    tv.page.goto(f"http://127.0.0.1:{ports['http_port']}/watch")
+    for ph in ps + [tv]:
         ph.page.wait_for_selector("#bar-timer[data-timer=trade]")
         agree(ph, hub)
 
@@ -62,7 +64,7 @@ def test_phone_timer_follows_the_table_through_a_restart(servers, phones, tmp_pa
     new.page.wait_for_selector("#bar-timer[data-timer=trade]")
     ps[2].page.wait_for_selector("#join-screen:not([hidden])", timeout=15_000)
     ps[2] = new
-    for ph in ps:
+    for ph in ps + [tv]:
         agree(ph, hub)
 
     # the table dies mid-timer: the phones stop counting and say the table is gone
@@ -70,11 +72,13 @@ def test_phone_timer_follows_the_table_through_a_restart(servers, phones, tmp_pa
     srv.stop()
     for ph in ps:
         ph.page.wait_for_selector("#bar-conn:not(.on)")
-    frozen = phone_left(ps[0])
+    tv.page.wait_for_selector("#bar-conn:not(.on)")
+    frozen = [phone_left(ps[0]), phone_left(tv)]
     ps[0].page.wait_for_timeout(2500)
-    assert phone_left(ps[0]) == frozen, "the phone kept counting while the table was gone"
-    assert "offline" in ps[0].page.text_content("#bar-timer") or \
-        "paused" in ps[0].page.text_content("#bar-timer")
+    assert [phone_left(ps[0]), phone_left(tv)] == frozen, \
+        "the phone (or the TV) kept counting while the table was gone"
+    assert "stopped" in ps[0].page.text_content("#bar-timer")
+    ps[0].shot("0-table-offline")
     time.sleep(3)
 
     # it comes back: the trade timer is paused with the time it had; every phone says so
@@ -91,6 +95,8 @@ def test_phone_timer_follows_the_table_through_a_restart(servers, phones, tmp_pa
         ph.page.wait_for_function(
             "() => [...document.querySelectorAll('#feed li')].some("
             "l => l.textContent.includes('The table restarted'))")
+    tv.page.wait_for_selector("#bar-timer.paused", timeout=20_000)
+    agree(tv, hub)
     ps[0].shot("1-paused-after-restart")
     time.sleep(3)                                  # people get ready
     hub.toggle_pause()                             # Resume on the table
@@ -100,6 +106,7 @@ def test_phone_timer_follows_the_table_through_a_restart(servers, phones, tmp_pa
         agree(ph, hub)
         assert "Timer running again" in ph.page.text_content("#feed") or \
             "running again" in ph.page.text_content("#feed")
+    agree(tv, hub)
     ps[0].shot("2-running-after-resume")
     time.sleep(4)
     for ph in ps:

@@ -423,7 +423,8 @@
       client.subscribe([t.state, t.events, t.hub_status, t.all_presence, t.view, t.reply], { qos: 1 });
       client.publish(t.presence, '{"v":1,"online":true}', { qos: 1, retain: true });
       if (S.pending) publishCommand(S.pending);       // no reply yet: same tx again
-      fetchClock();                                    // the table may have restarted
+      S.clock = null;                                  // the table may have restarted:
+      fetchClock();                                    // read its clock afresh
       render();
     });
     client.on("message", (topic, payload, packet) => {
@@ -465,27 +466,27 @@
   // -- the table's clock (protocol section 4.1) ------------------------------------------------------
   // A running timer is drawn from its `deadline` on the session clock, never counted on from
   // whenever a document happened to arrive: S.clock says what the session clock reads at
-  // performance.now() (its offset), for one session. A document as it is published carries the
-  // table's `now` of that moment; a retained one may be old when it arrives (a reload, a
-  // reconnect), so then the page asks the table's clock over HTTP (GET /clock).
+  // performance.now() (its offset), for one session. Every reading is a lower bound: a
+  // document's `now` is the table's clock when it was sent, so it arrives with the table's clock
+  // at least that far on (later still when it was retained, or slow on a busy Wi-Fi); the same
+  // for GET /clock's answer. So the page keeps the highest reading, and starts again when its
+  // connection does or the table restarted (the session clock does not count an outage).
   function localNow() { return performance.now() / 1000; }
+  function readClock(session, off) {
+    if (!S.clock || S.clock.session !== session || off > S.clock.off) S.clock = { session: session, off: off };
+  }
   function noteClock(d, retained) {
     if (!d || !d.session || typeof d.now !== "number") return;
-    const known = S.clock && S.clock.session === d.session;
-    if (!retained || !known) S.clock = { session: d.session, off: d.now - localNow() };
-    if (retained) fetchClock();
+    readClock(d.session, d.now - localNow());
+    if (retained) fetchClock();        // it may be old: ask the table's clock now
   }
-  let clockAsked = 0;
   async function fetchClock() {
-    if (document.body.dataset.page === "watch" || performance.now() - clockAsked < 500) return;
-    clockAsked = performance.now();
-    const t0 = performance.now();
+    if (document.body.dataset.page === "watch") return;
     try {
       const r = await fetch("/clock", { cache: "no-store" });
       const c = await r.json();
-      const t1 = performance.now();
       if (c && c.session && typeof c.now === "number") {
-        S.clock = { session: c.session, off: c.now + (t1 - t0) / 2000 - t1 / 1000 };
+        readClock(c.session, c.now - localNow());
         renderTimer();
       }
     } catch (e) { /* the next document sets it */ }
@@ -523,8 +524,8 @@
           addFeed("The table restarted.");
           toast("The table restarted.");
         }
+        if (S.boot !== msg.boot) { S.clock = null; fetchClock(); }
         S.boot = msg.boot;
-        fetchClock();
       }
       render();
     } else if (topic.endsWith("/presence")) {
@@ -825,6 +826,7 @@
   // The table is gone (this phone lost the broker, or the hub's Last Will says it is offline):
   // its timers do not run without it, so the phone stops counting where it was
   function tableGone() {
+    if (S.sourceDown) return true;           // the spectator page's stream (watch.js)
     return !!S.creds && (!S.connected || S.hubOnline === false);
   }
   // A timer that stopped or started again on the table, in the feed (the Pause button, a
@@ -873,7 +875,7 @@
       // counted no further than where it was when the table went away
       if (!S.frozen || S.frozen.name !== a.name) S.frozen = { name: a.name, left: S.lastLeft !== undefined && !a.t.paused ? S.lastLeft : timerLeft(a.t) };
       left = S.frozen.left;
-      note = "table offline";
+      note = "stopped";          // (the connection sign beside it says why)
     } else {
       S.frozen = null;
       left = timerLeft(a.t);

@@ -30,13 +30,19 @@
     W.source = es;
     setConn("wait", "connecting");
     es.addEventListener("open", () => setConn("on", "live"));
-    es.addEventListener("error", () => setConn("off", "reconnecting"));   // it retries by itself
+    es.addEventListener("error", () => {           // it retries by itself
+      setConn("off", "reconnecting");
+      S.sourceDown = true;                         // the timer stops where it was
+      S.clock = null;                              // and the table's clock is read afresh
+      L.renderTimer();
+    });
     es.addEventListener("state", (e) => {
       let d;
       try { d = JSON.parse(e.data); } catch (err) { return; }
       if (!d || d.v !== 1 || L.stale(W.state, d)) return;
       W.state = d;
       S.state = d;
+      S.sourceDown = false;
       S.viewAt = S.stateAt = performance.now();
       L.noteClock(d, false);       // each state is sent as it is made: its `now` is the table's clock now
       L.noteCommitments(d);
