@@ -192,10 +192,14 @@ def presence(online: bool) -> dict:
     return {"v": PROTOCOL_VERSION, "online": bool(online)}
 
 
-def hub_status(online: bool, session: str | None = None) -> dict:
+def hub_status(online: bool, session: str | None = None, boot: str | None = None) -> dict:
+    """``boot``: a new id each time the hub starts, so a client that sees it change knows the
+    table restarted (and says so)."""
     msg = {"v": PROTOCOL_VERSION, "online": bool(online)}
     if session is not None:
         msg["session"] = session
+    if boot is not None:
+        msg["boot"] = boot
     return msg
 
 

@@ -167,6 +167,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                                    "application/octet-stream"), cache, head)
         if path == "/info":
             return self._json(200, app.info())
+        if path == "/clock":
+            return self._json(200, app.clock())
         if path == "/qr.png":
             if not is_loopback(self.client_address[0]):
                 return self._json(403, {"v": 1, "error": {
@@ -402,6 +404,14 @@ class WebServer:
                 "started": s is not None, "over": bool(s and s.state.outcome is not None),
                 "seats": len(hub.seats),
                 "free": sum(1 for x in hub.seats if x.token_hash is None)}
+
+    def clock(self) -> dict:
+        """The session clock now, for a client to set its own timer by (``GET /clock``): a
+        retained document may be old when it arrives, so its ``now`` does not say when it was
+        sent (protocol section 4.1)."""
+        hub = self.bridge.hub
+        s = hub.session
+        return {"v": 1, "session": s.id if s is not None else None, "now": hub.session_time()}
 
     def join_url(self) -> str | None:
         return self.hub.join_url

@@ -781,11 +781,23 @@ class Hub:
     def _hub_part(self):
         return {"table": self.table, "room": self.room_code, "join_url": self.join_url,
                 "join_offline": self.join_offline,
-                "game": self.game_name, "options": self.options,
+                "game": self.game_name, "title": self._title(), "options": self.options,
                 "seats": [s.public() for s in self.seats],
                 "scan": self.last_scan,
                 "alerts": [{k: a[k] for k in ("key", "kind", "message")} for a in self.alerts],
                 "devices": self._devices_part()}
+
+    def _title(self):
+        """The name of what this table plays, in its edition (Tariff Warz, not Trade Warz):
+        for the lobby, where no game view says it yet."""
+        if not self.game_name:
+            return None
+        try:
+            game = self.games(self.game_name)
+        except Exception:                   # a game this box does not have
+            return None
+        from companion.lab.games import edition_of
+        return edition_of(game, self.options) or game.title
 
     def _devices_part(self):
         """What the buzzer and the light follow, game-neutral (the hardware glue reads only

@@ -88,3 +88,30 @@ def test_market_trading_by_taps(servers, phones, tmp_path):
     assert not dev.page.query_selector("[data-panel=dev]")     # no seat: no moves at all
     ps[0].page.goto(ps[0].page.url.split("?")[0] + "?dev=1")
     ps[0].page.wait_for_selector("[data-panel=dev] textarea", state="attached")
+
+
+def test_market_trading_hand_under_your_name_is_your_own(servers, phones, tmp_path):
+    """The harvest goes into the active player's hand; under your own name the phone shows
+    your hand (empty while another player takes their turn), never the active player's as if
+    it were yours (issue 22)."""
+    srv = start_table(tmp_path, "mt-hand", "market-trading", 2, seed=3)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"], shots=False)
+    hub = srv.hub
+    active = active_seat(hub)
+    hand = hub.public_view()["game_view"]["hand"]
+    assert any(hand.values()), "the active player harvested nothing"
+    words = ", ".join(f"{n} {k.replace('_', ' ').replace('-', ' ').title()}"
+                      for k, n in hand.items() if n)
+    me, other = ps[active], ps[1 - active]
+    for ph in ps:
+        ph.page.wait_for_selector("#me [data-stat=hand]")
+    assert me.page.text_content("#me [data-stat=hand]") == "Your hand: " + words
+    theirs = other.page.text_content("#me [data-stat=hand]")
+    assert words not in theirs and theirs.startswith("Your hand: nothing"), theirs
+    # whose hand it is, said apart from yours
+    assert other.page.text_content("[data-stat=active-hand]") == \
+        f"{['Ann', 'Bo'][active]}’s hand: {words}"
+    assert not other.unreadable(), other.unreadable()
+    other.shot("hand-not-mine")
+    me.shot("hand-mine")

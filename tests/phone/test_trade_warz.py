@@ -150,3 +150,28 @@ def test_trade_warz_by_taps_on_four_phones(servers, phones, tmp_path):
         ph.page.wait_for_selector(f".reveal[data-window='{window}'] [data-panel=dispute]")
         assert ph.fits_the_screen()
     ps[bidders[0]].shot("10-dispute-revealed")
+
+
+def test_tariff_warz_says_tariff_warz(servers, phones, tmp_path):
+    """The phone's header and /watch name the edition being played (issue 22: they said
+    "Trade Warz" in a Tariff Warz game), before the start as in the game."""
+    srv = start_table(tmp_path, "tariff-title", "trade-warz", 3, seed=2,
+                      options={"edition": "tariff"})
+    servers(srv)
+    first = phones("Ann")
+    first.page.goto(srv.hub.join_url)
+    first.page.fill("#join-name", "Ann")
+    first.page.click("#join-button")
+    first.page.wait_for_selector("[data-panel=lobby]")
+    first.page.wait_for_function("() => document.getElementById('bar-title').textContent"
+                                 " === 'Tariff Warz'")
+    first.close()
+    ps = join_all(phones, srv, ["Bo", "Cy"], shots=False)
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=moves], [data-panel=waiting], .locked")
+        assert ph.page.text_content("#bar-title") == "Tariff Warz"
+    ps[0].shot("tariff-header")
+    tv = phones("TV", tv=True)
+    tv.page.goto(srv.hub.join_url.split("?")[0] + "watch")
+    tv.page.wait_for_function("() => document.getElementById('bar-title').textContent"
+                              ".startsWith('Tariff Warz')")

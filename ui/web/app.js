@@ -429,11 +429,13 @@
       client.subscribe([t.state, t.events, t.hub_status, t.all_presence, t.view, t.reply], { qos: 1 });
       client.publish(t.presence, '{"v":1,"online":true}', { qos: 1, retain: true });
       if (S.pending) publishCommand(S.pending);       // no reply yet: same tx again
+      S.clock = null;                                  // the table may have restarted:
+      fetchClock();                                    // read its clock afresh
       render();
     });
-    client.on("message", (topic, payload) => {
+    client.on("message", (topic, payload, packet) => {
       if (S.client !== client) return;
-      onMessage(topic, payload);
+      onMessage(topic, payload, !!(packet && packet.retain));
     });
     client.on("error", (err) => {
       if (S.client !== client) return;
@@ -467,7 +469,35 @@
     return !!(shown && msg.session && msg.session === shown.session &&
       typeof msg.rev === "number" && typeof shown.rev === "number" && msg.rev < shown.rev);
   }
-  function onMessage(topic, payload) {
+  // -- the table's clock (protocol section 4.1) ------------------------------------------------------
+  // A running timer is drawn from its `deadline` on the session clock, never counted on from
+  // whenever a document happened to arrive: S.clock says what the session clock reads at
+  // performance.now() (its offset), for one session. Every reading is a lower bound: a
+  // document's `now` is the table's clock when it was sent, so it arrives with the table's clock
+  // at least that far on (later still when it was retained, or slow on a busy Wi-Fi); the same
+  // for GET /clock's answer. So the page keeps the highest reading, and starts again when its
+  // connection does or the table restarted (the session clock does not count an outage).
+  function localNow() { return performance.now() / 1000; }
+  function readClock(session, off) {
+    if (!S.clock || S.clock.session !== session || off > S.clock.off) S.clock = { session: session, off: off };
+  }
+  function noteClock(d, retained) {
+    if (!d || !d.session || typeof d.now !== "number") return;
+    readClock(d.session, d.now - localNow());
+    if (retained) fetchClock();        // it may be old: ask the table's clock now
+  }
+  async function fetchClock() {
+    if (document.body.dataset.page === "watch") return;
+    try {
+      const r = await fetch("/clock", { cache: "no-store" });
+      const c = await r.json();
+      if (c && c.session && typeof c.now === "number") {
+        readClock(c.session, c.now - localNow());
+        renderTimer();
+      }
+    } catch (e) { /* the next document sets it */ }
+  }
+  function onMessage(topic, payload, retained) {
     let msg;
     try { msg = JSON.parse(new TextDecoder().decode(payload)); } catch (e) { return; }
     if (!msg || msg.v !== 1) return;
@@ -476,6 +506,7 @@
       if (stale(S.state, msg)) return;
       S.state = msg;
       S.stateAt = performance.now();
+      noteClock(msg, retained);
       noteCommitments(msg);
       noticeMoments(msg);
       render();
@@ -483,6 +514,7 @@
       if (stale(S.view, msg)) return;
       S.view = msg;
       S.viewAt = performance.now();
+      noteClock(msg, retained);
       noteCommitments(msg);
       noticeMoments(msg);
       render();
@@ -492,6 +524,15 @@
       onEvent(msg);
     } else if (topic === t.hub_status) {
       S.hubOnline = !!msg.online;
+      if (msg.online && msg.boot) {
+        // a new boot id: the table started again since this page last heard from it
+        if (S.boot && S.boot !== msg.boot) {
+          addFeed("The table restarted.");
+          toast("The table restarted.");
+        }
+        if (S.boot !== msg.boot) { S.clock = null; fetchClock(); }
+        S.boot = msg.boot;
+      }
       render();
     } else if (topic.endsWith("/presence")) {
       const sid = topic.split("/").slice(-2)[0];
@@ -743,6 +784,7 @@
         S.lastWhere = where;
       }
     }
+    noteTimers(d);
     renderBar();
     renderBanner();
     renderMe();
@@ -781,7 +823,33 @@
   }
   function timerLeft(t) {
     if (t.paused) return t.left;
-    return t.left - (performance.now() - S.viewAt) / 1000;
+    const d = doc();
+    if (typeof t.deadline === "number" && d && S.clock && S.clock.session === d.session) {
+      return Math.max(0, t.deadline - (localNow() + S.clock.off));
+    }
+    return t.left - (performance.now() - (S.view ? S.viewAt : S.stateAt)) / 1000;
+  }
+  // The table is gone (this phone lost the broker, or the hub's Last Will says it is offline):
+  // its timers do not run without it, so the phone stops counting where it was
+  function tableGone() {
+    if (S.sourceDown) return true;           // the spectator page's stream (watch.js)
+    return !!S.creds && (!S.connected || S.hubOnline === false);
+  }
+  // A timer that stopped or started again on the table, in the feed (the Pause button, a
+  // restart that paused it, Resume)
+  function noteTimers(d) {
+    if (!d || !d.session) return;
+    const now = {};
+    for (const [name, t] of Object.entries(d.timers || {})) now[name] = { paused: !!t.paused, left: t.left };
+    const was = S.lastTimers && S.lastTimers.session === d.session ? S.lastTimers.timers : null;
+    S.lastTimers = { session: d.session, timers: now };
+    if (!was || document.body.dataset.page === "watch") return;
+    for (const [name, t] of Object.entries(now)) {
+      const before = was[name];
+      if (!before || before.paused === t.paused) continue;
+      const what = "The " + name.split(":")[0].replace(/[-_]+/g, " ") + " timer";
+      addFeed(t.paused ? what + " is paused at " + mmss(t.left) + "." : what + " is running again: " + mmss(t.left) + " left.");
+    }
   }
   function renderTimer() {
     const box = $("#bar-timer");
@@ -790,6 +858,7 @@
     if (!up && S.timeUp) S.timeUp = null;
     if (up) {
       box.textContent = "0:00";
+      delete box.dataset.sig;
       box.className = "up";
       box.dataset.timer = "up";
       if (moment.hidden) {
@@ -806,22 +875,45 @@
       S.moments.push({ what: "time-up", ms: Math.round(performance.now() - S.momentShown) });   // how long it was shown
     }
     const a = activeTimer();
-    if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; return; }
-    const left = timerLeft(a.t);
-    box.textContent = mmss(left);
+    if (!a) { box.textContent = ""; box.className = ""; delete box.dataset.timer; delete box.dataset.sig; S.frozen = null; return; }
+    let left, note = null;
+    if (tableGone()) {
+      // counted no further than where it was when the table went away
+      if (!S.frozen || S.frozen.name !== a.name) S.frozen = { name: a.name, left: S.lastLeft !== undefined && !a.t.paused ? S.lastLeft : timerLeft(a.t) };
+      left = S.frozen.left;
+      note = "stopped";          // (the connection sign beside it says why)
+    } else {
+      S.frozen = null;
+      left = timerLeft(a.t);
+      if (a.t.paused) note = "paused";
+    }
+    S.lastLeft = left;
+    const sig = mmss(left) + "|" + note;
+    if (box.dataset.sig !== sig) {
+      box.dataset.sig = sig;
+      const kids = [el("span", { class: "digits", data: { clock: "" }, text: mmss(left) })];
+      if (note) kids.push(el("span", { class: "timer-note", text: note }));
+      box.replaceChildren(...kids);
+    }
     box.dataset.timer = a.name;
-    box.className = (a.t.paused ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "") + (left <= 0 && !a.t.paused ? " up" : "");
+    box.className = (a.t.paused || note ? "paused" : "") + (left <= (a.t.warn_before || 0) ? " warn" : "") + (left <= 0 && !a.t.paused && !note ? " up" : "");
   }
   function renderBar() {
     const d = doc();
     if (!d) return;
-    const title = d.title || (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
-    $("#bar-title").textContent = title;
+    $("#bar-title").textContent = gameTitle(d);
     let phase = d.phase === "lobby" ? (d.hub && d.hub.game ? "Lobby" : "Between games") : (d.phase_label || pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
     if (d.outcome) phase = "Game over";
     $("#bar-phase").textContent = phase;
     renderTimer();
+  }
+  // the game by name, in the edition being played (Tariff Warz is an edition of Trade Warz):
+  // the game's public view says which, the hub's part says it in the lobby
+  function gameTitle(d) {
+    const gv = d.game_view || {};
+    return gv.edition_title || (d.hub && d.hub.title) || d.title ||
+      (d.hub && d.hub.game ? pretty(d.hub.game) : "Table Companion");
   }
   function renderBanner() {
     const b = $("#banner");
@@ -881,7 +973,7 @@
     const gv = v.game_view || {};
     if (v.game === "battle-builder") return [gv.vp, gv.battles_now];
     if (v.game === "great-powers") return [gv.tokens];
-    if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned];
+    if (v.game === "market-trading") return [gv.hand, gv.market, gv.earned, gv.active, v.players];
     if (v.game === "trade-warz") return [v.phase === "trade"];
     return null;
   }
@@ -930,7 +1022,14 @@
       if (Array.isArray(gv.earned) && gv.earned[seat] !== undefined) stats.append(stat("Earned", gv.earned[seat]));
       out.push(stats);
       const goods = (o) => Object.entries(o || {}).filter(([, n]) => n).map(([k, n]) => n + " " + pretty(k)).join(", ") || "nothing";
-      out.push(el("p", {}, el("b", { text: "Hand: " }), goods(gv.hand)));
+      // there is one hand, the active player's (the Harvest fills it, the Donation empties
+      // it): under your name it is yours only on your turn
+      const mine = gv.active === seat;
+      out.push(el("p", { data: { stat: "hand" } }, el("b", { text: "Your hand: " }),
+        mine ? goods(gv.hand) : "nothing until your turn"));
+      if (!mine && typeof gv.active === "number") {
+        out.push(el("p", { class: "muted", data: { stat: "active-hand" } }, el("b", { text: playerName(gv.active) + "’s hand: " }), goods(gv.hand)));
+      }
       out.push(el("p", { class: "muted" }, el("b", { text: "Market: " }), goods(gv.market)));
     } else {
       out.push(genericPrivate(p));
@@ -1045,11 +1144,21 @@
     }
     if (DEV) kids.push(devPanel(v));
     const status = el("div", { class: "status-line", id: "status" });
+    if (v.outcome && S.outcomeShown !== v.session) {
+      // the game just ended (or this page opened on its end): bring the winner into view,
+      // wherever the player had scrolled to
+      S.outcomeShown = v.session;
+      setTimeout(showOutcome, 0);
+    }
     if (S.pending) status.append(el("span", { class: "muted", text: "Sending " + S.pending.label + "…" }));
     else if (S.result && !v.outcome) status.append(el("span", { class: S.result.ok ? "ok" : "error", role: "alert", text: S.result.message }));
     kids.push(status);
     redraw(box, kids);
     saveDrafts();
+  }
+  function showOutcome() {
+    const p = document.querySelector("#game-screen [data-panel=outcome]");
+    if (p) p.scrollIntoView({ block: "start", behavior: "instant" });
   }
   function waitingPanel(v) {
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
@@ -1063,12 +1172,27 @@
     else text = "Nothing to do right now.";
     return el("div", { data: { panel: "waiting" } }, el("p", { class: "waiting", text: text }));
   }
+  // The final standings: winners first (a tiebreak may have decided between equal scores),
+  // then by score; players level on both share their place ("2nd=", competition ranking:
+  // 1st, 2nd=, 2nd=, 4th), as the table's standings do. [{seat, score, place, tied, winner}]
+  function standings(o) {
+    const rows = Object.entries(o.scores || {}).map(([s, sc]) => ({ seat: s, score: sc, winner: (o.winners || []).includes(Number(s)) }));
+    const ahead = (a, b) => (a.winner !== b.winner ? a.winner : a.score > b.score);
+    const level = (a, b) => a.winner === b.winner && a.score === b.score;
+    rows.sort((a, b) => (ahead(a, b) ? -1 : ahead(b, a) ? 1 : 0));
+    for (const r of rows) {
+      r.place = 1 + rows.filter((x) => ahead(x, r)).length;
+      r.tied = rows.some((x) => x !== r && level(x, r));
+    }
+    return rows;
+  }
+  function placeText(r) { return ordinal(r.place) + (r.tied ? "=" : ""); }
   function outcomePanel(v) {
     const o = v.outcome;
-    const rows = Object.entries(o.scores || {}).sort((a, b) => b[1] - a[1])
-      .map(([s, sc], i) => el("li", { data: { seat: s } }, el("span", { class: "rank", text: String(i + 1) }),
-        el("span", { class: "pname", text: playerName(s) }), o.winners.includes(Number(s)) ? el("span", { class: "tag win", text: "winner" }) : null,
-        el("b", { class: "score", text: String(sc) })));
+    const rows = standings(o).map((r) => el("li", { data: { seat: r.seat, place: String(r.place), tied: r.tied ? "1" : "0" } },
+        el("span", { class: "rank", title: (r.tied ? "tied " : "") + ordinal(r.place), "aria-label": (r.tied ? "tied " : "") + ordinal(r.place), text: placeText(r) }),
+        el("span", { class: "pname", text: playerName(r.seat) }), r.winner ? el("span", { class: "tag win", text: "winner" }) : null,
+        el("b", { class: "score", text: String(r.score) })));
     const me = o.winners.includes(v.seat);
     return el("div", { data: { panel: "outcome" } },
       el("div", { class: "prompt-title big-title", text: me ? "You win!" : "Game over" }),
@@ -1651,8 +1775,8 @@
 
   // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
   // the timer and its Time! moment, the reveals in the game's words, the scores.
-  window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer,
-    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp };
+  window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer, noteClock,
+    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText, gameTitle };
   if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state
 

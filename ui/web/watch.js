@@ -30,14 +30,21 @@
     W.source = es;
     setConn("wait", "connecting");
     es.addEventListener("open", () => setConn("on", "live"));
-    es.addEventListener("error", () => setConn("off", "reconnecting"));   // it retries by itself
+    es.addEventListener("error", () => {           // it retries by itself
+      setConn("off", "reconnecting");
+      S.sourceDown = true;                         // the timer stops where it was
+      S.clock = null;                              // and the table's clock is read afresh
+      L.renderTimer();
+    });
     es.addEventListener("state", (e) => {
       let d;
       try { d = JSON.parse(e.data); } catch (err) { return; }
       if (!d || d.v !== 1 || L.stale(W.state, d)) return;
       W.state = d;
       S.state = d;
+      S.sourceDown = false;
       S.viewAt = S.stateAt = performance.now();
+      L.noteClock(d, false);       // each state is sent as it is made: its `now` is the table's clock now
       L.noteCommitments(d);
       L.noticeMoments(d);
       setConn("on", "live");
@@ -54,7 +61,7 @@
     const screen = $("#watch");
     screen.dataset.rev = d.rev === undefined ? "" : String(d.rev);
     screen.dataset.phase = d.phase || "";
-    const title = d.title || (d.hub && d.hub.game ? L.pretty(d.hub.game) : "Table Companion");
+    const title = L.gameTitle(d);
     $("#bar-title").textContent = title + (d.hub && d.hub.table ? " · " + d.hub.table : "");
     let phase = d.phase === "lobby" ? "Waiting for the game" : (d.phase_label || L.pretty(d.phase));
     if (d.round) phase += " · round " + d.round;
@@ -160,10 +167,10 @@
     const o = d.outcome;
     if (!changed("outcome", JSON.stringify([d.session, o]))) return;
     if (!o) { box.replaceChildren(); return; }
-    const rows = Object.entries(o.scores || {}).sort((a, b) => b[1] - a[1])
-      .map(([s, sc], i) => el("li", { data: { seat: s } }, el("span", { class: "rank", text: String(i + 1) }),
-        el("span", { class: "pname", text: L.playerName(s) }), o.winners.includes(Number(s)) ? el("span", { class: "tag win", text: "winner" }) : null,
-        el("b", { class: "score", text: String(sc) })));
+    const rows = L.standings(o).map((r) => el("li", { data: { seat: r.seat, place: String(r.place), tied: r.tied ? "1" : "0" } },
+        el("span", { class: "rank", text: L.placeText(r) }),
+        el("span", { class: "pname", text: L.playerName(r.seat) }), r.winner ? el("span", { class: "tag win", text: "winner" }) : null,
+        el("b", { class: "score", text: String(r.score) })));
     box.replaceChildren(el("div", { class: "card outcome", data: { panel: "outcome" } },
       el("h2", { text: (o.winners.length > 1 ? "Winners: " : "Winner: ") + L.joinNames(o.winners.map((s) => L.playerName(s))) }),
       o.reason ? el("p", { class: "muted", text: o.reason }) : null,

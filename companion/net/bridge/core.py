@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import logging
 import queue
+import secrets
 import threading
 
 from companion.core.errors import CompanionError, ConfigError
@@ -95,6 +96,7 @@ class Bridge(Joining, Presence, Commands, Publishing):
         if self.broker.manages_users:
             self.broker.add_credential(self._hub_cred)
         self._load_seat_ids()
+        self.boot = secrets.token_hex(4)         # hub_status: a new id at every start
         offline = protocol.encode(protocol.hub_status(False))
         self._client = MqttClient(self.broker.url, HUB_USER, self._hub_cred.password,
                                   will=(self.topics.hub_status, offline, 1, True),

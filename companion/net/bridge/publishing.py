@@ -126,7 +126,8 @@ class Publishing:
         if s is not None:
             self._load_seat_ids()
             self._save_seat_ids()
-        self._publish(self.topics.hub_status, protocol.hub_status(True, sid), retain=True)
+        self._publish(self.topics.hub_status,
+                      protocol.hub_status(True, sid, getattr(self, "boot", None)), retain=True)
 
     # -- publishing -------------------------------------------------------------------------------
     def _publish(self, topic, message, retain=False, force=True):
@@ -184,7 +185,27 @@ class Publishing:
     def _decorate(self, view):
         view["table"] = self.topics.table
         view["seat_ids"] = self.seat_ids()
+        self._clock_now(view)
         return view
+
+    def _clock_now(self, view):
+        """``now`` and a running timer's ``left`` as of the moment the document goes out, not
+        of the last record: a document published later (a seat moved to a new phone, a
+        restart, a presence change) would otherwise hand a phone the time left at that
+        record as the time left now, and the phone would run behind the table from then on.
+        A client animates from ``deadline`` and ``now`` (protocol section 4.1)."""
+        timers = view.get("timers")
+        if "now" not in view or not isinstance(timers, dict):
+            return
+        now = self.hub.session_time()
+        if now is None or now < view["now"]:
+            return
+        view["now"] = round(now, 3)
+        view["timers"] = {
+            n: dict(t, left=round(max(0.0, t["deadline"] - now), 3))
+            if isinstance(t, dict) and not t.get("paused")
+            and isinstance(t.get("deadline"), (int, float)) else t
+            for n, t in timers.items()}
 
     def seat_ids(self) -> list:
         return [self.logins[n].seat_id if n in self.logins else None
