@@ -1,4 +1,6 @@
 """Small themed widgets. Their rules are in ``ui/kv/theme.kv``."""
+import time
+
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -45,6 +47,15 @@ class TButton(Button):
     fs = NumericProperty(0)          # font size in units; 0: the body size
     radius = NumericProperty(8)
     tid = StringProperty("")         # a stable name for test drivers (docs/ui.md)
+    #: ``time.monotonic()`` before which a touch does nothing: the button has just appeared
+    #: or changed where a finger may already be on its way to another (issue 22)
+    guard_until = NumericProperty(0)
+
+    def on_touch_down(self, touch):
+        if self.guard_until and self.collide_point(*touch.pos) and \
+                time.monotonic() < self.guard_until:
+            return True                  # taken, and nothing done: no press, no release
+        return super().on_touch_down(touch)
 
 
 class Panel(BoxLayout):
