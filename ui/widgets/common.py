@@ -34,6 +34,53 @@ class TNote(TText):
     """A small muted paragraph."""
 
 
+def address_parts(url: str) -> list:
+    """A web address cut where a reader expects a break: ``scheme://host:port``, then the
+    path, then the query (``http://10.0.2.15:8080``, ``/``, ``?room=X``)."""
+    rest = url.split("://", 1)
+    head = rest[0] + "://" if len(rest) == 2 else ""
+    body = rest[-1]
+    cut = min([i for i in (body.find("/"), body.find("?")) if i >= 0] or [len(body)])
+    parts = [head + body[:cut]]
+    tail = body[cut:]
+    q = tail.find("?")
+    if q > 0:
+        parts += [tail[:q], tail[q:]]
+    elif tail:
+        parts.append(tail)
+    return parts
+
+
+class AddressLabel(Label):
+    """A web address shown whole, never shortened (a phone that cannot scan the QR types it,
+    port and all): on one line when it fits, else broken after ``host:port`` and before the
+    query, as tall as its lines (layout in theme.kv)."""
+    address = StringProperty("")
+    fs = NumericProperty(0)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        for prop in ("address", "width", "font_size", "font_name"):
+            self.fbind(prop, self._lay)
+        self._lay()
+
+    def _lay(self, *_):
+        from kivy.core.text import Label as CoreLabel
+        url = self.address or ""
+        width = max(1.0, self.width - 4)
+        wide = CoreLabel(font_size=self.font_size, font_name=self.font_name).get_extents
+        if not url or wide(url)[0] <= width:
+            self.text = url
+            return
+        lines = []
+        for part in address_parts(url):
+            if lines and wide(lines[-1] + part)[0] <= width:
+                lines[-1] += part
+            else:
+                lines.append(part)
+        self.text = "\n".join(lines)
+
+
 class SymLabel(Label):
     """A label in DejaVu Sans (check marks, dots, arrows)."""
 
