@@ -15,6 +15,20 @@ FIRST = ("edition",)          # options shown first (the edition is the biggest 
 SHOWN = 6
 
 
+def option_step(option) -> int:
+    """What one tap on a number variant's - or + changes: a timer's seconds go by 15 (a
+    minute is four taps, not sixty), anything else by one."""
+    return 15 if option.name.endswith("_seconds") else 1
+
+
+def option_value_text(option, value) -> str:
+    """A number variant's value as the table shows it: seconds as m:ss ("Off" at 0)."""
+    if option.name.endswith("_seconds"):
+        v = int(value)
+        return "Off" if v == 0 else f"{v // 60}:{v % 60:02d}"
+    return str(value)
+
+
 def pretty(value) -> str:
     if isinstance(value, bool):
         return "On" if value else "Off"
@@ -42,25 +56,48 @@ class HomeScreen(ViewScreen):
     # -- form ---------------------------------------------------------------------------------
     def pick_game(self, name):
         if name != self.game:
+            self._remember()
             self.game = name
             self._reset_for_game()
         self.update(self.app.view)
 
     def _reset_for_game(self):
+        """The form for ``self.game``: the choices last made for it here, else those the hub
+        last set it up with (the game just played, before a restart too), else its
+        defaults. Home never throws away the table's last choices (issue 22)."""
         self.all_options = False
         g = self.app.catalog.get(self.game)
         if g is None:
             return
-        self.options = {o.name: o.default for o in g.options}
-        self.players = min(max(int(self.players), g.min_players), g.max_players)
+        options = {o.name: o.default for o in g.options}
+        players = self.players
+        saved = getattr(self, "_choices", {}).get(self.game)
+        hub = (self.app.view or {}).get("hub") or {}
+        if saved is not None:
+            players, chosen = saved
+            options.update({k: v for k, v in chosen.items() if k in options})
+        elif hub.get("game") == self.game:
+            options.update({k: v for k, v in (hub.get("options") or {}).items()
+                            if k in options})
+            players = len(hub.get("seats") or []) or players
+        self.options = options
+        self.players = min(max(int(players), g.min_players), g.max_players)
+
+    def _remember(self):
+        if self.game:
+            if not hasattr(self, "_choices"):
+                self._choices = {}
+            self._choices[self.game] = (int(self.players), dict(self.options))
 
     def set_players(self, n):
         g = self.app.catalog[self.game]
         self.players = min(max(int(n), g.min_players), g.max_players)
+        self._remember()
         self._players()
 
     def set_option(self, name, value):
         self.options[name] = value
+        self._remember()
         self._options()
 
     def set_up(self):
@@ -131,13 +168,17 @@ class HomeScreen(ViewScreen):
                     ctl.add_widget(b)
             elif isinstance(o.default, int):
                 low = 0 if o.default == 0 else 1
-                minus = TButton(text="\u2212", fs=24, tid=f"home:option:{o.name}:minus")
-                minus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(
-                    n, max(low, v - 1)))
+                step = option_step(o)
+                minus = TButton(text="\u2212", fs=24, tid=f"home:option:{o.name}:minus",
+                                disabled=value <= low)
+                minus.bind(on_release=lambda _b, n=o.name, v=value, st=step: self.set_option(
+                    n, max(low, v - st)))
                 plus = TButton(text="+", fs=24, tid=f"home:option:{o.name}:plus")
-                plus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(n, v + 1))
+                plus.bind(on_release=lambda _b, n=o.name, v=value, st=step: self.set_option(
+                    n, v + st))
                 ctl.add_widget(minus)
-                ctl.add_widget(TLabel(text=str(value), halign="center", fs=22))
+                ctl.add_widget(TLabel(text=option_value_text(o, value), halign="center",
+                                      fs=22))
                 ctl.add_widget(plus)
             else:
                 ctl.cols = 1
