@@ -14,7 +14,8 @@ text (a ``text`` spec, always optional at the table, is left out), no ids, no JS
 
 Every control has a stable ``tid`` for test drivers: ``table:<move>``,
 ``table:<move>:<arg>=<value>``, ``pick:<arg>=<value>``, ``pick:<arg>:minus|plus``,
-``pick:<arg>=<value>:minus|plus`` (counts), ``pick:<arg>`` (flag), ``pick:send``,
+``pick:<arg>=<value>:minus|plus|rest`` (counts; ``rest``: all that is left, on that one),
+``pick:<arg>`` (flag), ``pick:send``,
 ``pick:cancel``.
 """
 import time
@@ -189,6 +190,13 @@ class MovePicker(BoxLayout):
             row = BoxLayout(size_hint_y=None, height=u * 52, spacing=u * 8)
             row.add_widget(TLabel(text=o["label"], fs=19, shorten=True, shorten_ok=True,
                                   shorten_from="right"))
+            room = model.pick_room(spec, cur, key, options)
+            rest = TButton(text=f"+{room} here", fs=19,
+                           size_hint_x=None, width=u * 104, disabled=room < 2,
+                           tid=f"pick:{name}={value_tid(o['value'])}:rest")
+            rest.bind(on_release=lambda _b, k=key: self.set(name, model.pick_fill_count(
+                spec, self.args.get(name), k, options)))
+            row.add_widget(rest)
             st = self._stepper(f"pick:{name}={value_tid(o['value'])}", str(n),
                                lambda k=key: self.set(name, model.pick_step_count(
                                    spec, self.args.get(name), k, -1, options)),
