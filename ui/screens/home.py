@@ -7,7 +7,8 @@ from kivy.properties import (BooleanProperty, DictProperty, ListProperty, Numeri
 from kivy.uix.boxlayout import BoxLayout
 
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, TMuted, fill
+from ui import theme
+from ui.widgets.common import TButton, TLabel, TMuted, fill, fit_cols
 
 FIRST = ("edition",)          # options shown first (the edition is the biggest choice)
 #: Variants drawn before a "More variants" button (Battle Builder has 31: every row is a dozen
@@ -160,7 +161,7 @@ class HomeScreen(ViewScreen):
             choices = list(o.choices) or ([True, False] if isinstance(o.default, bool) else [])
             ctl = row.ids.control
             if choices:
-                ctl.cols = min(3, len(choices))
+                _fit_cols(ctl, [pretty(c) for c in choices], u)
                 for c in choices:
                     b = TButton(text=pretty(c), selected=(c == value), fs=18,
                                 tid=f"home:option:{o.name}={c}")
@@ -243,6 +244,16 @@ def last_played(when) -> str:
     if not when:
         return ""
     return time.strftime("%a %d %b, %H:%M", time.localtime(when))
+
+
+def _fit_cols(grid, texts, u, fs=18, max_cols=3):
+    """Up to ``max_cols`` choices a row, fewer when a word would not fit its button whole
+    ("Championship" gets half the row rather than "Champion ship" in a third)."""
+    def cols(*_):
+        grid.cols = fit_cols(texts, grid.width, theme.FONT_BOLD, u * fs,
+                             min(max_cols, len(texts)), spacing=u * 5, pad=u * 8)
+    grid.bind(width=cols)
+    cols()
 
 
 class OptionRow(BoxLayout):

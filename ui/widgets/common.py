@@ -1,6 +1,7 @@
 """Small themed widgets. Their rules are in ``ui/kv/theme.kv``."""
 import time
 
+from kivy.app import App
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -10,28 +11,98 @@ from kivy.uix.widget import Widget
 from ui import theme
 
 
-class TLabel(Label):
+def widest_word(text, font_name, font_size) -> float:
+    """The width in pixels of the longest word of ``text`` (markup tags left out)."""
+    import re
+    from kivy.core.text import Label as CoreLabel
+    words = re.sub(r"\[/?[a-z]+(=[^\]]*)?\]", "", text or "").split()
+    if not words:
+        return 0.0
+    wide = CoreLabel(font_name=font_name, font_size=font_size).get_extents
+    return float(max(wide(w)[0] for w in set(words)))
+
+
+def fit_cols(texts, width, font_name, font_size, max_cols=3, spacing=0.0, pad=0.0) -> int:
+    """The most columns (at most ``max_cols``) a ``width`` wide grid may have so that no word
+    of ``texts`` is wider than its column (less ``pad``): words wrap at spaces, never inside
+    one ("Champion ship")."""
+    need = max([widest_word(t, font_name, font_size) for t in texts] or [0.0])
+    for cols in range(max(1, int(max_cols)), 1, -1):
+        if (width - spacing * (cols - 1)) / cols - pad >= need:
+            return cols
+    return 1
+
+
+class WordFit:
+    """A label whose words wrap at spaces and are never broken inside: when one word is wider
+    than the box, the font shrinks until it fits (``word_scale``, used by the kv rules), but
+    never below the smallest legible size (then the layout must give it more room)."""
+    word_scale = NumericProperty(1.0)
+    word_pad = 0                     # units the box loses to the text's padding
+
+    def _word_fit(self, *_):
+        app = App.get_running_app()
+        u = getattr(app, "u", 1.0) if app is not None else 1.0
+        base = u * (self.fs or self._base_size())
+        pad = self.padding if len(self.padding) == 4 else (0, 0, 0, 0)
+        room = self.width - u * self.word_pad - pad[0] - pad[2]
+        if not self.text or room <= 1 or base <= 0 or self.shorten:
+            scale = 1.0
+        else:
+            need = widest_word(self.text, self.font_name, base)
+            floor = min(1.0, u * theme.SIZE_MIN / base)
+            scale = max(floor, min(1.0, room / need)) if need else 1.0
+        if abs(scale - self.word_scale) > 1e-3:
+            self.word_scale = scale
+
+    def _base_size(self):
+        return theme.SIZE_BODY
+
+    def _bind_word_fit(self):
+        for prop in ("text", "width", "fs", "font_name", "shorten", "padding"):
+            self.fbind(prop, self._word_fit)
+        self._word_fit()
+
+
+class TLabel(WordFit, Label):
     """Body text: left-aligned, vertically centred, wraps in its box. ``shorten_ok``: the text
     may end in an ellipsis (a player's name, a link), which the layout tests accept."""
     shorten_ok = BooleanProperty(False)
     fs = NumericProperty(0)          # font size in units (x app.u); 0: the class's size
 
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._bind_word_fit()
+
 
 class TTitle(TLabel):
     """A heading."""
+
+    def _base_size(self):
+        return theme.SIZE_TITLE
 
 
 class TMuted(TLabel):
     """Secondary text."""
 
+    def _base_size(self):
+        return theme.SIZE_SMALL
 
-class TText(Label):
+
+class TText(WordFit, Label):
     """A paragraph: wraps to its width and is as tall as its text."""
     fs = NumericProperty(0)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._bind_word_fit()
 
 
 class TNote(TText):
     """A small muted paragraph."""
+
+    def _base_size(self):
+        return theme.SIZE_SMALL
 
 
 def address_parts(url: str) -> list:
@@ -85,7 +156,7 @@ class SymLabel(Label):
     """A label in DejaVu Sans (check marks, dots, arrows)."""
 
 
-class TButton(Button):
+class TButton(WordFit, Button):
     """A flat button. ``tone``: normal, primary, ok, warn, danger, ghost; ``selected`` marks
     the chosen one of a group."""
     tone = StringProperty("normal")
@@ -97,6 +168,11 @@ class TButton(Button):
     #: ``time.monotonic()`` before which a touch does nothing: the button has just appeared
     #: or changed where a finger may already be on its way to another (issue 22)
     guard_until = NumericProperty(0)
+    word_pad = 8
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._bind_word_fit()
 
     def on_touch_down(self, touch):
         if self.guard_until and self.collide_point(*touch.pos) and \
