@@ -26,7 +26,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
 from ui import model, theme
-from ui.widgets.common import TButton, TLabel, TNote, TText
+from ui.widgets.common import TButton, TLabel, TNote, TText, fit_cols
 from ui.widgets.dialogs import Dialog
 
 
@@ -86,6 +86,7 @@ class MovePicker(BoxLayout):
         u = _u()
         cols = cols or (1 if n > 6 else min(2 if tall else 3, max(1, n)))
         g = GridLayout(cols=cols, spacing=u * 6, size_hint_y=None)
+        g.most = cols
         g.bind(minimum_height=g.setter("height"))
         g.least = u * (70 if tall else 52)
         return g
@@ -104,6 +105,14 @@ class MovePicker(BoxLayout):
         b.bind(texture_size=fit)
         g.add_widget(b)
         fit()
+        if not getattr(g, "fitting", False):      # fewer columns when a word would not fit
+            g.fitting = True
+
+            def cols(*_):
+                g.cols = fit_cols([c.text for c in g.children], g.width, theme.FONT_BOLD,
+                                  u * 19, g.most, spacing=u * 6, pad=u * 8) \
+                    if g.width > 1 else g.most
+            g.bind(width=cols)
 
     def _option_button(self, spec, o, selected, text=None):
         text = text or o["label"]
@@ -293,6 +302,7 @@ class TableMoves(BoxLayout):
         self.bind(minimum_height=self.setter("height"))
         self.alert = self._grid()
         self.main = self._grid()
+        self.bind(width=lambda *_: [self._cols(g) for g in (self.alert, self.main)])
         self.add_widget(self.main)
         self._main, self._main_at = [], None     # the last uninterrupted buttons, and where
         self._view = {}
@@ -353,9 +363,18 @@ class TableMoves(BoxLayout):
         # (a round later, "Check a card without the reader" asks about this round's cards)
         for w, b in zip(reversed(grid.children), buttons):
             w.action = b
-        grid.cols = max(1, min(len(buttons), int(self.max_cols)))
+        grid.texts = [b["text"] for b in buttons]
+        self._cols(grid)
         for w in grid.children:
             self._fit(w)
+
+    def _cols(self, grid, *_):
+        """Up to ``max_cols`` a row, fewer when a word would not fit its button whole."""
+        u = App.get_running_app().u
+        texts = getattr(grid, "texts", [])
+        most = max(1, min(len(texts), int(self.max_cols)))
+        grid.cols = fit_cols(texts, self.width, theme.FONT_BOLD, u * self.fs, most,
+                             spacing=self.spacing, pad=u * 8) if self.width > 1 else most
 
     def _fit(self, w, *_):
         """A button as tall as its (wrapped) words need, at least ``row_height``."""
