@@ -3,8 +3,7 @@ showed "Transcontinen tal Railway", "Categorie s", "Champion ship", "Turn 1: sco
 the top and the fifth Action card cut off. A word wider than its box shrinks its font (never
 below the legible size); where even that is not enough, the layout gives it room (fewer
 columns)."""
-from companion.games import get
-from ui.widgets.common import TButton, fit_cols
+from ui.widgets.common import TButton
 
 from .harness import play_until
 
