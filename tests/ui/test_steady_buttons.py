@@ -11,6 +11,7 @@ import pytest
 from kivy.tests.common import UnitTestTouch
 
 from .harness import play_until, window_rect
+from .test_pickers import Quiz, quiz_hub, settle  # noqa: F401  (quiz_hub: a fixture)
 
 NAMES = ["Ann", "Bo", "Cyrus", "Dmitri"]
 
@@ -126,3 +127,22 @@ def test_a_button_that_just_appeared_ignores_taps_for_a_moment(hub, clock, start
     assert not nxt.guard_until or nxt.guard_until <= time.monotonic()
     d.tap(nxt)
     assert hub.session.records[-1]["move"] == "resolve_exports"
+
+
+def test_a_table_bar_that_appears_under_a_finger_ignores_taps_for_a_moment(quiz_hub,
+                                                                         start_app):
+    """The table bar (the table's question on a screen that does not ask it itself) rises
+    under the screen when a question comes, lifting the screen's own buttons: its new
+    buttons ignore taps for the guard's time too."""
+    d = start_app(quiz_hub, catalog={"quiz": Quiz()}, tap_guard=3.0)
+    settle(quiz_hub)
+    d.pump()
+    assert d.app.screen_name == "timer" and d.app.root.ids.table_bar.shown
+    bell = d.tid("table:ring")
+    assert bell.guard_until > time.monotonic()
+    records = len(quiz_hub.session.records)
+    d.tap(bell)
+    assert len(quiz_hub.session.records) == records
+    time.sleep(max(0.0, bell.guard_until - time.monotonic()) + 0.05)
+    d.tap(d.tid("table:ring"))
+    assert quiz_hub.session.records[-1]["move"] == "ring"

@@ -21,7 +21,8 @@ Every control has a stable ``tid`` for test drivers: ``table:<move>``,
 import time
 
 from kivy.app import App
-from kivy.properties import DictProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (BooleanProperty, DictProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
@@ -293,6 +294,8 @@ class TableMoves(BoxLayout):
     max_cols = NumericProperty(3)
     row_height = NumericProperty(58)
     labels = DictProperty({})            # {move: label}: a screen's own words for a move
+    #: its first buttons are guarded too: it rises under a screen already shown (the bar)
+    guard_first = BooleanProperty(False)
 
     def __init__(self, **kw):
         kw.setdefault("size_hint_y", None)
@@ -332,8 +335,8 @@ class TableMoves(BoxLayout):
             alert, main = [], buttons
             self._main, self._main_at = buttons, where
         guard = float(getattr(app, "tap_guard", 0) or 0)
-        if not (self.main.sig or self.alert.sig):
-            guard = 0                    # nothing was here: no finger was on its way to it
+        if self.main.sig is None and self.alert.sig is None and not self.guard_first:
+            guard = 0                    # first drawn with its screen: nothing moved
         self._draw(self.main, main, guard)
         self._draw(self.alert, alert, guard)
         if alert and self.alert.parent is None:
