@@ -60,7 +60,7 @@ class TableApp(App):
 
     def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
                  sound=True, reveal_step=0.9, time_hold=2.5, appliance=False,
-                 address_feed=None, notifier=None, **kwargs):
+                 address_feed=None, notifier=None, tap_guard=0.5, **kwargs):
         super().__init__(**kwargs)
         self.title = "Table Companion"
         self.hub = hub
@@ -71,6 +71,8 @@ class TableApp(App):
         self.sound_on = sound
         self.reveal_step = reveal_step       # seconds between revealed steps; None: by hand
         self.time_hold = time_hold           # seconds "Time!" stays on screen (>= 2); 0: off
+        self.tap_guard = tap_guard           # seconds a table button that just appeared or
+        #                                      changed in another's place ignores taps; 0: off
         self._moment_ev = None
         self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
         self._scans = {}                     # scan "at" -> where the game was when seen

@@ -410,6 +410,25 @@ def pick_step_count(spec, current, key, by, options) -> dict:
     return cur
 
 
+def pick_room(spec, current, key, options) -> int:
+    """How many one tap may add to one option of a ``counts`` at once: what is left of the
+    total (or ``max``), within the option's own ``max``."""
+    cur = dict(current or {})
+    cap = next((int(o.get("max", 10**6)) for o in options if str(o["value"]) == key), 0)
+    hi = spec.get("total", spec.get("max", 10**6))
+    return max(0, min(cap - cur.get(key, 0), hi - sum(cur.values())))
+
+
+def pick_fill_count(spec, current, key, options) -> dict:
+    """All that is left on one option of a ``counts`` (a draw of eight from one pile is
+    one tap, not eight)."""
+    cur = dict(current or {})
+    add = pick_room(spec, cur, key, options)
+    if add:
+        cur[key] = cur.get(key, 0) + add
+    return cur
+
+
 def pick_summary(spec, value, options) -> str:
     """An answer in words (for the confirm line)."""
     labels = {_key(o["value"]): o["label"] for o in options}

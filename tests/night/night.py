@@ -542,6 +542,11 @@ class Night:
             w = d.tid(tid_or_text)
         except AssertionError:
             w = d.one(tid_or_text)
+        # a button that has just appeared where another was ignores taps for a moment
+        # (issue 22); a person reads it first
+        left = float(getattr(w, "guard_until", 0) or 0) - time.monotonic()
+        if left > 0:
+            time.sleep(left + 0.01)
         d.tap(w, pump=False)
         if pump:
             d.pump(1)

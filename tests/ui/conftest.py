@@ -62,6 +62,7 @@ def start_app(window):
         kw.setdefault("sound", False)
         kw.setdefault("reveal_step", None)      # the reveal steps when the test says
         kw.setdefault("time_hold", 0)           # "Time!" is held only where a test asks
+        kw.setdefault("tap_guard", 0)           # taps on new buttons count, unless asked
         app = TableApp(hub, **kw)
         root = app.build()
         Window.add_widget(root)

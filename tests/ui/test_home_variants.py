@@ -3,7 +3,7 @@ memory: Battle Builder's 31 variant rows cost the table about 20 MB, most tables
 them); a tap draws them all, they are set like any other, and picking another game folds the
 list again."""
 from companion.games import get
-from ui.screens.home import SHOWN
+from ui.screens.home import SHOWN, option_step
 from ui.widgets.common import TButton
 
 
@@ -33,7 +33,7 @@ def test_a_long_list_of_variants_is_drawn_when_asked(hub, start_app):
     d.shot("800x480-home-variants-all")
     assert d.clipped() == []
     d.tap(d.one("Set up a new game", TButton))
-    assert hub.options[last.name] == last.default + 1
+    assert hub.options[last.name] == last.default + option_step(last)
 
 
 def test_picking_another_game_folds_the_list_again(hub, start_app):
@@ -46,3 +46,53 @@ def test_picking_another_game_folds_the_list_again(hub, start_app):
     assert "home:more-variants" not in d.tids()
     d.tap(d.one("Battle Builder", TButton))
     assert len(rows(d)) == SHOWN and d.tid("home:more-variants")
+
+
+def test_a_timer_in_seconds_steps_by_fifteen(hub, start_app):
+    """Issue 22: Battle Builder's "Turn seconds" stepped by 1, sixty taps for a minute. It
+    steps by 15 s and reads as m:ss; four taps make a minute."""
+    d = start_app(hub)
+    d.tap(d.one("Battle Builder", TButton))
+    d.tap(d.tid("home:more-variants"))
+    assert d.tid("home:option:turn_seconds:minus").disabled       # 0: off, no lower
+    for _ in range(4):
+        d.tap(d.tid("home:option:turn_seconds:plus"))
+    assert d.app.screen("home").options["turn_seconds"] == 60
+    d.app.screen("home").ids.scroll.scroll_to(d.tid("home:option:turn_seconds:plus"),
+                                               animate=False)
+    d.pump()
+    assert "1:00" in d.texts()
+    d.check("800x480-home-turn-seconds")
+    d.tap(d.tid("home:option:turn_seconds:minus"))
+    assert d.app.screen("home").options["turn_seconds"] == 45
+    d.tap(d.one("Set up a new game", TButton))
+    assert hub.options["turn_seconds"] == 45
+
+
+def test_home_keeps_the_last_choices_after_a_game(hub, clock, start_app):
+    """Issue 22: after a game, Home offered the default player count and variants again. It
+    keeps the game's: those the hub last set it up with (a new screen after a restart too),
+    and each game's own when another game is looked at in between."""
+    from .harness import play_until
+    hub.configure("great-powers", players=3, names=["Ann", "Bo", "Cy"],
+                  options={"turns": 8, "ties": "all"})
+    hub.start(seed=1)
+    play_until(hub, lambda v: v["outcome"] is not None, clock=clock)
+    d = start_app(hub)                        # the table restarted after the game
+    assert d.app.screen_name == "victory"
+    d.tap(d.tid("victory:new"))
+    assert d.app.screen_name == "home"
+    home = d.app.screen("home")
+    assert home.game == "great-powers" and home.players == 3
+    assert home.options["turns"] == 8 and home.options["ties"] == "all"
+    assert d.tid("home:players:3").selected and d.tid("home:option:ties=all").selected
+    d.check("800x480-home-kept")
+    d.tap(d.one("Battle Builder", TButton))
+    d.tap(d.tid("home:players:2"))
+    d.tap(d.one("Great Powers", TButton))      # back: Great Powers' choices, not defaults
+    assert home.players == 3 and home.options["turns"] == 8
+    d.tap(d.one("Battle Builder", TButton))    # and Battle Builder's own
+    assert home.players == 2
+    d.tap(d.one("Great Powers", TButton))
+    d.tap(d.one("Set up a new game", TButton))
+    assert len(hub.public_view()["hub"]["seats"]) == 3 and hub.options["turns"] == 8

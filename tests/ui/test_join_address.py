@@ -53,7 +53,7 @@ def test_the_lobby_says_no_network_then_shows_the_new_address(table, start_app):
     assert not [t for t in d.texts() if "127.0.0.1" in t]
     assert qr_codes(d.check("lobby-no-network")) == []            # no useless code
     url = move_to(d, table, "10.1.2.3")                            # the Wi-Fi is up
-    assert NO_NETWORK not in d.texts() and url in d.texts()
+    assert NO_NETWORK not in d.texts() and url in [t.replace("\n", "") for t in d.texts()]
     assert qr_codes(d.check("lobby-network-up")) == [url]
 
 
@@ -94,3 +94,29 @@ def test_a_loopback_address_given_with_host_is_a_choice_and_shows_its_qr(tmp_pat
         assert srv.join_url.startswith("http://127.0.0.1:")
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("url", ["http://10.0.2.15:8080/?room=XFLAPA",
+                                 "http://192.168.100.200:54321/?room=XFLAPA",
+                                 "http://table-companion.local:65535/j/XFLAPA?room=XFLAPA"])
+def test_the_lobby_shows_the_whole_join_address_port_and_all(hub, start_app, url):
+    """Issue 22: the link under the lobby's QR was shortened in its middle
+    ("http://10.0.2.15:...?room=X"), so a phone that cannot scan could not type it. It is
+    shown whole: on one line when it fits, else broken after host:port, never shortened."""
+    from ui.widgets.common import AddressLabel
+    hub.join_url = url
+    d = start_app(hub)
+    d.app.go_home()
+    d.tap(d.tid("home:setup"))
+    d.wait_for(lambda: d.app.screen_name == "lobby")
+    d.app.refresh()
+    d.pump()
+    shown = [w for w in d.widgets(AddressLabel) if w.text]
+    assert len(shown) == 1
+    w = shown[0]
+    assert w.text.replace("\n", "") == url
+    host_port = url.split("/")[2]
+    assert any(host_port in line for line in w.text.split("\n"))     # never cut in two
+    assert not w.is_shortened and not w.shorten
+    assert float(w.font_size) >= 18 * d.app.u
+    assert d.check(f"lobby-address-{len(url)}") and d.problems() == []

@@ -133,3 +133,35 @@ def test_the_pick_helpers_keep_answers_legal():
                                     "winners": [0], "split": {"0": 3, "1": 2, "2": 0},
                                     "double": False})["split"] == {"0": 3, "1": 2}
     assert model.pick_summary(split, {"0": 2, "2": 3}, opts) == "2 Ann, 3 Cy"
+
+
+def test_a_split_is_filled_in_a_tap_or_two(quiz_hub, start_app):
+    """Issue 22: a split (Trade Warz's Draw: eight cards among the piles) took a tap per card.
+    Each pile's "+n here" puts all that is left on it, within its own limit."""
+    d = start_app(quiz_hub, catalog={"quiz": Quiz()})
+    d.tap(d.tid("table:settle"))
+    d.tap(d.tid("pick:card=salt"))
+    d.tap(d.tid("pick:order=0"))
+    d.tap(d.tid("pick:order=1"))
+    d.tap(d.tid("pick:winners=0"))
+    rest = d.tid("pick:split=0:rest")
+    assert rest.text == "+3 here"                  # Ann may hold 3 of the 5
+    d.tap(rest)
+    assert "3 of 5" in d.texts(clip=False)
+    assert d.tid("pick:split=1:rest").text == "+2 here"
+    d.tap(d.tid("pick:split=1:rest"))              # two taps for the whole split
+    assert "5 of 5" in d.texts(clip=False)
+    assert d.tid("pick:split=2:rest").disabled and d.tid("pick:split=2:rest").text == "+0 here"
+    d.check("picker-split-rest")
+    d.tap(d.tid("pick:send"))
+    assert quiz_hub.session.records[-1]["args"]["split"] == {"0": 3, "1": 2}
+
+
+def test_fill_count_keeps_a_split_legal():
+    specs = Quiz()._settle_choices(type("S", (), {"players": PLAYERS, "n": 3,
+                                                   "seats": lambda self: range(3)})(), None)
+    split = specs[5]
+    opts = split["options"]
+    assert model.pick_fill_count(split, {}, "0", opts) == {"0": 3}          # its own max
+    assert model.pick_fill_count(split, {"0": 3}, "1", opts) == {"0": 3, "1": 2}   # the total
+    assert model.pick_fill_count(split, {"0": 3, "1": 2}, "2", opts) == {"0": 3, "1": 2}

@@ -105,3 +105,48 @@ def test_time_is_up_shows_zero_and_time_for_at_least_two_seconds(toy_hub, clock,
     d.wait_for(lambda: not app.moment, timeout=30)    # then the game's next moment
     assert app.screen_name == "timer" and digits.text == "1:00"
     assert app.screen("timer").state_text == ""
+
+
+def running_size(hub, clock, start_app):
+    """The running digits' size on a Trade Warz trade timer, with no banner."""
+    from .harness import play_until
+    from .test_trade_warz_ui import tw
+    tw(hub)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["timers"], clock=clock, bot="greedy")
+    d.pump()
+    screen = d.app.screen("timer")
+    assert screen.mode == "running" and any("placed" in t for t in d.texts())
+    return d, float(screen.ids.digits.font_size)
+
+
+def test_paused_digits_are_as_big_as_running_ones(hub, clock, start_app):
+    """Issue 22: "Time!" and the paused digits were much smaller than the running ones: a
+    banner above (a restart, a note) or the next phase's question below took the room from
+    the digits. The hint and the players' rows give way first, and "Time!" keeps no room
+    for the buttons it hides."""
+    d, running = running_size(hub, clock, start_app)
+    screen = d.app.screen("timer")
+    digits = screen.ids.digits
+    d.app.note = "Simulated hardware: a note that takes a banner's room above the screen."
+    d.app.refresh()
+    d.tap(d.tid("timer:pause"))
+    assert screen.mode == "paused" and d.app.root.ids.banners.children
+    assert float(digits.font_size) >= running - 0.5, (float(digits.font_size), running)
+    d.check("timer-paused-under-a-banner")
+
+
+def test_time_digits_are_as_big_as_running_ones(toy_hub, clock, start_app):
+    d2 = start_app(toy_hub, catalog={"toy": Toy()}, time_hold=2.5)
+    app = d2.app
+    digits = app.screen("timer").ids.digits
+    running = float(digits.font_size)                  # no banner yet
+    app.note = "Simulated hardware: a banner above the timer."
+    app.refresh()
+    d2.pump()
+    clock.advance(60.1)
+    toy_hub.start_timers()
+    d2.wait_for(lambda: app.view.get("round") == 2)
+    assert app.screen("timer").state_text == "Time!" and app.root.ids.banners.children
+    assert float(digits.font_size) >= running - 0.5, (float(digits.font_size), running)
+    d2.check("timer-time-up-under-a-banner")

@@ -321,3 +321,43 @@ def test_the_round_screen_names_the_reveal_and_next_goes_on(hub, clock, start_ap
     d.tap(d.tid("table:resolve_policies"))
     assert (hub.public_view()["table_prompt"] or {}).get("step") != "policy_check"
     assert hub.session.records[-1]["move"] == "resolve_policies"
+
+
+def test_check_a_card_without_the_reader_lists_this_rounds_exports(hub, clock, start_app):
+    """Issue 22: the button looked the same a round later and kept its first round's
+    question, so "Check a card without the reader" listed the previous round's Exports. And
+    a few long answers ("Ann at The Confederation of Neutralia slot 1") overflowed their
+    buttons."""
+    tw(hub)
+    d = start_app(hub)
+
+    def listed():
+        return sorted(b.text.split("\n")[0] for b in d.widgets(clip=False)
+                      if getattr(b, "tid", "").startswith("pick:card="))
+
+    def legal():
+        v = hub.public_view()
+        m = next(m for m in v["table_legal"] if m["move"] == "scan_card")
+        return sorted(o["label"] for o in m["args"][0]["options"])
+
+    seen = []
+    for rnd in (1, 2):
+        play_until(hub, lambda v: v["phase"] == "exports" and v["round"] == rnd and
+                   v["table_prompt"], clock=clock, bot="greedy")
+        d.pump()
+        assert d.app.screen_name == "tw_flip"
+        d.tap(d.tid("table:scan_card"))
+        assert listed() == legal()
+        seen.append(listed())
+        d.check(f"tw-check-card-round-{rnd}")
+        d.tap(d.tid("pick:cancel"))
+    assert seen[0] != seen[1]
+    # a short list of long answers: every button holds its words
+    st = hub.session.state
+    left = [p for p in st.data.trade.placements if p["state"] == "up" and not p.get("checked")]
+    for p in left[2:]:
+        phone(hub.scan, p["card"])
+    d.pump()
+    d.tap(d.tid("table:scan_card"))
+    assert len(listed()) == min(2, len(left))
+    d.check("tw-check-card-few")

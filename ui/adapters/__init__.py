@@ -94,6 +94,12 @@ class GameUI:
         """``[(title, text)]`` shown on the Round screen (the event, a reveal, ...)."""
         return []
 
+    def interrupts(self, view) -> bool:
+        """Whether the table's question now interrupts what the table was doing (a card
+        scanned that nobody asked for): its buttons are drawn apart, never in the place of
+        the next action, and that action waits, disabled, where it was."""
+        return False
+
     def table_actions(self, view) -> list:
         """``[(label, callback_name, args)]``: extra table buttons on the Round screen, for a
         table prompt that needs more than Next (``callback_name`` is a screen method or

@@ -82,6 +82,10 @@ class TradeWarzUI(GameUI):
         lead = leaders[seat] if seat < len(leaders) else None
         return f"{name} ({lead['name']})" if lead else name
 
+    def interrupts(self, view):
+        """A scanned card that disagrees with a phone: settled apart from Next."""
+        return (view.get("table_prompt") or {}).get("step") == "mismatch"
+
     # -- the round ----------------------------------------------------------------------------
     def round_info(self, view):
         gv = view.get("game_view") or {}

@@ -613,6 +613,13 @@ class ScorePhaseScreen(ViewScreen):
         app = self.app
         app.command(app.hub.submit, seat, move, args)
 
+    def choice_cols(self, width, children):
+        """Two choices a row, one when a word of one would not fit half the row whole."""
+        from ui.widgets.common import fit_cols
+        u = self.app.u
+        return fit_cols([c.text for c in children], width, theme.FONT_BOLD, u * 18, 2,
+                        spacing=u * 6, pad=u * 8)
+
     def done(self):
         self.app.ack(("recap", self.app.view.get("session"), self._turn))
 

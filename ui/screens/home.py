@@ -7,12 +7,27 @@ from kivy.properties import (BooleanProperty, DictProperty, ListProperty, Numeri
 from kivy.uix.boxlayout import BoxLayout
 
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TButton, TLabel, TMuted, fill
+from ui import theme
+from ui.widgets.common import TButton, TLabel, TMuted, fill, fit_cols
 
 FIRST = ("edition",)          # options shown first (the edition is the biggest choice)
 #: Variants drawn before a "More variants" button (Battle Builder has 31: every row is a dozen
 #: widgets, and 31 rows cost the table about 20 MB; most tables never scroll that far).
 SHOWN = 6
+
+
+def option_step(option) -> int:
+    """What one tap on a number variant's - or + changes: a timer's seconds go by 15 (a
+    minute is four taps, not sixty), anything else by one."""
+    return 15 if option.name.endswith("_seconds") else 1
+
+
+def option_value_text(option, value) -> str:
+    """A number variant's value as the table shows it: seconds as m:ss ("Off" at 0)."""
+    if option.name.endswith("_seconds"):
+        v = int(value)
+        return "Off" if v == 0 else f"{v // 60}:{v % 60:02d}"
+    return str(value)
 
 
 def pretty(value) -> str:
@@ -42,25 +57,48 @@ class HomeScreen(ViewScreen):
     # -- form ---------------------------------------------------------------------------------
     def pick_game(self, name):
         if name != self.game:
+            self._remember()
             self.game = name
             self._reset_for_game()
         self.update(self.app.view)
 
     def _reset_for_game(self):
+        """The form for ``self.game``: the choices last made for it here, else those the hub
+        last set it up with (the game just played, before a restart too), else its
+        defaults. Home never throws away the table's last choices (issue 22)."""
         self.all_options = False
         g = self.app.catalog.get(self.game)
         if g is None:
             return
-        self.options = {o.name: o.default for o in g.options}
-        self.players = min(max(int(self.players), g.min_players), g.max_players)
+        options = {o.name: o.default for o in g.options}
+        players = self.players
+        saved = getattr(self, "_choices", {}).get(self.game)
+        hub = (self.app.view or {}).get("hub") or {}
+        if saved is not None:
+            players, chosen = saved
+            options.update({k: v for k, v in chosen.items() if k in options})
+        elif hub.get("game") == self.game:
+            options.update({k: v for k, v in (hub.get("options") or {}).items()
+                            if k in options})
+            players = len(hub.get("seats") or []) or players
+        self.options = options
+        self.players = min(max(int(players), g.min_players), g.max_players)
+
+    def _remember(self):
+        if self.game:
+            if not hasattr(self, "_choices"):
+                self._choices = {}
+            self._choices[self.game] = (int(self.players), dict(self.options))
 
     def set_players(self, n):
         g = self.app.catalog[self.game]
         self.players = min(max(int(n), g.min_players), g.max_players)
+        self._remember()
         self._players()
 
     def set_option(self, name, value):
         self.options[name] = value
+        self._remember()
         self._options()
 
     def set_up(self):
@@ -123,7 +161,7 @@ class HomeScreen(ViewScreen):
             choices = list(o.choices) or ([True, False] if isinstance(o.default, bool) else [])
             ctl = row.ids.control
             if choices:
-                ctl.cols = min(3, len(choices))
+                _fit_cols(ctl, [pretty(c) for c in choices], u)
                 for c in choices:
                     b = TButton(text=pretty(c), selected=(c == value), fs=18,
                                 tid=f"home:option:{o.name}={c}")
@@ -131,13 +169,17 @@ class HomeScreen(ViewScreen):
                     ctl.add_widget(b)
             elif isinstance(o.default, int):
                 low = 0 if o.default == 0 else 1
-                minus = TButton(text="\u2212", fs=24, tid=f"home:option:{o.name}:minus")
-                minus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(
-                    n, max(low, v - 1)))
+                step = option_step(o)
+                minus = TButton(text="\u2212", fs=24, tid=f"home:option:{o.name}:minus",
+                                disabled=value <= low)
+                minus.bind(on_release=lambda _b, n=o.name, v=value, st=step: self.set_option(
+                    n, max(low, v - st)))
                 plus = TButton(text="+", fs=24, tid=f"home:option:{o.name}:plus")
-                plus.bind(on_release=lambda _b, n=o.name, v=value: self.set_option(n, v + 1))
+                plus.bind(on_release=lambda _b, n=o.name, v=value, st=step: self.set_option(
+                    n, v + st))
                 ctl.add_widget(minus)
-                ctl.add_widget(TLabel(text=str(value), halign="center", fs=22))
+                ctl.add_widget(TLabel(text=option_value_text(o, value), halign="center",
+                                      fs=22))
                 ctl.add_widget(plus)
             else:
                 ctl.cols = 1
@@ -202,6 +244,16 @@ def last_played(when) -> str:
     if not when:
         return ""
     return time.strftime("%a %d %b, %H:%M", time.localtime(when))
+
+
+def _fit_cols(grid, texts, u, fs=18, max_cols=3):
+    """Up to ``max_cols`` choices a row, fewer when a word would not fit its button whole
+    ("Championship" gets half the row rather than "Champion ship" in a third)."""
+    def cols(*_):
+        grid.cols = fit_cols(texts, grid.width, theme.FONT_BOLD, u * fs,
+                             min(max_cols, len(texts)), spacing=u * 5, pad=u * 8)
+    grid.bind(width=cols)
+    cols()
 
 
 class OptionRow(BoxLayout):

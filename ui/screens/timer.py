@@ -36,15 +36,20 @@ class TimerScreen(ViewScreen):
     # little height (a banner above, players' rows below): the hint line gives its room to
     # the digits (decided from the screen's height, not the digits', so it never flickers)
     tight = BooleanProperty(False)
+    # less still (a banner, the next phase's question below while "Time!" is held): the
+    # players' rows give theirs too, so paused and "Time!" digits stay as big as running ones
+    squeezed = BooleanProperty(False)
+    has_rows = BooleanProperty(False)
 
     def on_size(self, *_):
         self._tight()
 
     def _tight(self):
-        rows = self.ids.get("rows")
-        if rows is None:
+        if self.ids.get("rows") is None:
             return
-        self.tight = bool(rows.opacity) and self.height < self.app.u * 400
+        u = self.app.u
+        self.tight = self.has_rows and self.height < u * 400 or self.height < u * 340
+        self.squeezed = self.has_rows and self.height < u * 380
 
     def update(self, view):
         self._view = view
@@ -88,7 +93,7 @@ class TimerScreen(ViewScreen):
             w.name, w.status = row[0], row[1]
             w.colour = COLOURS.get(row[2], theme.MUTED)
         fill(box, rows, SeatStatus, put)
-        box.opacity = 1 if rows else 0
+        self.has_rows = bool(rows)
         box.cols = 1 if len(rows) <= 1 else 2
         self._tight()
 

@@ -14,16 +14,20 @@ text (a ``text`` spec, always optional at the table, is left out), no ids, no JS
 
 Every control has a stable ``tid`` for test drivers: ``table:<move>``,
 ``table:<move>:<arg>=<value>``, ``pick:<arg>=<value>``, ``pick:<arg>:minus|plus``,
-``pick:<arg>=<value>:minus|plus`` (counts), ``pick:<arg>`` (flag), ``pick:send``,
+``pick:<arg>=<value>:minus|plus|rest`` (counts; ``rest``: all that is left, on that one),
+``pick:<arg>`` (flag), ``pick:send``,
 ``pick:cancel``.
 """
+import time
+
 from kivy.app import App
-from kivy.properties import DictProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (BooleanProperty, DictProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
 from ui import model, theme
-from ui.widgets.common import TButton, TLabel, TNote, TText
+from ui.widgets.common import TButton, TLabel, TNote, TText, fit_cols
 from ui.widgets.dialogs import Dialog
 
 
@@ -78,12 +82,38 @@ class MovePicker(BoxLayout):
             self.on_change(self)
 
     def _grid(self, n, cols=None, tall=False):
+        """Up to three buttons a row (two when they carry a detail line, one past six); each
+        row as tall as its most wrapped button, at least 52 (70 with details) units."""
         u = _u()
-        g = GridLayout(cols=cols or (1 if n > 6 else min(3, max(1, n))), spacing=u * 6,
-                       size_hint_y=None, row_force_default=True,
-                       row_default_height=u * (70 if tall else 52))
+        cols = cols or (1 if n > 6 else min(2 if tall else 3, max(1, n)))
+        g = GridLayout(cols=cols, spacing=u * 6, size_hint_y=None)
+        g.most = cols
         g.bind(minimum_height=g.setter("height"))
+        g.least = u * (70 if tall else 52)
         return g
+
+    @staticmethod
+    def _grow(g, b):
+        """``b`` in grid ``g``; the grid's buttons all as tall as the most wrapped one needs
+        (never cut at the row's edge, and a row stays even)."""
+        u = _u()
+        b.size_hint_y = None
+
+        def fit(*_):
+            h = max([g.least] + [c.texture_size[1] + u * 14 for c in g.children])
+            for c in g.children:
+                c.height = h
+        b.bind(texture_size=fit)
+        g.add_widget(b)
+        fit()
+        if not getattr(g, "fitting", False):      # fewer columns when a word would not fit
+            g.fitting = True
+
+            def cols(*_):
+                g.cols = fit_cols([c.text for c in g.children], g.width, theme.FONT_BOLD,
+                                  u * 19, g.most, spacing=u * 6, pad=u * 8) \
+                    if g.width > 1 else g.most
+            g.bind(width=cols)
 
     def _option_button(self, spec, o, selected, text=None):
         text = text or o["label"]
@@ -103,7 +133,7 @@ class MovePicker(BoxLayout):
             b = self._option_button(spec, o, model._key(o["value"]) == model._key(cur)
                                     if spec["name"] in self.args else False)
             b.bind(on_release=lambda _b, v=o["value"]: self.set(spec["name"], v))
-            g.add_widget(b)
+            self._grow(g, b)
         return g
 
     def _order(self, spec, options):
@@ -117,7 +147,7 @@ class MovePicker(BoxLayout):
                                     f"{at}. {o['label']}" if at else o["label"])
             b.bind(on_release=lambda _b, v=o["value"]: self.set(
                 spec["name"], model.pick_toggle(spec, self.args.get(spec["name"]), v)))
-            g.add_widget(b)
+            self._grow(g, b)
         return g
 
     def _subset(self, spec, options):
@@ -130,7 +160,7 @@ class MovePicker(BoxLayout):
             b.font_name = theme.FONT_SYM
             b.bind(on_release=lambda _b, v=o["value"]: self.set(
                 spec["name"], model.pick_toggle(spec, self.args.get(spec["name"]), v)))
-            g.add_widget(b)
+            self._grow(g, b)
         return g
 
     def _stepper(self, tid, text, minus, plus, can_minus=True, can_plus=True):
@@ -170,6 +200,13 @@ class MovePicker(BoxLayout):
             row = BoxLayout(size_hint_y=None, height=u * 52, spacing=u * 8)
             row.add_widget(TLabel(text=o["label"], fs=19, shorten=True, shorten_ok=True,
                                   shorten_from="right"))
+            room = model.pick_room(spec, cur, key, options)
+            rest = TButton(text=f"+{room} here", fs=19,
+                           size_hint_x=None, width=u * 104, disabled=room < 2,
+                           tid=f"pick:{name}={value_tid(o['value'])}:rest")
+            rest.bind(on_release=lambda _b, k=key: self.set(name, model.pick_fill_count(
+                spec, self.args.get(name), k, options)))
+            row.add_widget(rest)
             st = self._stepper(f"pick:{name}={value_tid(o['value'])}", str(n),
                                lambda k=key: self.set(name, model.pick_step_count(
                                    spec, self.args.get(name), k, -1, options)),
@@ -242,23 +279,44 @@ def inline_options(move):
     return specs[0], opts
 
 
-class TableMoves(GridLayout):
+class TableMoves(BoxLayout):
     """The table's moves now, drawn from the public view's ``table_legal``: the move the
     prompt goes on with (``next``) first and primary. Tapping sends it through the app's
     command worker; a move with questions opens a :class:`PickerDialog`. Up to ``max_cols``
-    buttons a row; the grid is as tall as its rows (``row_height`` units each)."""
+    buttons a row; as tall as its rows (``row_height`` units each, more for wrapped words).
+
+    Nothing moves under a finger (issue 22): a question that interrupts the table (the
+    adapter's ``interrupts``: a scanned card nobody asked for) is drawn in its own row above,
+    none of its buttons primary, while the buttons it interrupts stay where they were,
+    disabled, until it is settled. A button that appears or changes in a place where another
+    was shown a moment ago ignores taps for ``app.tap_guard`` seconds."""
     fs = NumericProperty(20)
     max_cols = NumericProperty(3)
     row_height = NumericProperty(58)
     labels = DictProperty({})            # {move: label}: a screen's own words for a move
+    #: its first buttons are guarded too: it rises under a screen already shown (the bar)
+    guard_first = BooleanProperty(False)
 
     def __init__(self, **kw):
         kw.setdefault("size_hint_y", None)
+        kw.setdefault("orientation", "vertical")
         super().__init__(**kw)
-        self._sig = None
-        self.cols = 1
         self.height = 0
         self.bind(minimum_height=self.setter("height"))
+        self.alert = self._grid()
+        self.main = self._grid()
+        self.bind(width=lambda *_: [self._cols(g) for g in (self.alert, self.main)])
+        self.add_widget(self.main)
+        self._main, self._main_at = [], None     # the last uninterrupted buttons, and where
+        self._view = {}
+
+    def _grid(self):
+        g = GridLayout(cols=1, size_hint_y=None, height=0)
+        g.bind(minimum_height=g.setter("height"))
+        g.sig = None
+        self.fbind("spacing", lambda *_a, g=g: setattr(g, "spacing", self.spacing))
+        g.spacing = self.spacing
+        return g
 
     def show(self, view, app=None):
         app = app or App.get_running_app()
@@ -268,23 +326,58 @@ class TableMoves(GridLayout):
             if b.get("move") in self.labels and "ask" not in b and b["tid"] == \
                     f"table:{b['move']}":
                 b["text"] = self.labels[b["move"]]
-        sig = [(b["tid"], b["text"], b["tone"], b.get("disabled")) for b in buttons]
-        if sig != self._sig:
-            self._sig = sig
-            self.clear_widgets()
-            for b in buttons:
+        where = (view.get("session"), view.get("phase"), view.get("round"))
+        if buttons and app.adapter.interrupts(view):
+            alert = [dict(b, tone="warn") for b in buttons]
+            main = [dict(b, disabled=True) for b in self._main] \
+                if self._main_at == where else []
+        else:
+            alert, main = [], buttons
+            self._main, self._main_at = buttons, where
+        guard = float(getattr(app, "tap_guard", 0) or 0)
+        if self.main.sig is None and self.alert.sig is None and not self.guard_first:
+            guard = 0                    # first drawn with its screen: nothing moved
+        self._draw(self.main, main, guard)
+        self._draw(self.alert, alert, guard)
+        if alert and self.alert.parent is None:
+            self.add_widget(self.alert, index=len(self.children))    # above the main row
+        elif not alert and self.alert.parent is not None:
+            self.remove_widget(self.alert)
+        self._view = view
+        return len(alert) + len(main)
+
+    def _draw(self, grid, buttons, guard):
+        sig = [(b["tid"], b["text"], b["tone"], bool(b.get("disabled"))) for b in buttons]
+        if sig != grid.sig:
+            old = grid.sig
+            grid.sig = sig
+            grid.clear_widgets()
+            until = time.monotonic() + guard
+            for i, b in enumerate(buttons):
                 w = TButton(text=b["text"], tone=b["tone"], fs=self.fs, tid=b["tid"],
                             size_hint_y=None)
                 w.bind(texture_size=self._fit)
                 w.disabled = bool(b.get("disabled"))
-                w.action = b
                 w.bind(on_release=lambda btn: self.act(btn.action))
-                self.add_widget(w)
-        self.cols = max(1, min(len(buttons), int(self.max_cols)))
-        for w in self.children:
+                if guard and (i >= len(old or ()) or old[i][:2] != sig[i][:2]):
+                    w.guard_until = until          # new under a finger that may be moving
+                grid.add_widget(w)
+        # the actions are the view's own, even when the buttons look the same as before
+        # (a round later, "Check a card without the reader" asks about this round's cards)
+        for w, b in zip(reversed(grid.children), buttons):
+            w.action = b
+        grid.texts = [b["text"] for b in buttons]
+        self._cols(grid)
+        for w in grid.children:
             self._fit(w)
-        self._view = view
-        return len(buttons)
+
+    def _cols(self, grid, *_):
+        """Up to ``max_cols`` a row, fewer when a word would not fit its button whole."""
+        u = App.get_running_app().u
+        texts = getattr(grid, "texts", [])
+        most = max(1, min(len(texts), int(self.max_cols)))
+        grid.cols = fit_cols(texts, self.width, theme.FONT_BOLD, u * self.fs, most,
+                             spacing=self.spacing, pad=u * 8) if self.width > 1 else most
 
     def _fit(self, w, *_):
         """A button as tall as its (wrapped) words need, at least ``row_height``."""
