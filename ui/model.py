@@ -274,7 +274,7 @@ def route(view: dict, nav: Nav, adapter, journal=None) -> str:
     if view.get("outcome") is not None:
         if nav.tab and nav.tab_at == where(view):
             return nav.tab
-        return "victory"
+        return adapter.at_end(view, nav.acks, journal) or "victory"
     if nav.tab:
         if nav.tab_at == where(view):
             return nav.tab
