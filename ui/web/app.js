@@ -1452,6 +1452,8 @@
         if (!b) return null;
         const foes = (b.monsters || []).map((m) => m.name + " " + m.hp + "/" + m.max_hp + " HP");
         const others = (b.seats || []).filter((x) => x !== v.seat).map((x) => { const f = (b.fighters || {})[String(x)]; return playerName(x) + (f ? " " + f.hp + "/" + f.max_hp + " HP" : ""); });
+        // in a PvP battle (or the final) the other player is the opponent, not an ally
+        if (b.kind !== "monster") return others.length ? context(el("div", {}, el("b", { text: "Against: " }), others.join(", "))) : null;
         return context(foes.length ? el("div", {}, el("b", { text: "Against: " }), foes.join(", ")) : null,
           others.length ? el("div", { class: "muted", text: "With you: " + others.join(", ") }) : null);
       } },
