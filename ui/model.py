@@ -98,7 +98,8 @@ def waiting_text(view: dict) -> str:
         return "The table's turn: its buttons are below."
     if not w:
         return ""
-    return f"Waiting for {names(view, w)}."
+    what = (view.get("game_view") or {}).get("waiting_for")
+    return f"Waiting for {names(view, w)}" + (f": {what}." if what else ".")
 
 
 def next_label(view: dict) -> str:
@@ -408,6 +409,16 @@ def pick_step_count(spec, current, key, by, options) -> dict:
         return cur
     cur[key] = n
     return cur
+
+
+def spec_question(spec, value=None) -> str:
+    """The question a spec asks now: an ordered pick with ``pick_labels`` asks the one for its
+    next pick ("Which Policy resolves second?"), else its ``label``."""
+    picks = spec.get("pick_labels") or []
+    if spec.get("kind") == "order" and picks:
+        n = len(value or [])
+        return picks[n] if n < len(picks) else spec.get("label") or ""
+    return spec.get("label") or ""
 
 
 def pick_summary(spec, value, options) -> str:

@@ -1049,7 +1049,8 @@
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
     const tp = v.table_prompt;
     let text;
-    if (names.length) text = "Waiting for " + joinNames(names) + ".";
+    const what = (v.game_view || {}).waiting_for;     // for what, in the game's words
+    if (names.length) text = "Waiting for " + joinNames(names) + (what ? ": " + what + "." : ".");
     else if (tp) {
       const what = tp.text || (v.table_legal || []).map((m) => m.label).join(" or ");
       text = "Waiting for the table" + (what ? ": " + what : ".");
@@ -1156,8 +1157,15 @@
     return form;
   }
   function setAnswer(answers, name, value) { answers[name] = value; renderAct(true); }
-  function argHead(spec, extra) {
-    return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: spec.label || pretty(spec.name) }),
+  // an ordered pick with pick_labels asks the question of its next pick ("... second?")
+  function specQuestion(spec, value) {
+    const picks = spec.pick_labels || [];
+    const n = Array.isArray(value) ? value.length : 0;
+    if (spec.kind === "order" && picks.length && n < picks.length) return picks[n];
+    return spec.label || pretty(spec.name);
+  }
+  function argHead(spec, extra, value) {
+    return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: specQuestion(spec, value) }),
       spec.optional ? el("span", { class: "muted", text: " (optional)" }) : null, extra || null);
   }
   // In a long list (more than six options) each option shows the start of its detail (a
@@ -1228,7 +1236,7 @@
       }
       case "order": {
         const picked = value || [];
-        box.append(argHead(spec, el("span", { class: "count", text: " " + (spec.min === spec.max ? picked.length + " of " + spec.max : picked.length + " chosen (" + spec.min + "–" + spec.max + ")") })));
+        box.append(argHead(spec, el("span", { class: "count", text: " " + (spec.min === spec.max ? picked.length + " of " + spec.max : picked.length + " chosen (" + spec.min + "–" + spec.max + ")") }), picked));
         box.append(el("p", { class: "hint", text: "Tap in order, first choice first. Tap again to take one back." }));
         if (!opts.length) { box.append(emptyHint()); break; }
         const g = grid();
