@@ -164,6 +164,12 @@ def public_notices(notices) -> list:
     return [dict(n) for n in notices or () if "to" not in n]
 
 
+def says(notices) -> list:
+    """The sentences of the public notices that say themselves in words (``says``: "Ann
+    played Assassination on Bo: ...", "P0 and P1 defeated Slime: ..."), in order."""
+    return [n["says"] for n in public_notices(notices) if isinstance(n.get("says"), str)]
+
+
 class Journal:
     """Public notices in the order the table saw them, one entry per command, so a screen can
     show what a cascade of phases did (a score phase that passed in one command, say). Undo

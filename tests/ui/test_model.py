@@ -199,3 +199,14 @@ def test_great_powers_last_turns_scoring_is_held_before_victory_until_seen():
     assert model.route(early, model.Nav(), GP, journal) == "victory"
     # a screen that never saw the scoring (started after the end): Victory at once
     assert model.route(over, model.Nav(), GP, model.Journal()) == "victory"
+
+
+def test_the_table_says_what_happened_from_public_notices_only():
+    """The table screen shows the words of the notices that carry them (issue 22), never a
+    private one (a target's ActionAgainstYou)."""
+    ns = [{"kind": "ActionTaken", "seat": 1},
+          {"kind": "ActionResolved", "seat": 1, "says": "Bo played Assassination on Ann: ..."},
+          {"kind": "ActionAgainstYou", "to": 0, "says": "Bo played Assassination on you: ..."},
+          {"kind": "LastRoundWarning", "says": "No points in 1 round: ..."}]
+    assert model.says(ns) == ["Bo played Assassination on Ann: ...", "No points in 1 round: ..."]
+    assert model.says([]) == []

@@ -475,6 +475,7 @@
       render();
     } else if (topic === t.view) {
       if (stale(S.view, msg)) return;
+      privateSays(msg, S.view);
       S.view = msg;
       S.viewAt = performance.now();
       noteCommitments(msg);
@@ -637,7 +638,21 @@
     const names = (d && d.players) || ((d && d.hub && d.hub.seats) || []).map((s) => s.name);
     return names[seat] || ("Seat " + (Number(seat) + 1));
   }
+  // A notice addressed to this seat that says itself in words ("Bo played Assassination on
+  // you: ..."), from a view newer than the one shown: into the feed, and a toast. (Public ones
+  // come as events, below.)
+  function privateSays(v, shown) {
+    if (!v.notices || typeof v.rev !== "number") return;
+    if (shown && shown.session === v.session && typeof shown.rev === "number" && v.rev <= shown.rev) return;
+    for (const n of v.notices) {
+      if (n.to === undefined || typeof n.says !== "string") continue;
+      addFeed(n.says);
+      toast(n.says);
+      vibrate([60, 40, 60]);
+    }
+  }
   function onEvent(ev) {
+    if (typeof ev.says === "string") addFeed(ev.says);      // what happened, in the game's words
     const mine = S.view && S.view.seat;
     const session = (S.state && S.state.session) || (S.view && S.view.session);
     const after = S.lastEvent;
