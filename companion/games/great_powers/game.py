@@ -457,11 +457,18 @@ class GreatPowers(DataBacked, Game):
     def _score_step(self, state, step):
         d = state.data
         rows = self.rules.score
+        said = None if state.lean else list(step.get("said", ()))
         for row in range(step["row"], len(rows)):
             trait, vp, gain, bonus = rows[row]
             winners = self.highest(state, (trait,))
-            if not state.lean:                          # notices: only a table reads them
+            if said is not None:                        # notices: only a table reads them
                 state.note("Scored", trait=trait, seats=winners, vp=vp)
+                said.append(f"{_name(trait)}: " + (
+                    f"{_and(state.players[w] for w in winners)} +{vp} VP" if winners else
+                    "tied, nobody scores"))
+                if row + 1 == len(rows):
+                    state.note("TurnScored", turn=state.round,
+                               says=f"Turn {state.round} scoring: " + "; ".join(said) + ".")
             later = []
             for w in winners:
                 tok = d.tokens[w]                       # _gain, inline: six rows a turn
@@ -476,7 +483,10 @@ class GreatPowers(DataBacked, Game):
                     later.append({"step": "bonus", "seat": w, "bonus": bonus})
             if later:
                 if row + 1 < len(rows):
-                    later.append({"step": "score", "row": row + 1})
+                    nxt = {"step": "score", "row": row + 1}
+                    if said is not None:
+                        nxt["said"] = said              # the turn's words so far
+                    later.append(nxt)
                 state.push(later, front=True)
                 return
 

@@ -369,3 +369,27 @@ def test_every_action_card_says_what_it_did_and_its_target_is_told():
     st2.notices = []
     move(st2, 0, "take_action", card="civil-war", resolve=False)
     assert not any("says" in n for n in st2.notices)
+
+
+def test_a_turns_scoring_is_one_notice_in_words_after_its_last_row():
+    """Issue 22: the scoring is an outcome every phone should see in words, the last turn's
+    too: after the last row of the score track a public TurnScored says the whole turn, even
+    when bonus questions came between the rows."""
+    st = _score_state()
+    set_tokens(st, 0, army=9)
+    set_tokens(st, 1, navy=9)
+    set_tokens(st, 2, industry=9)
+    seen = []
+    begin(st, "score")
+    seen += st.notices
+    st.notices = []
+    move(st, 1, "steal_colony", target=0)
+    seen += st.notices
+    st.notices = []
+    move(st, 1, "decline_bonus")
+    seen += st.notices
+    said = [n for n in seen if n["kind"] == "TurnScored"]
+    assert len(said) == 1 and "to" not in said[0]
+    assert said[0]["says"] == (
+        f"Turn {st.round} scoring: Army: P0 +7 VP; Navy: P1 +5 VP; Industry: P2 +5 VP; "
+        "Population: tied, nobody scores; Nationalism: tied, nobody scores; Colony: P1 +5 VP.")
