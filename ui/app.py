@@ -450,6 +450,10 @@ class TableApp(App):
     def _moments(self, view, notices):
         """A timer ran out: the Timer screen holds 0:00 and "Time!" for ``time_hold`` seconds
         (at least two), whatever the game does next, so the buzzer moment is seen."""
+        said = model.says(notices)
+        if said:                    # what just happened, in the game's words, long enough to read
+            self.show_toast("\n".join(said[-3:]),
+                            seconds=max(5, sum(len(t.split()) for t in said[-3:]) / 3))
         for n in notices:
             if n.get("kind") == "TimerExpired" and "to" not in n and self.time_hold:
                 now = Clock.get_boottime()

@@ -98,7 +98,8 @@ def waiting_text(view: dict) -> str:
         return "The table's turn: its buttons are below."
     if not w:
         return ""
-    return f"Waiting for {names(view, w)}."
+    what = (view.get("game_view") or {}).get("waiting_for")
+    return f"Waiting for {names(view, w)}" + (f": {what}." if what else ".")
 
 
 def next_label(view: dict) -> str:
@@ -161,6 +162,12 @@ def public_notices(notices) -> list:
     """The notices anyone may see: private ones (addressed ``to`` a seat) are dropped. This is
     the same projection the core's public view applies; the screen never sees the others."""
     return [dict(n) for n in notices or () if "to" not in n]
+
+
+def says(notices) -> list:
+    """The sentences of the public notices that say themselves in words (``says``: "Ann
+    played Assassination on Bo: ...", "P0 and P1 defeated Slime: ..."), in order."""
+    return [n["says"] for n in public_notices(notices) if isinstance(n.get("says"), str)]
 
 
 class Journal:
@@ -274,7 +281,7 @@ def route(view: dict, nav: Nav, adapter, journal=None) -> str:
     if view.get("outcome") is not None:
         if nav.tab and nav.tab_at == where(view):
             return nav.tab
-        return "victory"
+        return adapter.at_end(view, nav.acks, journal) or "victory"
     if nav.tab:
         if nav.tab_at == where(view):
             return nav.tab
@@ -427,6 +434,16 @@ def pick_fill_count(spec, current, key, options) -> dict:
     if add:
         cur[key] = cur.get(key, 0) + add
     return cur
+
+
+def spec_question(spec, value=None) -> str:
+    """The question a spec asks now: an ordered pick with ``pick_labels`` asks the one for its
+    next pick ("Which Policy resolves second?"), else its ``label``."""
+    picks = spec.get("pick_labels") or []
+    if spec.get("kind") == "order" and picks:
+        n = len(value or [])
+        return picks[n] if n < len(picks) else spec.get("label") or ""
+    return spec.get("label") or ""
 
 
 def pick_summary(spec, value, options) -> str:

@@ -68,7 +68,10 @@ class Teller:
     # -- sentences ----------------------------------------------------------------------------
     def tell(self, n) -> str | None:
         fn = getattr(self, "n_" + n["kind"], None)
-        text = fn(n) if fn is not None else self.plain(n)
+        if fn is None and isinstance(n.get("says"), str):
+            text = n["says"]                # a notice that says itself in words
+        else:
+            text = fn(n) if fn is not None else self.plain(n)
         self.seen.add(n["kind"])
         return text
 

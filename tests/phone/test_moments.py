@@ -48,3 +48,25 @@ def test_time_up_and_the_final_scores(servers, phones, tmp_path):
         assert outcome_rows(ph.page) == sorted((str(s), str(v)) for s, v in o.scores.items())
         assert not ph.unreadable(), ph.unreadable()
     ps[0].shot("3-final-scores")
+
+
+def test_what_happened_is_said_in_words_on_every_phone_and_to_whom_it_concerns(servers, phones,
+                                                                             tmp_path):
+    """Issue 22, "a moment for every outcome": a notice that says itself in words (``says``)
+    goes into every phone's feed (a public event), and one addressed to a seat into that seat's
+    feed only, with a toast (Great Powers' Assassination told the target nothing)."""
+    srv = start_table(tmp_path, "says", "zoo", 3, games=games, seed=2)
+    servers(srv)
+    ann, bo, cy = join_all(phones, srv, ["Ann", "Bo", "Cy"], shots=False)
+    p = ann.page
+    p.wait_for_selector("[data-panel=moves]")
+    p.click("[data-move=cheer]")
+    p.click("[data-arg=who][data-value='1']")
+    p.click("#send")
+    feed = "(t) => (document.getElementById('feed') || {}).innerText.includes(t)"
+    for ph in (ann, bo, cy):
+        ph.page.wait_for_function(feed, arg="Ann cheered for Bo.", timeout=15_000)
+    bo.page.wait_for_function(feed, arg="Ann cheered for you.", timeout=15_000)
+    for ph in (ann, cy):
+        assert "cheered for you" not in ph.page.text_content("#feed")
+    bo.shot("1-told")

@@ -64,7 +64,7 @@ class Zoo(Game):
                  choices=lambda s, seat: [choices.counts("split", PILES, "From which piles",
                                                          total=3)]),
             Move("pass_turn", self._pass, "Passed", label="I'm done"),
-            Move("cheer", self._record("cheer"), "Cheered", any_time=True, label="Cheer",
+            Move("cheer", self._cheer, "Cheered", any_time=True, label="Cheer",
                  choices=lambda s, seat: [choices.one("who", choices.seat_options(
                      s, [x for x in s.seats() if x != seat]), "Cheer for")]),
             Move("bid", self._bid, "BidSealed", sealed=lambda s, seat: f"bid-{s.round}",
@@ -108,6 +108,15 @@ class Zoo(Game):
             choices.check(self.moves[name].choices(state, seat), args)
             state.data["got"].append({"seat": seat, "move": name, "args": args})
         return fn
+
+    def _cheer(self, state, seat, **args):
+        """Recorded like the others, and said in words (``says``): in public, and to the
+        player cheered for in the second person, as a game announces an effect and tells its
+        target (Great Powers' ActionResolved and ActionAgainstYou)."""
+        self._record("cheer")(state, seat, **args)
+        who, me = state.players[args["who"]], state.players[seat]
+        state.note("CheeredFor", seat=seat, who=args["who"], says=f"{me} cheered for {who}.")
+        state.note("CheeredForYou", to=args["who"], seat=seat, says=f"{me} cheered for you.")
 
     def _pass(self, state, seat):
         state.clear_prompt(seat)

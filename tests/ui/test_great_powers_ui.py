@@ -226,3 +226,21 @@ def test_a_real_box_missing_a_part_says_hardware_not_simulated(hub, start_app):
     texts = d.texts()
     assert "Hardware" in texts and "Simulated hardware" not in texts
     assert any("GPIO 13" in t for t in texts)
+
+
+def test_the_last_turns_scoring_is_shown_before_the_victory_screen(hub, start_app):
+    """Issue 22: the last turn's scoring was skipped (straight to Game over). It is held like
+    every other turn's recap until the table taps Continue, then Victory."""
+    from .harness import play_until
+    hub.configure("great-powers", players=3, names=["Ann", "Bo", "Cy"], options={"turns": 2})
+    hub.start(seed=5)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "bid" and v["round"] == 2)
+    d.pump()
+    d.tap(button(d, "Continue"))                       # turn 1's recap, as before
+    play_until(hub, lambda v: v["outcome"] is not None)
+    d.pump()
+    assert d.app.screen_name == "gp_score"
+    assert any(t.startswith("Turn 2: scoring") for t in d.texts())
+    d.tap(button(d, "Continue"))
+    assert d.app.screen_name == "victory"

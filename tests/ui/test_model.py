@@ -173,3 +173,40 @@ def test_a_refused_scan_shows_once_under_the_scan_heading_not_as_an_alert():
                              "message": "Not a card of this game."}}}
     assert [r[0] for r in model.alert_rows(view)] == ["Card reader"]
     assert model.scan_row(view["hub"]["scan"])[0] == "Card not recognised"
+
+
+def test_great_powers_last_turns_scoring_is_held_before_victory_until_seen():
+    """The final turn's scoring is a moment like every other turn's (issue 22): the table shows
+    the recap, and Victory only once it has been seen; the recap screen shows that turn."""
+    ns = [{"kind": "PhaseBegan", "phase": "score", "round": 10},
+          {"kind": "Scored", "trait": "army", "seats": [1], "vp": 7},
+          {"kind": "PhaseBegan", "phase": "event", "round": 10},
+          {"kind": "EventFlipped", "event": "x", "name": "Exports", "text": "t"},
+          {"kind": "PhaseBegan", "phase": "end", "round": 10},
+          {"kind": "GameEnded", "winners": [1], "reason": "most VP after turn 10"}]
+    journal = model.Journal()
+    journal.add(1, ns)
+    over = {"session": "s", "phase": "end", "round": 10, "game": "great-powers",
+            "outcome": {"winners": [1], "reason": "", "scores": {}},
+            "game_view": {"turn": 10, "turns": 10}}
+    nav = model.Nav()
+    assert model.route(over, nav, GP, journal) == "gp_score"
+    assert GP.moments_now(over, journal) == [("recap", "s", 10)]
+    nav.acks.add(("recap", "s", 10))                           # the table tapped Continue
+    assert model.route(over, nav, GP, journal) == "victory"
+    # ended early by the table (an earlier turn): Victory at once
+    early = dict(over, phase="bid", round=4, game_view={"turn": 4, "turns": 10})
+    assert model.route(early, model.Nav(), GP, journal) == "victory"
+    # a screen that never saw the scoring (started after the end): Victory at once
+    assert model.route(over, model.Nav(), GP, model.Journal()) == "victory"
+
+
+def test_the_table_says_what_happened_from_public_notices_only():
+    """The table screen shows the words of the notices that carry them (issue 22), never a
+    private one (a target's ActionAgainstYou)."""
+    ns = [{"kind": "ActionTaken", "seat": 1},
+          {"kind": "ActionResolved", "seat": 1, "says": "Bo played Assassination on Ann: ..."},
+          {"kind": "ActionAgainstYou", "to": 0, "says": "Bo played Assassination on you: ..."},
+          {"kind": "LastRoundWarning", "says": "No points in 1 round: ..."}]
+    assert model.says(ns) == ["Bo played Assassination on Ann: ...", "No points in 1 round: ..."]
+    assert model.says([]) == []

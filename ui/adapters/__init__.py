@@ -45,6 +45,11 @@ class GameUI:
         """The screen for this moment of the game, or None for the generic choice."""
         return None
 
+    def at_end(self, view, acks, journal):
+        """The screen of a moment the game's last command made (the final turn's scoring),
+        held before the Victory screen until the table has seen it; None: Victory at once."""
+        return None
+
     def moments_now(self, view, journal) -> list:
         """The ack keys of the moments ``route`` would hold on screen now (a reveal, a recap).
         A screen that starts in the middle of a game (a restart, a resumed game) takes them

@@ -66,10 +66,31 @@ class GreatPowersUI(GameUI):
             return "gp_war" if gv.get("war") else "gp_score"
         return None
 
+    def at_end(self, view, acks, journal):
+        """The last turn's scoring is a moment like every other turn's: held before Victory
+        until the table taps Continue."""
+        key = self._final_recap(view, journal)
+        return "gp_score" if key is not None and key not in acks else None
+
     def moments_now(self, view, journal):
-        key = self._reveal(view) if view.get("phase") == "action" else \
-            self._recap(view, journal) if view.get("phase") == "bid" else None
+        if view.get("outcome") is not None:
+            key = self._final_recap(view, journal)
+        else:
+            key = self._reveal(view) if view.get("phase") == "action" else \
+                self._recap(view, journal) if view.get("phase") == "bid" else None
         return [key] if key is not None else []
+
+    @staticmethod
+    def _final_recap(view, journal):
+        """The final turn's recap's ack key once the game is over after its turns (not ended
+        early by the table), while the journal holds that turn's scoring."""
+        gv = view.get("game_view") or {}
+        turn = gv.get("turn") or view.get("round") or 0
+        if view.get("phase") != "end" or turn < (gv.get("turns") or 0):
+            return None
+        if turn >= 1 and journal is not None and turn_recap(journal.notices(), turn)["scored"]:
+            return ("recap", view.get("session"), turn)
+        return None
 
     @staticmethod
     def _reveal(view):

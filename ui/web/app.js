@@ -512,6 +512,7 @@
       render();
     } else if (topic === t.view) {
       if (stale(S.view, msg)) return;
+      privateSays(msg, S.view);
       S.view = msg;
       S.viewAt = performance.now();
       noteClock(msg, retained);
@@ -684,7 +685,21 @@
     const names = (d && d.players) || ((d && d.hub && d.hub.seats) || []).map((s) => s.name);
     return names[seat] || ("Seat " + (Number(seat) + 1));
   }
+  // A notice addressed to this seat that says itself in words ("Bo played Assassination on
+  // you: ..."), from a view newer than the one shown: into the feed, and a toast. (Public ones
+  // come as events, below.)
+  function privateSays(v, shown) {
+    if (!v.notices || typeof v.rev !== "number") return;
+    if (shown && shown.session === v.session && typeof shown.rev === "number" && v.rev <= shown.rev) return;
+    for (const n of v.notices) {
+      if (n.to === undefined || typeof n.says !== "string") continue;
+      addFeed(n.says);
+      toast(n.says);
+      vibrate([60, 40, 60]);
+    }
+  }
   function onEvent(ev) {
+    if (typeof ev.says === "string") addFeed(ev.says);      // what happened, in the game's words
     const mine = S.view && S.view.seat;
     const session = (S.state && S.state.session) || (S.view && S.view.session);
     const after = S.lastEvent;
@@ -1164,7 +1179,8 @@
     const names = (v.waiting || []).filter((s) => s !== v.seat).map(playerName);
     const tp = v.table_prompt;
     let text;
-    if (names.length) text = "Waiting for " + joinNames(names) + ".";
+    const what = (v.game_view || {}).waiting_for;     // for what, in the game's words
+    if (names.length) text = "Waiting for " + joinNames(names) + (what ? ": " + what + "." : ".");
     else if (tp) {
       const what = tp.text || (v.table_legal || []).map((m) => m.label).join(" or ");
       text = "Waiting for the table" + (what ? ": " + what : ".");
@@ -1286,8 +1302,15 @@
     return form;
   }
   function setAnswer(answers, name, value) { answers[name] = value; renderAct(true); }
-  function argHead(spec, extra) {
-    return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: spec.label || pretty(spec.name) }),
+  // an ordered pick with pick_labels asks the question of its next pick ("... second?")
+  function specQuestion(spec, value) {
+    const picks = spec.pick_labels || [];
+    const n = Array.isArray(value) ? value.length : 0;
+    if (spec.kind === "order" && picks.length && n < picks.length) return picks[n];
+    return spec.label || pretty(spec.name);
+  }
+  function argHead(spec, extra, value) {
+    return el("div", { class: "arg-head" }, el("span", { class: "arg-label", text: specQuestion(spec, value) }),
       spec.optional ? el("span", { class: "muted", text: " (optional)" }) : null, extra || null);
   }
   // In a long list (more than six options) each option shows the start of its detail (a
@@ -1358,7 +1381,7 @@
       }
       case "order": {
         const picked = value || [];
-        box.append(argHead(spec, el("span", { class: "count", text: " " + (spec.min === spec.max ? picked.length + " of " + spec.max : picked.length + " chosen (" + spec.min + "–" + spec.max + ")") })));
+        box.append(argHead(spec, el("span", { class: "count", text: " " + (spec.min === spec.max ? picked.length + " of " + spec.max : picked.length + " chosen (" + spec.min + "–" + spec.max + ")") }), picked));
         box.append(el("p", { class: "hint", text: "Tap in order, first choice first. Tap again to take one back." }));
         if (!opts.length) { box.append(emptyHint()); break; }
         const g = grid();
@@ -1582,6 +1605,8 @@
         if (!b) return null;
         const foes = (b.monsters || []).map((m) => m.name + " " + m.hp + "/" + m.max_hp + " HP");
         const others = (b.seats || []).filter((x) => x !== v.seat).map((x) => { const f = (b.fighters || {})[String(x)]; return playerName(x) + (f ? " " + f.hp + "/" + f.max_hp + " HP" : ""); });
+        // in a PvP battle (or the final) the other player is the opponent, not an ally
+        if (b.kind !== "monster") return others.length ? context(el("div", {}, el("b", { text: "Against: " }), others.join(", "))) : null;
         return context(foes.length ? el("div", {}, el("b", { text: "Against: " }), foes.join(", ")) : null,
           others.length ? el("div", { class: "muted", text: "With you: " + others.join(", ") }) : null);
       } },

@@ -97,7 +97,7 @@
           locked.length ? el("p", { class: "muted", text: "Locked in: " + who(locked) + " (secret until everyone is in)" }) : null));
       }
       const waiting = (d.waiting || []).filter((s) => !open.some((w) => (w.seats || []).includes(s)));
-      if (waiting.length) kids.push(el("p", { class: "big-line", data: { waiting: waiting.join(",") } }, "Waiting for ", el("b", { text: who(waiting) }), "."));
+      if (waiting.length) kids.push(el("p", { class: "big-line", data: { waiting: waiting.join(",") } }, "Waiting for ", el("b", { text: who(waiting) }), (d.game_view || {}).waiting_for ? ": " + d.game_view.waiting_for + "." : "."));
       if (d.table_prompt) {
         const what = d.table_prompt.text || (d.table_legal || []).map((m) => m.label).join(" or ");
         kids.push(el("p", { class: "big-line" }, el("b", { text: "The table: " }), what || "a tap on the table screen"));

@@ -74,7 +74,8 @@ class MovePicker(BoxLayout):
         for spec, options in model.pick_rows(self.specs, self.args):
             box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=u * 4)
             box.bind(minimum_height=box.setter("height"))
-            box.add_widget(TText(text=spec["label"], font_name=theme.FONT_BOLD, fs=20))
+            box.add_widget(TText(text=model.spec_question(spec, self.args.get(spec["name"])),
+                                 font_name=theme.FONT_BOLD, fs=20))
             box.add_widget(getattr(self, "_" + spec["kind"], self._unknown)(spec, options))
             self.add_widget(box)
         self.problem = model.pick_problem(self.specs, self.args)

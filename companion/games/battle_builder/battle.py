@@ -443,8 +443,9 @@ def end_turn(game, state, battle):
             winner, why = battle["last_ko"], "both down: the last blow wins"
         else:
             winner = a if d.hp[b] <= 0 else b
-    elif battle["turn"] >= r.battle["pvp_max_turns"]:
-        why = "turn limit: more HP wins"
+    elif battle["turn"] >= r.battle["pvp_max_turns"] or _stalemate(game, state, battle):
+        why = ("out of stamina: more HP wins" if battle["turn"] < r.battle["pvp_max_turns"]
+               else "turn limit: more HP wins")
         if d.hp[a] != d.hp[b]:
             winner = a if d.hp[a] > d.hp[b] else b
         elif d.stamina[a] != d.stamina[b]:
@@ -467,6 +468,26 @@ def end_turn(game, state, battle):
     for s in battle["seats"]:
         reset_fighter(game, state, s, eff, keep_stamina=True)      # full HP, stamina kept
     open_turn(game, state, battle)
+
+
+def _stalemate(game, state, battle):
+    """Both PvP players are out of stamina (it comes back only in the next battle): said
+    once, and with ``pvp_stalemate = "end"`` the battle ends now as at the turn limit."""
+    d = state.data
+    a, b = battle["seats"]
+    if d.stamina[a] > 0 or d.stamina[b] > 0:
+        return False
+    end = state.config.get("pvp_stalemate") == "end"
+    if not battle.get("spent"):
+        battle["spent"] = True
+        pa, pb = state.players[a], state.players[b]
+        limit = game.rules.battle["pvp_max_turns"]
+        then = ("the battle ends now: more HP wins" if end else
+                f"the battle plays on until one falls or turn {limit} (then more HP wins)")
+        state.note("PvPStalemate", battle=battle["id"], seats=[a, b], turn=battle["turn"],
+                   ends=end, says=f"Stalemate: neither {pa} nor {pb} has stamina left; "
+                                  f"{then}.")
+    return end
 
 
 def finish(game, state, battle, result, why=None):

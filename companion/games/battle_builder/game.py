@@ -28,6 +28,19 @@ TOKEN_NAMES = ("skill", "attack", "defense", "speed", "hp", "combat", "training"
 REVENGE_USES = ("stamina", "defense", "damage")
 
 
+def _and(items):
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _gained(tokens, vp):
+    """``+4 tokens, +1 VP``, or ``nothing``."""
+    parts = ([f"+{tokens} token{'s' if tokens != 1 else ''}"] if tokens else []) + \
+        ([f"+{vp} VP"] if vp else [])
+    return ", ".join(parts) if parts else "nothing"
+
+
 @dataclasses.dataclass
 class BBData:
     vp: list
@@ -157,6 +170,9 @@ class BattleBuilder(DataBacked, Game):
         Option("arenas", False, "PvP Variant C: arena cards."),
         Option("spectator_bets", False, "PvP Variant D: players not in a match bet on it."),
         Option("revenge", False, "PvP Variant E: revenge tokens for PvP losers."),
+        Option("pvp_stalemate", "play-on", "A PvP battle where both players are out of "
+               "stamina (a ruling; the rulebook is silent): play on to the turn limit, or end "
+               "it at once as at the turn limit (more HP wins).", ("play-on", "end")),
         Option("victory", "standard", "Most VP (standard), or Variant A threshold (12 VP), B "
                "category bonuses, C secret objectives, D championship final.",
                ("standard", "threshold", "categories", "objectives", "championship")),
@@ -303,7 +319,7 @@ class BattleBuilder(DataBacked, Game):
         state.data = d
 
     # options added after games were logged, with the reading those games were played by
-    LEGACY_DEFAULTS = {"turn_limit_reward": "full"}
+    LEGACY_DEFAULTS = {"turn_limit_reward": "full", "pvp_stalemate": "play-on"}
 
     def resolve_options(self, given):
         """As :meth:`Game.resolve_options`, but a log's start record (which holds every option
@@ -754,9 +770,34 @@ class BattleBuilder(DataBacked, Game):
             "reward": tier, "turns": battle["turn"], "tokens": earned,
             "effect": battle["effect"], "seconds": battle["ended"] - battle["started"],
             "why": why})
-        state.note("MonsterBattleEnded", battle=battle["id"], won=won, reward=tier,
-                   tokens=earned, why=why)
+        if not state.lean:
+            state.note("MonsterBattleEnded", battle=battle["id"], won=won, reward=tier,
+                       tokens=earned, why=why,
+                       says=self._monster_end_words(state, battle, won, tier, earned, why))
         self._check_threshold(state)
+
+    def _monster_end_words(self, state, battle, won, tier, earned, why):
+        """A monster battle's end in words: who beat whom, and what each player got."""
+        team = _and([state.players[s] for s in battle["seats"]])
+        foes = _and([m["name"] for m in battle["monsters"]])
+        vp = self.rules.battle["vp_monster"] * len(battle["monsters"]) if won else 0
+        head = (f"{team} defeated {foes}" if won else
+                f"{foes} {'held out against' if why == 'turn limit' else 'defeated'} {team}"
+                + (" (out of turns)" if why == "turn limit" else ""))
+        tiers = {"full": "the full reward", "half": "half the reward (someone fell)",
+                 "partial": "the reward of the monsters beaten", "none": "no reward"}
+        gains = "; ".join(f"{state.players[s]} {_gained(earned.get(str(s), 0), vp)}"
+                          for s in battle["seats"])
+        return f"{head}: {tiers.get(tier, tier)}. {gains}."
+
+    def _pvp_end_words(self, state, winner, loser, got, vp, why, choosing):
+        """A PvP battle's end in words: the winner, why, and what each side got."""
+        p = state.players
+        gains = "; ".join(f"{p[s]} {_gained(got.get(s, 0), vp if s == winner else 0)}"
+                          for s in (winner, loser))
+        rest = f" {p[winner]} chooses a reward pile." if choosing else ""
+        return (f"{p[winner]} won the PvP battle against {p[loser]}"
+                f"{f' ({why})' if why else ''}. {gains}.{rest}")
 
     def _end_battles(self, state):
         d = state.data
@@ -1105,8 +1146,12 @@ class BattleBuilder(DataBacked, Game):
                                "winner": winner, "turns": battle["turn"],
                                "rounds": battle["round"], "effect": battle["effect"],
                                "seconds": battle["ended"] - battle["started"], "why": why})
-        state.note("PvPEnded", battle=battle["id"], winner=winner, loser=loser,
-                   tokens={str(s): n for s, n in got.items()}, why=why)
+        if not state.lean:
+            vp = 0 if mode == "choice" else r.battle["vp_pvp"]
+            state.note("PvPEnded", battle=battle["id"], winner=winner, loser=loser,
+                       tokens={str(s): n for s, n in got.items()}, why=why,
+                       says=self._pvp_end_words(state, winner, loser, got, vp, why,
+                                                mode == "choice"))
         self._check_threshold(state)
 
     def _choose_pile(self, state, seat, pile):

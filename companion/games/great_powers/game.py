@@ -56,6 +56,12 @@ def _name(t):
     return TOKEN_NAMES[t]
 
 
+def _and(items):
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 class GreatPowers(DataBacked, Game):
     name = "great-powers"
     title = "Great Powers"
@@ -352,6 +358,58 @@ class GreatPowers(DataBacked, Game):
         if a.peek_event:
             self._peek(state, seat, a.name)
 
+    def _announce(self, state, seat, a, target, before, drawn=False):
+        """Say what an Action card did, in words (who did what to whom), as a public notice
+        (``ActionResolved``), and tell its target privately (``ActionAgainstYou``). ``before``:
+        every seat's tokens before the card resolved, so the words give what was really lost
+        (a loss takes only what there is)."""
+        tokens = state.data.tokens
+        moved = {s: {t: tokens[s][t] - before[s][t] for t in tokens[s]
+                     if tokens[s][t] != before[s][t]} for s in state.seats()}
+        moved = {s: d for s, d in moved.items() if d}
+        changes = {str(s): d for s, d in moved.items()}
+        state.note("ActionResolved", seat=seat, card=a.id, name=a.name, target=target,
+                   changes=changes, says=self._effect_words(state, seat, a, target, moved,
+                                                            drawn))
+        if target is not None:
+            state.note("ActionAgainstYou", to=target, seat=seat, card=a.id, name=a.name,
+                       changes=changes, says=self._effect_words(state, seat, a, target, moved,
+                                                                drawn, you=target))
+
+    @staticmethod
+    def _effect_words(state, seat, a, target, moved, drawn, you=None):
+        """The sentence of an Action card's effect; ``you``: the seat it is told to."""
+        def p(s):
+            return "you" if s == you else state.players[s]
+
+        def does(s, verb, verb_you):
+            return f"{p(s)} {verb_you if s == you else verb}"
+
+        def amounts(d, sign):
+            return _and([f"{abs(n)} {_name(t)}" for t, n in d.items() if n * sign > 0])
+
+        parts = []
+        stolen = {t: n for t, n in moved.get(seat, {}).items() if t in a.steal and n > 0}
+        if stolen and target is not None:
+            parts.append(f"{p(seat)} took {amounts(stolen, 1)} from {p(target)}")
+        mine = {t: n for t, n in moved.get(seat, {}).items() if t not in stolen}
+        if amounts(mine, -1):
+            parts.append(f"{p(seat)} paid {amounts(mine, -1)}")
+        if amounts(mine, 1):
+            parts.append(f"{p(seat)} gained {amounts(mine, 1)}")
+        for s, d in moved.items():
+            if s != seat and amounts(d, -1):
+                parts.append(f"{p(s)} lost {amounts(d, -1)}")
+        for s, n, more in ((seat, a.extra_bids, "more"), (target, a.target_fewer_bids, "fewer")):
+            if n and s is not None:
+                parts.append(f"{does(s, 'plays', 'play')} {n} {more} Bid card"
+                             f"{'s' if n != 1 else ''} next turn")
+        if a.peek_event:
+            parts.append(f"{p(seat)} looked at the next Event")
+        whom = f" on {p(target)}" if target is not None else ""
+        return (f"{p(seat)} played {a.name}{whom}{' (a drawn card)' if drawn else ''}: "
+                + ("; ".join(parts) if parts else "no effect") + ".")
+
     def _take_action(self, state, seat, card, resolve=True, target=None):
         if not isinstance(resolve, bool):
             raise IllegalMoveError("resolve must be true or false.")
@@ -364,12 +422,15 @@ class GreatPowers(DataBacked, Game):
                 raise IllegalMoveError(f"{card!r} is not face up.")
         d.face_up.remove(card)
         d.action_discard.append(card)
+        before = None if state.lean or not resolve else [dict(t) for t in d.tokens]
         if resolve:
             self._resolve_card(state, seat, a, target)
         d.taken[seat] = {"card": card, "resolved": resolve, "target": target}
         if not state.lean:
             state.note("ActionTaken", seat=seat, card=card, name=a.name, resolved=resolve,
                        target=target)
+            if before is not None:
+                self._announce(state, seat, a, target, before)
         self._after_action(state, seat)
 
     def _pass_action(self, state, seat):
@@ -396,11 +457,18 @@ class GreatPowers(DataBacked, Game):
     def _score_step(self, state, step):
         d = state.data
         rows = self.rules.score
+        said = None if state.lean else list(step.get("said", ()))
         for row in range(step["row"], len(rows)):
             trait, vp, gain, bonus = rows[row]
             winners = self.highest(state, (trait,))
-            if not state.lean:                          # notices: only a table reads them
+            if said is not None:                        # notices: only a table reads them
                 state.note("Scored", trait=trait, seats=winners, vp=vp)
+                said.append(f"{_name(trait)}: " + (
+                    f"{_and(state.players[w] for w in winners)} +{vp} VP" if winners else
+                    "tied, nobody scores"))
+                if row + 1 == len(rows):
+                    state.note("TurnScored", turn=state.round,
+                               says=f"Turn {state.round} scoring: " + "; ".join(said) + ".")
             later = []
             for w in winners:
                 tok = d.tokens[w]                       # _gain, inline: six rows a turn
@@ -415,7 +483,10 @@ class GreatPowers(DataBacked, Game):
                     later.append({"step": "bonus", "seat": w, "bonus": bonus})
             if later:
                 if row + 1 < len(rows):
-                    later.append({"step": "score", "row": row + 1})
+                    nxt = {"step": "score", "row": row + 1}
+                    if said is not None:
+                        nxt["said"] = said              # the turn's words so far
+                    later.append(nxt)
                 state.push(later, front=True)
                 return
 
@@ -446,9 +517,12 @@ class GreatPowers(DataBacked, Game):
                                  cards=list(d.drawn))
             if "card" in step:
                 a = self.rules.actions[step["card"]]
+                before = None if state.lean else [dict(t) for t in d.tokens]
                 self._resolve_card(state, seat, a, step["target"])
                 state.note("DrawnActionResolved", seat=seat, card=step["card"], name=a.name,
                            target=step["target"])
+                if before is not None:
+                    self._announce(state, seat, a, step["target"], before, drawn=True)
             d.action_discard.extend(d.drawn)
             d.drawn = []
         return None

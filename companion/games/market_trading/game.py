@@ -249,9 +249,21 @@ class MarketTrading(DataBacked, Game):
         d.last.setdefault("points", []).append([why, n])
         if d.bowl[seat] == 0 and seat not in d.emptied:
             d.emptied.append(seat)
-            state.note("BowlEmptied", seat=seat)
+            then = ("the game is over" if state.config["end"] == "immediate" else
+                    "this round is played out so that everyone has as many turns, then the "
+                    "game ends")
+            state.note("BowlEmptied", seat=seat,
+                       says=f"{state.players[seat]} emptied the point bowl: {then}.")
             if state.config["end"] == "immediate":
                 self._finish(state, [seat], "emptied the point bowl first")
+
+    def _amounts(self, counts):
+        """``2 Wheat and 1 Wood`` (in the order given), or ``nothing``."""
+        items = [f"{v} {self.names[k]}" for k, v in counts.items() if v]
+        if not items:
+            return "nothing"
+        return " and ".join(items) if len(items) < 3 else \
+            ", ".join(items[:-1]) + " and " + items[-1]
 
     def standings(self, state):
         """Points taken from the bowls so far (the table ends the game early)."""
@@ -321,6 +333,7 @@ class MarketTrading(DataBacked, Game):
                 if state.round > self.rules.max_rounds:
                     return self._stalled(state, f"stall guard: {self.rules.max_rounds} "
                                                 f"rounds played")
+                self._warn_last_round(state)
         d.turns += 1
         s = d.active
         d.hand, d.used, d.built_now, d.turn_trades = {}, [], None, 0
@@ -336,6 +349,21 @@ class MarketTrading(DataBacked, Game):
         d.last["harvest"] = dict(hand)
         if not state.lean:                  # notices: only a table reads them
             state.note("Harvested", seat=s, got=dict(hand))
+
+    def _warn_last_round(self, state):
+        """The round that may be the last is said at its start: one more round without a
+        point ends the game (the stall rule), or the stall guard's last round is here."""
+        d, r = state.data, self.rules
+        if d.idle_rounds and d.idle_rounds == r.stall_rounds - 1:
+            n = d.idle_rounds
+            state.note("LastRoundWarning", round=state.round, why="stall",
+                       says=f"No points in {n} round{'s' if n != 1 else ''}: if nobody scores "
+                            f"in round {state.round}, the game ends after it (most points "
+                            f"wins).")
+        elif state.round == r.max_rounds:
+            state.note("LastRoundWarning", round=state.round, why="max_rounds",
+                       says=f"Round {state.round} is the last: the game ends after it (most "
+                            f"points wins).")
 
     def _finish_equal(self, state):
         d = state.data
@@ -468,7 +496,9 @@ class MarketTrading(DataBacked, Game):
         d.turn_trades += 1
         d.stats["trades"] += 1
         if not state.lean:                  # notices: only a table reads them
-            state.note("Traded", seat=seat, give=dict(give), take=dict(take))
+            state.note("Traded", seat=seat, give=dict(give), take=dict(take),
+                       says=f"{state.players[seat]} traded {self._amounts(give)} to the "
+                            f"market for {self._amounts(take)}.")
 
     def _improve(self, state, seat, improvement):
         d = state.data
@@ -532,7 +562,10 @@ class MarketTrading(DataBacked, Game):
         else:
             d.face_up.pop(at)
         state.clear_prompt(seat)
-        state.note("Built", seat=seat, improvement=improvement)
+        if not state.lean:
+            state.note("Built", seat=seat, improvement=improvement,
+                       says=f"{state.players[seat]} built {imp.name} for "
+                            f"{self._amounts(cost)}.")
         d.built_now = improvement
         d.stats["builds"][seat] += 1
         for cid in list(d.built[seat]):                    # On Build: the existing ones only
@@ -552,7 +585,13 @@ class MarketTrading(DataBacked, Game):
             for t, n in e.extra:
                 if t == terrain:
                     d.piles[seat][tile] += n
-        state.note("ImprovementActed", seat=seat, improvement=cid)
+        if not state.lean:
+            extras = ([f"+{self._amounts(dict(e.gain))}"] if e.gain else []) + \
+                ([f"+{e.points} point{'s' if e.points != 1 else ''}"] if e.points else [])
+            state.note("ImprovementActed", seat=seat, improvement=cid,
+                       says=f"{self.rules.improvements[cid].name} acted for "
+                            f"{state.players[seat]}"
+                            + (": " + ", ".join(extras) if extras else "") + ".")
         if e.points:
             self._points(state, seat, e.points, cid)
 
@@ -622,7 +661,14 @@ class MarketTrading(DataBacked, Game):
         d.last["donation_points"] = pts
         d.stats["turn_points"][s].append(pts)
         if not state.lean:                  # notices: only a table reads them
-            state.note("Donated", seat=s, given=given, points=pts)
+            put = {k: v[0] for k, v in given.items() if v[0]}
+            lost = {k: v[1] for k, v in given.items() if v[1]}
+            says = (f"{state.players[s]} donated {self._amounts(put)} to the market: "
+                    f"{pts} point{'s' if pts != 1 else ''}" if put else
+                    f"{state.players[s]} donated nothing: 0 points")
+            if lost:
+                says += f" ({self._amounts(lost)} to the bank: those markets were full)"
+            state.note("Donated", seat=s, given=given, points=pts, says=says + ".")
         self._points(state, s, pts, "donation")
 
     # == corrections ==============================================================================

@@ -212,7 +212,14 @@ class Choices:
         seats = state.question()["seats"] if state.question() else []
         opts = [C.option(s, f"{state.players[s]}: {ix.name_of(d.pol.revealed[s]['card'])}")
                 for s in seats]
-        return [C.order("order", opts, len(seats), len(seats), "Which Policy resolves first?")]
+        nth = ("first", "second", "third", "fourth", "fifth", "sixth")
+        picks = [f"Which Policy resolves {nth[i] if i < len(nth) else f'{i + 1}th'}?"
+                 for i in range(len(seats))]
+        if picks:
+            picks[-1] = "Which Policy resolves last?" if len(picks) > 1 else picks[-1]
+        return [C.order("order", opts, len(seats), len(seats),
+                        "In which order do the Policies resolve? (first to last)",
+                        pick_labels=picks)]
 
     # -- Trade ----------------------------------------------------------------------------------
     def _ch_place_export(self, state, seat):

@@ -117,7 +117,7 @@ def public_view(game, state):
             for x in d.trade.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
-    return {
+    view = {
         "edition": d.edition, "edition_title": ix.edition.title,
         "variants": [v for v in ("chill", "quick_start", "diplomatic") if state.config[v]],
         "round": state.round, "rounds": d.rounds,
@@ -179,6 +179,26 @@ def public_view(game, state):
         "offers": offers, "loans": list(d.loans),
         "activated": list(d.activated),
     }
+    what = _waiting_for(game, state)
+    if what:
+        view["waiting_for"] = what                 # what the seats in ``waiting`` are asked
+    return view
+
+
+def _waiting_for(game, state):
+    """What the table waits for in Disputes, in words, so "Waiting for Ann and Bo" can say
+    for what: a blind bid on the dispute being settled, or the choice of the next dispute."""
+    d = state.data
+    if state.phase != "disputes" or state.question() is not None:
+        return None
+    dr = d.disputes
+    if dr.chooser is not None:
+        return "to choose which of their disputes is settled next"
+    if _bidding(game, state) is not None:
+        c = next((c for c in dr.contests if c["id"] == dr.current), None)
+        if c is not None:
+            return f"a blind bid of GDP on the dispute at {game.contest_label(state, c)}"
+    return None
 
 
 def _leader_pick(ix, state):

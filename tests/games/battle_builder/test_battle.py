@@ -312,3 +312,22 @@ def test_a_log_from_before_the_turn_limit_option_replays_with_the_old_reading():
                                    if k != "turn_limit_reward"})
     assert fold(GAME, old).config["turn_limit_reward"] == "full"
     assert GAME.resolve_options({"arc": "4+1"})["turn_limit_reward"] == "defeated"
+
+
+def _said(st, kind):
+    return [n["says"] for n in st.notices if n["kind"] == kind]
+
+
+def test_a_monster_battles_end_is_announced_with_who_won_and_the_rewards():
+    """Issue 22: a battle's end was never announced (no "Slime defeated", no rewards)."""
+    st = in_battle()
+    set_monster(st, hp=3, deck=[0], discard=[])
+    turn(st, {0: ("strike", 4), 1: ("jab", 0)})
+    assert _said(st, "MonsterBattleEnded") == [
+        "P0 and P1 defeated Slime: the full reward. P0 +8 tokens, +1 VP; P1 +8 tokens, +1 VP."]
+    st = in_battle()
+    set_monster(st, hp=40, max_hp=40, deck=[0], discard=[])
+    set_fighter(st, 1, hp=1, ddeck=["guard"])
+    turn(st, {0: ("jab", 5), 1: ("jab", 0)})
+    assert _said(st, "MonsterBattleEnded") == [
+        "Slime defeated P0 and P1: half the reward (someone fell). P0 +1 token; P1 +1 token."]

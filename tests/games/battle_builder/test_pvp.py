@@ -315,3 +315,46 @@ def test_a_closed_pvp_preparation_charges_fighters_the_minimum_and_spectators_no
     apply(GAME, st, {"kind": "close", "window": f"pvp-{st.data.pvp_no}"})
     assert [t["skill"] for t in st.data.tokens] == [6, 4, 4]   # seat 0 sits out
     assert st.data.pots == {"p1.1": 4} and st.phase == "pvp"
+
+
+def test_a_pvp_battles_end_is_announced_with_the_winner_and_the_rewards():
+    """Issue 22: no PvP winner was ever announced."""
+    st = at_pvp()
+    knock_out(st, 0, 1)
+    said = [n["says"] for n in st.notices if n["kind"] == "PvPEnded"]
+    assert said == ["P0 won the PvP battle against P1. P0 +4 tokens, +2 VP; P1 +2 tokens."]
+
+
+def _out_of_stamina(st):
+    set_fighter(st, 0, hp=20, stamina=1, pile=["jab"], ddeck=["guard"] * 40)
+    set_fighter(st, 1, hp=18, stamina=1, pile=["jab"], ddeck=["guard"] * 40)
+    turn(st, {0: ("jab", 1), 1: ("jab", 1)})      # both spend their last stamina
+
+
+def test_a_pvp_with_no_stamina_left_on_either_side_is_a_stalemate_said_once():
+    """Issue 22: both sides out of stamina ran all 30 turns with nobody told. It is said once
+    (the default plays on to the turn limit, as the rulebook's game does)."""
+    st = at_pvp()
+    _out_of_stamina(st)
+    b = battle(st)
+    said = [n for n in st.notices if n["kind"] == "PvPStalemate"]
+    assert [n["says"] for n in said] == [
+        "Stalemate: neither P0 nor P1 has stamina left; the battle plays on until one falls or "
+        "turn 30 (then more HP wins)."]
+    assert not said[0]["ends"] and not b["over"] and b["turn"] == 2
+    turn(st, {0: ("jab", 0), 1: ("jab", 0)})
+    assert not any(n["kind"] == "PvPStalemate" for n in st.notices)   # once a battle
+
+
+def test_the_stalemate_ruling_ends_the_pvp_at_once_when_chosen():
+    """``pvp_stalemate = "end"``: both out of stamina ends the battle now, more HP winning."""
+    st = at_pvp(pvp_stalemate="end")
+    b = battle(st)
+    _out_of_stamina(st)
+    assert b["over"] and b["winner"] == 0
+    assert st.data.track["pvp"][-1]["why"] == "out of stamina: more HP wins"
+    said = [n["says"] for n in st.notices if n["kind"] in ("PvPStalemate", "PvPEnded")]
+    assert said[0] == ("Stalemate: neither P0 nor P1 has stamina left; the battle ends now: "
+                       "more HP wins.")
+    assert said[1].startswith("P0 won the PvP battle against P1 (out of stamina: more HP "
+                              "wins).")

@@ -326,3 +326,70 @@ def test_corrections_on_tokens():
     assert s.state.data.tokens[2]["navy"] == 7
     with pytest.raises(IllegalMoveError, match="cannot take away"):
         s.correct(2, "army", -9, "oops")
+
+
+def test_every_action_card_says_what_it_did_and_its_target_is_told():
+    """Issue 22: after an Action the table said only "took" and the target's phone nothing.
+    Each resolved card is a public ActionResolved notice in words (who did what to whom, with
+    what was really lost), and its target gets a private ActionAgainstYou in the second person;
+    a discarded card announces no effect."""
+    s = session(3, seed=4)
+    st = s.state
+    st.data.face_up[:] = ["civil-war", "gilded-age", "assassination", "jazz"]
+    st.data.baton = 2
+    st.prompts.clear()
+    begin(st, "action")
+    st.data.tokens[0]["army"] = 1                     # Civil War can take only 1
+    st.notices = []
+    move(st, 2, "take_action", card="civil-war", target=0)
+    move(st, 0, "take_action", card="gilded-age")
+    move(st, 1, "take_action", card="assassination", target=2)
+    said = [(n["kind"], n.get("to"), n["says"]) for n in st.notices if "says" in n]
+    assert said == [
+        ("ActionResolved", None, "P2 played Civil War on P0: P0 lost 1 Army."),
+        ("ActionAgainstYou", 0, "P2 played Civil War on you: you lost 1 Army."),
+        ("ActionResolved", None, "P0 played Gilded Age: P0 paid 1 Industry; P0 gained 5 VP."),
+        ("ActionResolved", None,
+         "P1 played Assassination on P2: P2 plays 1 fewer Bid card next turn."),
+        ("ActionAgainstYou", 2,
+         "P1 played Assassination on you: you play 1 fewer Bid card next turn.")]
+    resolved = [n for n in st.notices if n["kind"] == "ActionResolved"]
+    assert resolved[0]["changes"] == {"0": {"army": -1}} and resolved[0]["target"] == 0
+    # the private notice reaches its target's view only
+    from companion.core import views
+    assert any(n["kind"] == "ActionAgainstYou" for n in views.seat(GAME, st, 2)["notices"])
+    assert not any(n["kind"] == "ActionAgainstYou" for n in views.seat(GAME, st, 1)["notices"])
+    assert not any(n["kind"] == "ActionAgainstYou" for n in views.public(GAME, st)["notices"])
+    # a card taken to discard says nothing happened to anyone
+    st2 = fresh(3)
+    st2.data.face_up[:] = ["civil-war", "jazz", "gilded-age", "assassination"]
+    st2.data.baton = 0
+    st2.prompts.clear()
+    begin(st2, "action")
+    st2.notices = []
+    move(st2, 0, "take_action", card="civil-war", resolve=False)
+    assert not any("says" in n for n in st2.notices)
+
+
+def test_a_turns_scoring_is_one_notice_in_words_after_its_last_row():
+    """Issue 22: the scoring is an outcome every phone should see in words, the last turn's
+    too: after the last row of the score track a public TurnScored says the whole turn, even
+    when bonus questions came between the rows."""
+    st = _score_state()
+    set_tokens(st, 0, army=9)
+    set_tokens(st, 1, navy=9)
+    set_tokens(st, 2, industry=9)
+    seen = []
+    begin(st, "score")
+    seen += st.notices
+    st.notices = []
+    move(st, 1, "steal_colony", target=0)
+    seen += st.notices
+    st.notices = []
+    move(st, 1, "decline_bonus")
+    seen += st.notices
+    said = [n for n in seen if n["kind"] == "TurnScored"]
+    assert len(said) == 1 and "to" not in said[0]
+    assert said[0]["says"] == (
+        f"Turn {st.round} scoring: Army: P0 +7 VP; Navy: P1 +5 VP; Industry: P2 +5 VP; "
+        "Population: tied, nobody scores; Nationalism: tied, nobody scores; Colony: P1 +5 VP.")

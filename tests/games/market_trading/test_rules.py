@@ -325,3 +325,46 @@ def test_a_trade_step_is_offered_exactly_when_some_trade_or_improvement_is_possi
         st.data.hand, st.data.market = dict(hand), market
         st.data.built[0] = []
         assert GAME.can_trade_or_improve(st) == _some_trade_is_legal(GAME, st), (hand, market)
+
+
+# -- issue 22: what the others did, and the round before the end, said in words -----------------
+
+def test_the_round_before_a_stall_ends_the_game_is_announced():
+    """The game ended with no warning the round before ("no points in 2 rounds"): when one more
+    round without a point would end it, that round begins with a LastRoundWarning."""
+    from .helpers import step
+    st = fresh(seed=1)
+    d = st.data
+    for k in d.market:
+        d.market[k] = GAME.rules.market_cap
+    d.earned[:] = [5, 2]
+    said = []
+    while not st.is_over():
+        step(st)
+        said += [(st.round, n["says"]) for n in st.notices if n["kind"] == "LastRoundWarning"]
+    assert "no points in 2 rounds" in st.outcome.reason
+    assert said == [(st.round, f"No points in 1 round: if nobody scores in round {st.round}, "
+                               f"the game ends after it (most points wins).")]
+
+
+def test_trades_builds_and_points_are_public_notices_in_words():
+    st = fresh(seed=1)
+    at_step(st, "trade", hand={"wood": 2, "planks": 1}, market={"grain": 2, "flour": 1})
+    do(st, 0, "trade", give={"wood": 1}, take={"grain": 1})
+    assert [n["says"] for n in st.notices if n["kind"] == "Traded"] == [
+        "P0 traded 1 Wood to the market for 1 Grain."]
+    st = fresh(seed=1)
+    d = st.data
+    d.built[0] = ["market-stall"]
+    d.face_up[3] = "sawmill"
+    at_step(st, "build", hand={"stone": 1, "grain": 1, "fish": 1})
+    do(st, 0, "build", improvement="sawmill")
+    said = [n["says"] for n in st.notices if "says" in n]
+    assert said[:2] == ["P0 built Sawmill for 1 Stone and 1 Grain.",
+                        "Market Stall acted for P0: +2 points."]
+    st = fresh(seed=1)
+    st.data.market["salt"] = 0
+    at_step(st, "donate", hand={"salt": 1})
+    donated = [n for n in st.notices if n["kind"] == "Donated"]
+    assert donated and donated[0]["says"].startswith("P0 donated 1 Salt to the market: ")
+    assert all("to" not in n for n in st.notices)               # public: every screen

@@ -759,3 +759,53 @@ def test_a_correction_that_reaches_50_wins_in_trade_warz():
     g = s.state.data.gdp[1]
     s.correct(1, "gdp", 50 - g, "coins miscounted")
     assert s.state.outcome.winners == [1] and "Economic Boom" in s.state.outcome.reason
+
+
+# -- issue 22: what the table waits for, in words --------------------------------------------------
+def test_waiting_in_disputes_says_for_what():
+    """ "Waiting for <two players>" in Disputes never said what for: the public view's
+    ``waiting_for`` says it (the choice of the next dispute, or a blind bid on which one), and
+    the table's waiting line reads it."""
+    from companion.core import views
+    from ui import model
+    t = trade_table(4)
+    t.set_gdp(5, 8, 11, 14)
+    place_all(t, [(0, "soybean-surplus", "neutralia", 1), (1, "soybean-surplus", "neutralia", 1),
+                  (0, "scrap-metal", "neutralia", 2), (2, "bulk-coal", "neutralia", 2)])
+    pub = views.public(GAME, t.st)
+    assert pub["waiting"] == [0]
+    assert pub["game_view"]["waiting_for"] == "to choose which of their disputes is settled next"
+    assert model.waiting_text(pub) == ("Waiting for P0: to choose which of their disputes is "
+                                       "settled next.")
+    t.do(0, "choose_dispute", partner="neutralia", slot=2)
+    pub = views.public(GAME, t.st)
+    assert pub["waiting"] == [0, 2]
+    assert model.waiting_text(pub) == ("Waiting for P0 and P2: a blind bid of GDP on the "
+                                       "dispute at The Confederation of Neutralia slot 2: P0 "
+                                       "vs P2.")
+    t.do(0, "bid", amount=1)
+    assert model.waiting_text(views.public(GAME, t.st)).startswith("Waiting for P2: a blind bid")
+
+
+def test_the_policy_order_prompt_asks_first_then_second_then_last():
+    """The order prompt kept asking "Which Policy resolves first" through every pick: each
+    pick has its own question (``pick_labels``), which the pickers show for the next pick."""
+    from companion.core import views
+    from ui import model
+    t = policy_table()
+    t.set_gdp(12, 6, 9)
+    t.d.hands = [["austerity"], ["snap-election"], ["trade-mission"]]
+    t.begin("policy")
+    t.settle()
+    t.do(0, "choose_policy", card="austerity")
+    t.do(1, "choose_policy", card="snap-election")
+    t.do(2, "choose_policy", card="trade-mission", partner="neutralia")
+    t.table("resolve_policies")
+    spec = next(m for m in views.legal(GAME, t.st, 1)
+                if m["move"] == "order_policies")["args"][0]
+    assert spec["pick_labels"] == ["Which Policy resolves first?",
+                                   "Which Policy resolves second?",
+                                   "Which Policy resolves last?"]
+    assert [model.spec_question(spec, spec_value) for spec_value in ([], [2], [2, 0])] == \
+        spec["pick_labels"]
+    assert "first" not in spec["label"].split("(")[0]
