@@ -85,6 +85,7 @@ class NightPhone(Phone):
         super().__init__(browser, name, prefix, tv=tv)
         self.page.set_default_timeout(20_000)
         self.memo = {}                       # what the player remembers (the mind's notes)
+        self.before = set()                  # windows locked before this phone held its seat
 
     def shot(self, step):
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -309,6 +310,8 @@ class Night:
         self.marks = {}
         self.spent = {}                     # seconds spent per kind of step (see ``timed``)
         self.toasts = []                    # every toast the table screen showed
+        self.agreeing = 0.0                 # seconds spent checking the screens agree
+        self.agreed = 0                     # how many times they were checked
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -376,7 +379,7 @@ class Night:
             ph.live()
         wait_until(lambda: all(s.online for s in self.hub.seats), what="every phone back")
         self.d.pump()
-        self.agree("after the restart", reload=True)
+        self.agree("after the restart", reload=True, feed="The table restarted.")
 
     def close(self):
         for ph in list(self.phones.values()) + self.retired + ([self.tv] if self.tv else []):
@@ -540,14 +543,24 @@ class Night:
             out.append((None, self.tv))
         return out
 
+    def agree(self, what, reload=False, feed=None):
+        t = time.monotonic()
+        try:
+            return self._agree(what, reload, feed)
+        finally:
+            self.agreeing += time.monotonic() - t     # (also inside undo and restart)
+
     @timed
-    def agree(self, what, reload=False):
+    def _agree(self, what, reload=False, feed=None):
         """The table (its hub's public view, and the Kivy screen's copy of it), every phone and
         /watch tell the same story now: the same rev and phase, the same bar line, the same names
         and scores, the same seats playing or choosing, the same timer (within 2 s); no reveal
         panel anywhere says a choice changed after lock-in, and each phone's own locked choice
-        is "verified". ``reload``: one phone (a different one each time) reloads, as a
-        freshly opened page for its seat, and shows what it showed before."""
+        is "verified" (a phone that took over a seat sees the earlier lock-ins as "consistent"). ``reload``: one phone (a different one each time) reloads, as a
+        freshly opened page for its seat, and shows what it showed before (its clock is read
+        again against the table's, not against its old digits). ``feed``: every
+        phone's feed says so, in a line that starts with it (checked before the reload: a fresh
+        page's feed starts empty; /watch keeps no feed)."""
         self.d.pump()
         v = self.hub.public_view()
         rev = v["rev"]
@@ -558,7 +571,7 @@ class Night:
         want_where = where_of(v)
         assert [score_of(tv, i) for i in range(len(v["players"]))] == \
             [x[2] for x in want_seats], (what, "the table screen's scores")
-        got = {}
+        got, timed_pages = {}, 0
         for seat, ph in self.screens():
             ph.page.wait_for_function(
                 "(rev) => { const s = document.getElementById('game-screen') || "
@@ -577,14 +590,20 @@ class Night:
                 assert snap["paused"] == bool(t.get("paused")), (what, ph.name, snap, t)
                 assert abs(clock_seconds(snap["clock"]) - left[snap["timer"]]) <= 2.5, \
                     (what, ph.name, snap["clock"], left)
+                timed_pages += 1
             else:
                 running = {n for n, t in v["timers"].items()
                            if t.get("deadline") is not None or t.get("paused")}
                 assert snap["timer"] == "up" or not running, (what, ph.name, running)
             for win, s, cls, text in snap["checks"]:
                 assert cls in ("good", "none"), (what, ph.name, win, s, text)
-                if seat is not None and s == seat:
+                if seat is not None and s == seat and win not in ph.before:
                     assert cls == "good", (what, ph.name, "its own choice", text)
+        if feed is not None:
+            for seat, ph in sorted(self.phones.items()):
+                ph.page.wait_for_function(
+                    "(f) => [...document.querySelectorAll('#feed li')]"
+                    ".some(l => l.textContent.startsWith(f))", arg=feed, timeout=20_000)
         if reload and self.phones:
             seats = sorted(self.phones)
             self._reloads = getattr(self, "_reloads", -1) + 1
@@ -600,7 +619,12 @@ class Night:
             keep = ("rev", "phase", "where", "seats", "timer", "paused", "checks")
             assert {k: after[k] for k in keep} == {k: before[k] for k in keep}, \
                 (what, ph.name, "a fresh page", after, before)
-        self.agreed = getattr(self, "agreed", 0) + 1
+            if after["timer"] not in (None, "up"):
+                left = self.time_left()[after["timer"]]
+                assert abs(clock_seconds(after["clock"]) - left) <= 2.5, \
+                    (what, ph.name, "a fresh page's clock", after["clock"], left)
+        self.agreed += 1
+        return timed_pages          # how many pages showed a timer that agreed with the table
 
     # -- the table's taps -------------------------------------------------------------------
     @timed
@@ -653,7 +677,7 @@ class Night:
                                  f"{self.toasts[-3:]}; the last records: "
                                  f"{self.hub.session.records[-3:]}") from None
         self.d.pump()
-        self.agree(f"after the undo of {what}", reload=True)
+        self.agree(f"after the undo of {what}", reload=True, feed="Table undid")
         return what
 
     @timed
@@ -673,6 +697,8 @@ class Night:
         assert "seat=" in url and url.startswith(f"http://{HOST}:{self.ports['http_port']}/")
         new = NightPhone(self.browser, old.name + "-new", self.prefix)
         new.memo = old.memo
+        # the old phone saw those lock-ins, not this one: "consistent", not "verified", here
+        new.before = {str(w["id"]) for w in self.hub.public_view().get("windows") or ()}
         new.page.goto(url)
         new.page.wait_for_function(
             "(n) => document.querySelector('#me .name') && "
