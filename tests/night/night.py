@@ -879,7 +879,7 @@ def doing_of(v, i):
     for w in open_:
         if i in (w.get("seats") or ()):
             return "locked" if str(i) in (w.get("locked") or {}) else "choosing"
-    if not open_ and i in (v.get("waiting") or ()):
+    if i in (v.get("waiting") or ()):
         return "to play"
     return None
 
