@@ -8,6 +8,10 @@ A phone decides from its own page (``window.tc.view``, see ``minds.py``) and the
 move's button ``[data-move]``, its options ``[data-arg][data-value]``, the steppers, ``#send``.
 Nothing here sends a move to the hub for a player or for the table.
 
+At each new phase or round, after every undo, after the restart and at game over,
+``Night.agree`` checks that the screens tell one story (the hub, the Kivy screen, every phone,
+/watch; one phone reloaded as a fresh page), and that every reveal verifies.
+
 Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through the Driver's
 ``check`` (which also insists every text is legible at arm's length), the phones full-page.
 """
@@ -312,6 +316,7 @@ class Night:
         self.toasts = []                    # every toast the table screen showed
         self.agreeing = 0.0                 # seconds spent checking the screens agree
         self.agreed = 0                     # how many times they were checked
+        self.verified = 0                   # own lock-ins a phone showed "verified" at a reveal
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -599,6 +604,7 @@ class Night:
                 assert cls in ("good", "none"), (what, ph.name, win, s, text)
                 if seat is not None and s == seat and win not in ph.before:
                     assert cls == "good", (what, ph.name, "its own choice", text)
+                    self.verified += 1
         if feed is not None:
             for seat, ph in sorted(self.phones.items()):
                 ph.page.wait_for_function(
