@@ -47,6 +47,8 @@ def browser():
 def night(browser, tmp_path, request):
     n = Night(browser, tmp_path, request.node.name.replace("test_", "").replace("_night", ""))
     yield n
+    print(f"\n{n.prefix}: the screens agreed {n.agreed} times ({n.agreeing:.1f} s); "
+          f"{n.verified} own lock-ins shown verified at reveals")
     n.close()
     errors = {p.name: p.errors for p in list(n.phones.values()) + n.retired +
               ([n.tv] if n.tv else []) if p.errors}

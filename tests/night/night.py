@@ -8,6 +8,10 @@ A phone decides from its own page (``window.tc.view``, see ``minds.py``) and the
 move's button ``[data-move]``, its options ``[data-arg][data-value]``, the steppers, ``#send``.
 Nothing here sends a move to the hub for a player or for the table.
 
+At each new phase or round, after every undo, after the restart and at game over,
+``Night.agree`` checks that the screens tell one story (the hub, the Kivy screen, every phone,
+/watch; one phone reloaded as a fresh page), and that every reveal verifies.
+
 Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through the Driver's
 ``check`` (which also insists every text is legible at arm's length), the phones full-page.
 """
@@ -85,6 +89,7 @@ class NightPhone(Phone):
         super().__init__(browser, name, prefix, tv=tv)
         self.page.set_default_timeout(20_000)
         self.memo = {}                       # what the player remembers (the mind's notes)
+        self.before = set()                  # windows locked before this phone held its seat
 
     def shot(self, step):
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -309,6 +314,9 @@ class Night:
         self.marks = {}
         self.spent = {}                     # seconds spent per kind of step (see ``timed``)
         self.toasts = []                    # every toast the table screen showed
+        self.agreeing = 0.0                 # seconds spent checking the screens agree
+        self.agreed = 0                     # how many times they were checked
+        self.verified = 0                   # own lock-ins a phone showed "verified" at a reveal
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -376,6 +384,7 @@ class Night:
             ph.live()
         wait_until(lambda: all(s.online for s in self.hub.seats), what="every phone back")
         self.d.pump()
+        self.agree("after the restart", reload=True, feed="The table restarted.")
 
     def close(self):
         for ph in list(self.phones.values()) + self.retired + ([self.tv] if self.tv else []):
@@ -396,6 +405,7 @@ class Night:
         assert self.app.screen_name == "victory"
         self.look()
         outcome = self.hub.session.state.outcome
+        self.agree("at game over", reload=True)
         want = sorted((str(s), str(n)) for s, n in outcome.scores.items())
         for ph in self.phones.values():
             assert outcome_rows(ph.page) == want
@@ -518,7 +528,7 @@ class Night:
                         (ph.name, text, names)
             if keys is not None:
                 stats = dict(p.eval_on_selector_all(
-                    "#me [data-stat]",
+                    "#me .stat[data-stat]",
                     "ss => ss.map(s => [s.dataset.stat, s.querySelector('.v').textContent])"))
                 for k, want in keys(v, s).items():
                     assert stats.get(k) == want, (ph.name, k, stats.get(k), want)
@@ -529,6 +539,98 @@ class Night:
             for i in range(len(v["players"])):
                 want = score_of(v, i)
                 assert scores.get(str(i)) == want, (ph.name, i, scores.get(str(i)), want)
+
+    # -- agreement between screens ---------------------------------------------------------
+    def screens(self):
+        """Every page that shows the table's story: the phones by seat, and /watch if open."""
+        out = [(s, ph) for s, ph in sorted(self.phones.items())]
+        if self.tv is not None:
+            out.append((None, self.tv))
+        return out
+
+    def agree(self, what, reload=False, feed=None):
+        t = time.monotonic()
+        try:
+            return self._agree(what, reload, feed)
+        finally:
+            self.agreeing += time.monotonic() - t     # (also inside undo and restart)
+
+    @timed
+    def _agree(self, what, reload=False, feed=None):
+        """The table (its hub's public view, and the Kivy screen's copy of it), every phone and
+        /watch tell the same story now: the same rev and phase, the same bar line, the same names
+        and scores, the same seats playing or choosing, the same timer (within 2 s); no reveal
+        panel anywhere says a choice changed after lock-in, and each phone's own locked choice
+        is "verified" (a phone that took over a seat sees the earlier lock-ins as "consistent"). ``reload``: one phone (a different one each time) reloads, as a
+        freshly opened page for its seat, and shows what it showed before (its clock is read
+        again against the table's, not against its old digits). ``feed``: every
+        phone's feed says so, in a line that starts with it (checked before the reload: a fresh
+        page's feed starts empty; /watch keeps no feed)."""
+        self.d.pump()
+        v = self.hub.public_view()
+        rev = v["rev"]
+        self.d.wait_for(lambda: (self.app.view or {}).get("rev") == rev, timeout=20)
+        tv = self.app.view
+        assert (tv.get("phase"), tv.get("round")) == (v.get("phase"), v.get("round")), what
+        want_seats = [[i, n, score_of(v, i), doing_of(v, i)] for i, n in enumerate(v["players"])]
+        want_where = where_of(v)
+        assert [score_of(tv, i) for i in range(len(v["players"]))] == \
+            [x[2] for x in want_seats], (what, "the table screen's scores")
+        got, timed_pages = {}, 0
+        for seat, ph in self.screens():
+            ph.page.wait_for_function(
+                "(rev) => { const s = document.getElementById('game-screen') || "
+                "document.getElementById('watch'); return Number(s.dataset.rev) >= rev; }",
+                arg=rev, timeout=20_000)
+            snap = ph.page.evaluate(SNAPSHOT)
+            left = self.time_left()
+            got[ph.name] = snap
+            assert self.rev() == rev, f"{what}: the game moved on while the screens were read"
+            assert (snap["rev"], snap["phase"], snap["where"]) == (rev, v["phase"], want_where), \
+                (what, ph.name, snap, want_where)
+            assert snap["seats"] == want_seats, (what, ph.name, snap["seats"], want_seats)
+            if snap["timer"] not in (None, "up"):
+                assert snap["timer"] in left, (what, ph.name, snap["timer"], left)
+                t = v["timers"][snap["timer"]]
+                assert snap["paused"] == bool(t.get("paused")), (what, ph.name, snap, t)
+                assert abs(clock_seconds(snap["clock"]) - left[snap["timer"]]) <= 2.5, \
+                    (what, ph.name, snap["clock"], left)
+                timed_pages += 1
+            else:
+                running = {n for n, t in v["timers"].items()
+                           if t.get("deadline") is not None or t.get("paused")}
+                assert snap["timer"] == "up" or not running, (what, ph.name, running)
+            for win, s, cls, text in snap["checks"]:
+                assert cls in ("good", "none"), (what, ph.name, win, s, text)
+                if seat is not None and s == seat and win not in ph.before:
+                    assert cls == "good", (what, ph.name, "its own choice", text)
+                    self.verified += 1
+        if feed is not None:
+            for seat, ph in sorted(self.phones.items()):
+                ph.page.wait_for_function(
+                    "(f) => [...document.querySelectorAll('#feed li')]"
+                    ".some(l => l.textContent.startsWith(f))", arg=feed, timeout=20_000)
+        if reload and self.phones:
+            seats = sorted(self.phones)
+            self._reloads = getattr(self, "_reloads", -1) + 1
+            seat = seats[self._reloads % len(seats)]
+            ph = self.phones[seat]
+            before = got[ph.name]
+            ph.page.reload()
+            ph.live()
+            ph.shows_rev(rev)
+            ph.page.wait_for_selector("#players li[data-seat]")
+            after = ph.page.evaluate(SNAPSHOT)
+            assert self.rev() == rev, f"{what}: the game moved on during the reload"
+            keep = ("rev", "phase", "where", "seats", "timer", "paused", "checks")
+            assert {k: after[k] for k in keep} == {k: before[k] for k in keep}, \
+                (what, ph.name, "a fresh page", after, before)
+            if after["timer"] not in (None, "up"):
+                left = self.time_left()[after["timer"]]
+                assert abs(clock_seconds(after["clock"]) - left) <= 2.5, \
+                    (what, ph.name, "a fresh page's clock", after["clock"], left)
+        self.agreed += 1
+        return timed_pages          # how many pages showed a timer that agreed with the table
 
     # -- the table's taps -------------------------------------------------------------------
     @timed
@@ -586,6 +688,7 @@ class Night:
                                  f"{self.toasts[-3:]}; the last records: "
                                  f"{self.hub.session.records[-3:]}") from None
         self.d.pump()
+        self.agree(f"after the undo of {what}", reload=True, feed="Table undid")
         return what
 
     @timed
@@ -605,6 +708,8 @@ class Night:
         assert "seat=" in url and url.startswith(f"http://{HOST}:{self.ports['http_port']}/")
         new = NightPhone(self.browser, old.name + "-new", self.prefix)
         new.memo = old.memo
+        # the old phone saw those lock-ins, not this one: "consistent", not "verified", here
+        new.before = {str(w["id"]) for w in self.hub.public_view().get("windows") or ()}
         new.page.goto(url)
         new.page.wait_for_function(
             "(n) => document.querySelector('#me .name') && "
@@ -705,6 +810,10 @@ class Night:
             else:
                 self.phone_turn(who, hook)
             self.look()
+            st = self.hub.session.state
+            if (st.phase, st.round) != getattr(self, "_agreed_at", None):
+                self._agreed_at = (st.phase, st.round)   # a new phase or round: every screen
+                self.agree(f"at {st.phase} round {st.round}")
         raise AssertionError("the condition was never reached")
 
     @timed
@@ -731,6 +840,68 @@ class Night:
                 return
             self.look()
             self.tap(hit[0])
+
+
+# -- agreement between screens (issue 22) --------------------------------------------------------
+
+# What a page shows of the shared story, normalized: its document's rev and phase, the bar's
+# phase line (phase, round, "Game over"), per seat the name, the score and what the seat is
+# doing (free seat / choosing / locked in / to play: the phone's first such tag, /watch's only
+# one), the timer (its name, its digits, paused or not), and the commitment marks of the reveal
+# panel. Phones draw the players in #players, /watch in #w-scores; both share the bar.
+SNAPSHOT = r"""() => {
+  const scr = document.getElementById('game-screen') || document.getElementById('watch');
+  const DOING = {'free seat': 'free', 'choosing': 'choosing', 'locked': 'locked',
+                 'locked in': 'locked', 'to play': 'to play'};
+  const seats = [...document.querySelectorAll('#players li[data-seat], #w-scores li[data-seat]')]
+    .map(l => {
+      const doing = [...l.querySelectorAll('.tag')].map(t => DOING[t.textContent])
+        .filter(x => x);
+      return [Number(l.dataset.seat), l.querySelector('.pname').textContent,
+              (l.querySelector('.score') || {}).textContent || null, doing[0] || null];
+    });
+  const tb = document.getElementById('bar-timer');
+  const digits = tb && tb.querySelector('[data-clock]');
+  const checks = [...document.querySelectorAll('[data-panel=reveal] .pcard')].map(c => {
+    const k = c.querySelector('.check');
+    return [c.closest('[data-window]').dataset.window, Number(c.dataset.seat),
+            k ? k.className.replace('check', '').trim() : null, k ? k.textContent : null];
+  });
+  return {rev: scr.dataset.rev === '' ? -1 : Number(scr.dataset.rev), phase: scr.dataset.phase,
+          where: document.getElementById('bar-phase').textContent, seats: seats,
+          timer: tb && tb.dataset.timer || null, clock: digits ? digits.textContent : null,
+          paused: !!(tb && tb.classList.contains('paused')), checks: checks};
+}"""
+
+
+def clock_seconds(text):
+    m, s = text.split(":")
+    return int(m) * 60 + int(s)
+
+
+def doing_of(v, i):
+    """What a seat is doing in a public view, as the pages' tags say it (see SNAPSHOT)."""
+    if v.get("outcome"):
+        return None
+    seats = (v.get("hub") or {}).get("seats") or []
+    open_ = [w for w in v.get("windows") or () if not w.get("revealed")]
+    if i < len(seats) and not seats[i].get("phone"):
+        return "free"
+    for w in open_:
+        if i in (w.get("seats") or ()):
+            return "locked" if str(i) in (w.get("locked") or {}) else "choosing"
+    if i in (v.get("waiting") or ()):
+        return "to play"
+    return None
+
+
+def where_of(v):
+    """The bar's phase line, as app.js's renderBar and watch.js's render draw it."""
+    if v.get("outcome"):
+        return "Game over"
+    w = v.get("phase_label") or " ".join(
+        p[:1].upper() + p[1:] for p in str(v.get("phase")).replace("_", " ").replace("-", " ").split())
+    return w + (f" · round {v['round']}" if v.get("round") else "")
 
 
 def outcome_rows(page, rows="[data-panel=outcome] li"):

@@ -61,6 +61,7 @@ def test_battle_builder_night(night):
     seat = min(s for s in night.hub.session.state.prompts if s is not None)
     night.phone_turn(seat)
     assert running_turn_timer(night)
+    assert night.agree("a turn timer running, one seat locked in") == len(night.phones)
     left, read = night.time_left(), time.monotonic()
     night.restart()
     timers = night.hub.session.state.timers
@@ -75,12 +76,16 @@ def test_battle_builder_night(night):
     status = night.app.root.ids.top.ids.status      # the bar's status on one line
     assert status.text in (night.app.top_status, night.app.top_status_short)
     night.in_step(bb_keys)
+    assert night.agree("the paused turn timer after the restart") == len(night.phones)
     night.tap("timer-chip")                     # the paused timer, on its own screen
     night.look("timer-after-restart")
     assert "Resume" in night.d.texts()
     night.tap("timer:pause")
     night.d.wait_for(lambda: all(not t.is_paused()
                                  for t in night.hub.session.state.timers.values()), timeout=20)
+    # every phone's clock follows the table's again, and its feed says the timer runs again
+    assert night.agree("the turn timer resumed", feed="The turn timer is running again") \
+        == len(night.phones)
     night.tap("tab:now")
     night.mark("restart")
 

@@ -179,6 +179,8 @@ def tw_night(night, edition, options, seed, tv=False):
     night.look("trade-timer")
     if watch is not None:
         tv_keeps_secrets(night, watch)
+    # every phone's clock and /watch's follow the table's
+    assert night.agree("the Trade timer running") == len(night.screens())
     left, read = night.time_left()["trade"], time.monotonic()
     night.restart()
     timer = night.hub.session.state.timers["trade"]
@@ -192,6 +194,8 @@ def tw_night(night, edition, options, seed, tv=False):
     night.tap("timer:pause")                    # it reads Resume
     night.d.wait_for(lambda: not night.hub.session.state.timers["trade"].is_paused(),
                      timeout=20)
+    assert night.agree("the Trade timer resumed", feed="The trade timer is running again") \
+        == len(night.screens())
     night.in_step(tw_keys)
     night.mark("restart")
 

@@ -1747,7 +1747,8 @@
       if (seats[i] && seats[i].phone && !online) tags.push(el("span", { class: "tag off", text: "disconnected" }));
       if (st.outcome) { /* the game is over: nobody is choosing or to play */ } else
       for (const w of open) if ((w.seats || []).includes(i)) tags.push(String(i) in (w.locked || {}) ? el("span", { class: "tag lock", text: "locked" }) : el("span", { class: "tag wait", text: "choosing" }));
-      if (!st.outcome && !open.length && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
+      // to play: a seat the table waits for, unless its own sealed choice is open (as /watch)
+      if (!st.outcome && !open.some((w) => (w.seats || []).includes(i)) && (st.waiting || []).includes(i)) tags.push(el("span", { class: "tag wait", text: "to play" }));
       list.append(el("li", { data: { seat: String(i) } }, el("span", { class: "dot" + (online ? " on" : "") }),
         el("span", { class: "pname", text: n }), scores[i] ? el("span", { class: "score", text: scores[i] }) : null, el("span", { class: "tags" }, tags)));
     });
