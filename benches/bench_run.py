@@ -22,7 +22,9 @@ is a separate round because tracing costs memory of its own.
 `--broker embedded` (or mosquitto) measures that broker instead of the default auto.
 A "before" of 2 rounds (--no-before: none) runs with Mesa's and Kivy's GL defaults (drawing
 threads per core, multisampling), the switchable part of the memory work.
-Flags: --quick (1 round), --rounds N, --settle S, --no-trace, --no-before, --broker B.
+Flags: --quick (1 round), --rounds N, --settle S, --no-trace, --no-before, --broker B,
+--frame-timeout S (120: how long a start may take to its first frame; the arm64 test box,
+an emulated CPU, needs minutes).
 """
 import argparse
 import collections
@@ -145,7 +147,7 @@ def _name(pid):
 BEFORE_ENV = {"LP_NUM_THREADS": str(os.cpu_count() or 1), "KCFG_GRAPHICS_MULTISAMPLES": "2"}
 
 
-def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
+def one_run(settle=4.0, broker="auto", trace=False, extra_env=None, frame_timeout=120.0):
     from companion.net.brokers import free_ports
     with tempfile.TemporaryDirectory() as d:
         frame = os.path.join(d, "frame.json")
@@ -165,11 +167,12 @@ def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
         p = subprocess.Popen(head + args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + frame_timeout
             while not os.path.exists(frame):
                 if p.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"companion run did not show a frame: "
-                                       f"{p.stderr.read() if p.poll() is not None else ''}")
+                    why = p.stderr.read() if p.poll() is not None else \
+                        f"none within {frame_timeout:.0f} s (--frame-timeout)"
+                    raise RuntimeError(f"companion run did not show a frame: {why}")
                 time.sleep(0.01)
             time.sleep(0.05)
             first = json.load(open(frame))["monotonic"] - t0
@@ -194,11 +197,12 @@ def one_run(settle=4.0, broker="auto", trace=False, extra_env=None):
         return result
 
 
-def measure(rounds=3, settle=4.0, broker="auto", extra_env=None):
+def measure(rounds=3, settle=4.0, broker="auto", extra_env=None, frame_timeout=120.0):
     """The medians of ``rounds`` cold starts: a dict for the report."""
     firsts, totals, mains, splits, kids = [], [], [], [], collections.defaultdict(list)
     for _ in range(rounds):
-        first, split, main_mb, children = one_run(settle, broker, extra_env=extra_env)
+        first, split, main_mb, children = one_run(settle, broker, extra_env=extra_env,
+                                                  frame_timeout=frame_timeout)
         firsts.append(first)
         mains.append(main_mb)
         splits.append(split)
@@ -245,13 +249,15 @@ def main(argv):
     ap.add_argument("--broker", default="auto")
     ap.add_argument("--no-trace", action="store_true")
     ap.add_argument("--no-before", action="store_true")
+    ap.add_argument("--frame-timeout", type=float, default=120.0)
     a, _ = ap.parse_known_args(argv)
     rounds = a.rounds or (1 if a.quick else 3)
-    after = measure(rounds, a.settle, a.broker)
+    after = measure(rounds, a.settle, a.broker, frame_timeout=a.frame_timeout)
     report(after)
     record(("memory",), after)
     if not a.no_before:
-        before = measure(1 if a.quick else 2, a.settle, a.broker, BEFORE_ENV)
+        before = measure(1 if a.quick else 2, a.settle, a.broker, BEFORE_ENV,
+                         frame_timeout=a.frame_timeout)
         switches = ", ".join(f"{k}={v}" for k, v in BEFORE_ENV.items())
         report(before, f" with Mesa's and Kivy's GL defaults ({switches}: before)")
         record(("memory", "before"), before)

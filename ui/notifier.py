@@ -1,10 +1,13 @@
 """The table screen tells systemd how it is doing (:mod:`companion.service.notify`):
 ``READY=1`` once the first frame of the table is on the screen, ``STATUS=`` with what the table
-is doing when that changes, and ``WATCHDOG=1`` every half watchdog interval from Kivy's clock.
+is doing when that changes, and ``WATCHDOG=1`` six times per watchdog interval from Kivy's clock.
 
 The watchdog is petted from the main loop, and only while the hub answers (its lock can be
 taken within ``answer_within`` seconds): a frozen screen or a hub stuck in a command stops the
-petting, and systemd restarts the table, which resumes the game from its log. Without
+petting, and systemd restarts the table, which resumes the game from its log. Six looks per
+interval (not systemd's usual two) so that one busy moment (a long command holding the hub's
+lock past ``answer_within``) costs a sixth of the interval, never half of it (on the arm64 test
+box, an emulated CPU on a loaded machine, such a moment lasts seconds). Without
 ``$NOTIFY_SOCKET`` (not under systemd) all of it costs nothing.
 """
 import logging
@@ -32,7 +35,7 @@ class ServiceNotifier:
     def start(self):
         if self.interval and self._ev is None:
             self.answer_within = min(self.answer_within, self.interval / 4)
-            self._ev = Clock.schedule_interval(self.pet, self.interval / 2)
+            self._ev = Clock.schedule_interval(self.pet, self.interval / 6)
         return self
 
     def first_frame(self):

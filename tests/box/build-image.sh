@@ -85,6 +85,8 @@ install -m 0644 "$here/guest/table.env" "$root/etc/table-companion/table.env"
 install -m 0755 "$here/touch_inject.py" "$root/usr/local/bin/touch_inject.py"
 install -m 0644 "$here/guest/touch-stand-in.service" "$root/etc/systemd/system/"
 chroot "$root" systemctl enable touch-stand-in.service >/dev/null 2>&1
+install -d "$root/etc/systemd/journald.conf.d"
+install -m 0644 "$here/guest/journal-to-serial.conf" "$root/etc/systemd/journald.conf.d/"
 rm -f "$root/etc/resolv.conf"
 cleanup
 

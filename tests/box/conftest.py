@@ -23,7 +23,7 @@ WORK = Path(os.environ.get("BOX_WORK", "/var/tmp/table-companion-box/run"))
 REPORT = WORK / "report.json"
 #: Under QEMU's emulation (TCG: no arm64 acceleration on an x86 host) a boot to the table's
 #: first frame took 2-4 minutes here; on a Pi 4 it is seconds.
-BOOT_TIMEOUT = float(os.environ.get("BOX_BOOT_TIMEOUT", 600))
+BOOT_TIMEOUT = float(os.environ.get("BOX_BOOT_TIMEOUT", 900))
 
 
 class Report(dict):
