@@ -78,6 +78,8 @@ def test_great_powers_screens(hub, start_app):
     check(d, "800x480-scores")
     play_until(hub, lambda v: v["outcome"] is not None)
     d.tap(d.one("Now", TButton))
+    assert d.app.screen_name == "gp_score"          # the last turn's scoring is held first
+    d.tap(d.one("Continue", TButton))
     assert d.app.screen_name == "victory"
     check(d, "800x480-victory")
     summary = [t for t in d.texts() if t.startswith("Played in")]   # the game's summary
