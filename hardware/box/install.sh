@@ -35,7 +35,10 @@ systemd_running() { [ -d /run/systemd/system ]; }
 note_state() {       # remember a key=value the first time only (what to restore on uninstall)
   grep -q "^$1=" "$STATE_FILE" 2>/dev/null || echo "$1=$2" >>"$STATE_FILE"
 }
-state_of() { sed -n "s/^$1=//p" "$STATE_FILE" 2>/dev/null | head -n 1; }
+state_of() {         # nothing noted (or no state file: uninstalled already) is not an error
+  [ -f "$STATE_FILE" ] || return 0
+  sed -n "s/^$1=//p" "$STATE_FILE" | head -n 1
+}
 
 [ "$(id -u)" -eq 0 ] || die "run me as root (./table.sh install uses sudo)."
 

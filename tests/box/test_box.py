@@ -398,7 +398,7 @@ def test_the_table_fits_in_memory(box, report):
     # and as README's benchmark measures it, run on the box with this arm64 build: a second
     # table (simulated hardware, offscreen) started cold beside the service, its Rss summed
     out = box.sh("cd /home/pi/table-companion && HOME=/tmp /opt/table-companion/venv/bin/python"
-                 " -m benches run --quick --no-trace --no-before --frame-timeout 600 2>&1",
+                 " -m benches run --quick --no-trace --no-before --frame-timeout=600 2>&1",
                  timeout=1500)
     m = re.search(r"whole table \(Rss, main \+ children\): median (\d+) MB", out)
     assert m, out[-3000:]
