@@ -151,16 +151,8 @@ class Joining:
                                                       f"table.")
             try:
                 seat, token = hub.join(name, room, seat=seat)
-            except BadNameError as e:
-                raise JoinRefused(400, "bad_request", str(e)) from None
-            except NameTakenError as e:
-                raise JoinRefused(409, "name_taken", str(e)) from None
-            except SeatTakenError as e:
-                raise JoinRefused(409, "seat_taken", str(e)) from None
-            except TableFullError as e:
-                raise JoinRefused(409, "table_full", str(e), seats=e.seats) from None
             except JoinError as e:
-                raise JoinRefused(409, "table_full", str(e)) from None
+                raise _refused(e, "table_full") from None
             return self._seat_login(seat, token, host)
 
     def _need_broker(self):
@@ -218,12 +210,8 @@ class Joining:
                                                     "any more; join again.") from None
         try:
             name = self.hub.rename(seat, name)
-        except BadNameError as e:
-            raise JoinRefused(400, "bad_request", str(e)) from None
-        except NameTakenError as e:
-            raise JoinRefused(409, "name_taken", str(e)) from None
         except CompanionError as e:
-            raise JoinRefused(409, "refused", str(e)) from None
+            raise _refused(e, "refused") from None
         return {"v": 1, "ok": True, "seat": seat, "name": name}
 
     def handle_join(self, body: bytes, host=None) -> dict:
@@ -251,3 +239,17 @@ class Joining:
         if not isinstance(obj, dict):
             raise JoinRefused(400, "bad_request", "The request must be a JSON object.")
         return obj
+
+
+#: The hub's refusals of a name or a seat, as POST /join and /rename answer them (section 9.5).
+_REFUSALS = ((BadNameError, 400, "bad_request"), (NameTakenError, 409, "name_taken"),
+             (SeatTakenError, 409, "seat_taken"), (TableFullError, 409, "table_full"))
+
+
+def _refused(e, otherwise) -> JoinRefused:
+    """The answer to the hub's refusal ``e``: its own code, else 409 ``otherwise``."""
+    for cls, status, code in _REFUSALS:
+        if isinstance(e, cls):
+            extra = {"seats": e.seats} if isinstance(e, TableFullError) else {}
+            return JoinRefused(status, code, str(e), **extra)
+    return JoinRefused(409, otherwise, str(e))
