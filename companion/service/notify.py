@@ -11,8 +11,10 @@ Written here rather than taken from a library: it is about fifteen lines, and sy
 it as a stable interface that programs are expected to reimplement without linking libsystemd
 (sd_notify(3), "Notes"; systemd's own docs carry a standalone reference implementation).
 Without ``$NOTIFY_SOCKET`` (not under systemd, a test) every call does nothing. A failure to
-send is never raised: a table must not stop because its supervisor went away. Standard
-library only.
+send is never raised: a table must not stop because its supervisor went away, nor block on
+one that stopped reading (a Unix datagram socket's queue holds ``net.unix.max_dgram_qlen``
+datagrams, 512 by default; a full one makes a blocking send wait forever, so sends do not
+block and a full queue drops the datagram). Standard library only.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ def notify(**fields) -> bool:
     lines = [f"{k}={' '.join(str(v).splitlines())}" for k, v in fields.items()]
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as s:
+            s.setblocking(False)        # a supervisor that stops reading fills its queue
             s.sendto("\n".join(lines).encode("utf-8", "replace"), addr)
     except OSError:
         return False

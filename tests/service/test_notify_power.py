@@ -49,6 +49,26 @@ def test_each_message_arrives_as_systemd_reads_it(listener):
     assert listener.recv_text() == "RELOADING=1\nMONOTONIC_USEC=5"
 
 
+def test_a_supervisor_that_stops_reading_never_blocks_the_table(listener):
+    """A Unix datagram queue holds a few datagrams (net.unix.max_dgram_qlen); once it is full a
+    blocking send waits for a reader forever, which froze the table's event loop in a pet.
+    Sends do not block: the full queue drops the datagram (False), and the next one after the
+    supervisor reads again arrives."""
+    sent = [notify.watchdog() for _ in range(2000)]    # on a blocking send this never returns
+    assert sent[0] is True and sent[-1] is False       # the queue filled, and nothing waited
+    queued = 0
+    listener.sock.setblocking(False)
+    try:
+        while listener.sock.recv(4096) == b"WATCHDOG=1":
+            queued += 1
+    except BlockingIOError:
+        pass
+    assert queued == sent.count(True)
+    listener.sock.setblocking(True)
+    assert notify.status("back")                        # read again: sending again works
+    assert listener.recv_text() == "STATUS=back"
+
+
 def test_without_a_socket_nothing_is_sent_and_nothing_fails(monkeypatch, tmp_path):
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     assert notify.ready() is False and notify.watchdog() is False

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -24,6 +25,17 @@ def run_box(tmp_path, mode):
     sock_path = str(tmp_path / "notify.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     listener.bind(sock_path)
+    listener.settimeout(0.2)
+    messages, done = [], threading.Event()
+
+    def read():                                 # as systemd does, while the table runs (a
+        while not done.is_set():                # queue nobody reads fills at a few datagrams)
+            try:
+                messages.append(listener.recv(4096).decode())
+            except socket.timeout:
+                pass
+    reader = threading.Thread(target=read, name="notify-reader", daemon=True)
+    reader.start()
     db = tmp_path / "box.db"
     env = dict(os.environ, NOTIFY_SOCKET=sock_path, WATCHDOG_USEC="400000",
                COMPANION_APPLIANCE="1", KIVY_HOME=str(tmp_path / "kivy"),
@@ -44,14 +56,15 @@ def run_box(tmp_path, mode):
             proc.send_signal(signal.SIGABRT)    # faulthandler: every thread's stack
             out, err = proc.communicate()
             raise AssertionError(f"companion run did not stop:\n{out}\n{err[-4000:]}")
-        listener.setblocking(False)
-        messages = []
+    finally:
+        done.set()
+        reader.join()
+        listener.setblocking(False)             # what came after the last read
         while True:
             try:
                 messages.append(listener.recv(4096).decode())
             except BlockingIOError:
                 break
-    finally:
         listener.close()
     return proc, messages, db
 
