@@ -4,8 +4,8 @@ player, an Export placed face down on a partner's open slot, and a dispute's bli
 stepper, with the Export flip and the dispute's result shown on every phone."""
 import random
 
-from .conftest import (drive, join_all, prompted, reveal_checks, start_table, value_sel, values,
-                       wait_until)
+from .conftest import (drive, join_all, prompted, reveal_checks, shows_rev, start_table, value_sel,
+                       values, wait_until)
 
 
 def prompted_seats(hub, move):
@@ -175,3 +175,34 @@ def test_tariff_warz_says_tariff_warz(servers, phones, tmp_path):
     tv.page.goto(srv.hub.join_url.split("?")[0] + "watch")
     tv.page.wait_for_function("() => document.getElementById('bar-title').textContent"
                               ".startsWith('Tariff Warz')")
+
+
+def test_an_idle_player_s_optional_tactic_stays_closed(servers, phones, tmp_path):
+    """A seat the table is not waiting for, whose only legal move is a Tactic it may play,
+    sees a closed "Play a Tactic" under "You may" and what the table waits for; no open form
+    whose "Still to choose: Which Tactic" looks required (issue 22). Tapping it opens it."""
+    srv = start_table(tmp_path, "tw-idle", "trade-warz", 4, seed=13)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo", "Cy", "Di"], shots=False)
+    hub = srv.hub
+
+    def idle_with_a_tactic(st):
+        for seat in range(4):
+            legal = [m["move"] for m in hub.seat_view(seat)["legal"]]
+            if legal == ["play_tactic"] and seat not in st.prompts:
+                return seat
+        return None
+    st = drive(hub, lambda st: idle_with_a_tactic(st) is not None, random.Random(3), limit=600)
+    seat = idle_with_a_tactic(st)
+    ph = ps[seat]
+    shows_rev(ph.page, hub.seat_view(seat)["rev"])
+    ph.page.wait_for_selector("[data-panel=moves] [data-move=play_tactic]")
+    assert ph.page.query_selector("#send") is None            # nothing open, nothing "to choose"
+    assert "Still to choose" not in ph.visible_text("#act")
+    assert ph.page.text_content("[data-group=any-time] h3") == "You may"
+    assert ph.page.get_attribute("[data-move=play_tactic]", "aria-expanded") == "false"
+    assert "Waiting for" in ph.visible_text("[data-panel=waiting]")
+    ph.shot("idle-tactic")
+    ph.page.click("[data-move=play_tactic]")
+    ph.page.wait_for_selector("[data-form=play_tactic] #send")
+    assert "Still to choose" in ph.page.text_content("#send")

@@ -1239,15 +1239,17 @@
     let open = S.openMove[key];
     if (open && !legal.some((m) => m.move === open)) open = S.openMove[key] = null;
     if (!open) {
-      // one move (or one prompted move that asks something) opens at once
+      // one asked-for move (or one prompted move that asks something) opens at once; a move
+      // nobody asks for now (a Tactic an idle player may play) stays a closed button under
+      // "You may", so an open "Still to choose" never looks required
       const withArgs = main.filter((m) => (m.args || []).length);
-      if (legal.length === 1) open = legal[0].move;
+      if (legal.length === 1 && main.length === 1) open = legal[0].move;
       else if (withArgs.length === 1 && main.length <= 2) open = withArgs[0].move;
     }
     const out = el("div", { class: "moves", data: { panel: "moves" } });
     const head = widgetHead(v, main.length ? main : anytime);
     if (head) out.append(head);
-    if (legal.length === 1) {
+    if (legal.length === 1 && main.length === 1) {
       out.append(moveForm(v, legal[0], true));
       return out;
     }
