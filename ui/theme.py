@@ -132,7 +132,8 @@ def banner_bg(tone):
     return BANNER.get(tone, BANNER["warn"])[1]
 
 
-TIMER_COLOURS = {"running": TEXT, "warning": WARN, "paused": MUTED, "done": DANGER, "": TEXT}
+TIMER_COLOURS = {"running": TEXT, "warning": WARN, "paused": MUTED, "done": DANGER,
+                 "ready": MUTED, "": TEXT}
 
 
 def timer_colour(mode):

@@ -361,3 +361,25 @@ def test_check_a_card_without_the_reader_lists_this_rounds_exports(hub, clock, s
     d.tap(d.tid("table:scan_card"))
     assert len(listed()) == min(2, len(left))
     d.check("tw-check-card-few")
+
+
+def test_a_later_round_s_trade_shows_its_time_before_the_timer_starts(hub, clock, start_app):
+    """Round 2's Trade, before the first Export: the digits' place shows the time the timer
+    will run, muted, "Not started" (issue 22: the panel above the player rows was blank), and
+    the Start button names the same time."""
+    tw(hub, seed=3)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: v["round"] == 2 and v["phase"] == "trade", clock=clock,
+                   bot="greedy")
+    d.pump()
+    past_leaders(d)
+    assert d.app.screen_name == "timer"
+    seconds = v["game_view"]["trade"]["seconds"]
+    shown = f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+    texts = d.texts()
+    assert shown in texts and "Not started" in texts, texts
+    assert f"Start the {shown} timer" in texts
+    d.check("tw-trade-round-2-ready")
+    d.tap(d.tid("timer:start"))
+    d.pump()
+    assert "Not started" not in d.texts() and "Pause" in d.texts()

@@ -127,6 +127,11 @@ class GameUI:
         """``(label, table move)`` that starts the timer by a tap, or None."""
         return None
 
+    def timer_ready(self, view):
+        """Seconds the timer will run once started (shown, muted, as its digits until it
+        starts), or None: nothing is about to be timed."""
+        return None
+
     def seat_label(self, view, seat) -> str:
         players = view.get("players") or []
         return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"

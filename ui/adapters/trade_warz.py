@@ -151,12 +151,18 @@ class TradeWarzUI(GameUI):
                    "place it on a phone), or with a tap below."
         return ""
 
-    def timer_start(self, view):
+    def timer_ready(self, view):
         gv = view.get("game_view") or {}
         trade = gv.get("trade") or {}
         if view.get("phase") == "trade" and trade.get("timed") and \
                 not trade.get("timer_started") and not trade.get("over"):
-            return ("Start the 3:00 timer", "start_trade_timer")
+            return float(trade.get("seconds") or 0) or None
+        return None
+
+    def timer_start(self, view):
+        seconds = self.timer_ready(view)
+        if seconds is not None:         # (an Embargo-like effect may have cut it from 3:00)
+            return (f"Start the {model.fmt_clock(seconds)} timer", "start_trade_timer")
         return None
 
     # -- scores -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ class SeatStatus(BoxLayout):
     colour = ColorProperty(theme.MUTED)
 
 MODE_WORDS = {"running": "", "warning": "Last seconds!", "paused": "Paused",
-              "done": "Time!"}
+              "done": "Time!", "ready": "Not started"}
 
 
 class TimerScreen(ViewScreen):
@@ -68,6 +68,10 @@ class TimerScreen(ViewScreen):
             idle = self.app.adapter.timer_idle(view)
             self.title = "No timer running" if not idle else (view.get("phase_label") or "")
             self.clock, self.mode, self.state_text, self.fraction = "", "", "", 0.0
+            ready = self.app.adapter.timer_ready(view)
+            if ready:                   # about to be timed: its full time, muted, in the
+                self.clock = model.fmt_clock(ready)     # digits' place (not a blank panel)
+                self.mode, self.state_text = "ready", "Not started"
             self.hint = idle or model.waiting_text(view)
             return
         self.title = self.app.adapter.timer_title(name)
