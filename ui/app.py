@@ -73,6 +73,8 @@ class TableApp(App):
         self.time_hold = time_hold           # seconds "Time!" stays on screen (>= 2); 0: off
         self.tap_guard = tap_guard           # seconds a table button that just appeared or
         #                                      changed in another's place ignores taps; 0: off
+        self.moved_until = 0.0               # until then, buttons that an alert moved
+        #                                      ignore taps (TButton.rest)
         self._moment_ev = None
         self.scan_hold = 8.0                 # seconds a matched scan stays acknowledged
         self._scans = {}                     # scan "at" -> where the game was when seen
@@ -344,6 +346,18 @@ class TableApp(App):
     def dismiss_alert(self, key):
         self.dismissed.add(tuple(key))
         self.refresh()
+
+    def content_moved(self):
+        """An alert is coming or going (before the layout moves anything): each button's
+        place now is noted, and for ``tap_guard`` seconds a button that is no longer there
+        ignores taps (the tap was aimed at what was there)."""
+        if not self.tap_guard or self.root is None:
+            return
+        from ui.widgets.common import TButton
+        for w in self.root.walk(restrict=True):
+            if isinstance(w, TButton):
+                w.rest = w.window_rect()
+        self.moved_until = time.monotonic() + self.tap_guard
 
     # -- the table in charge ---------------------------------------------------------------------
     def open_menu(self):

@@ -644,9 +644,10 @@ class Night:
             w = d.tid(tid_or_text)
         except AssertionError:
             w = d.one(tid_or_text)
-        # a button that has just appeared where another was ignores taps for a moment
-        # (issue 22); a person reads it first
-        left = float(getattr(w, "guard_until", 0) or 0) - time.monotonic()
+        # a button that has just appeared where another was, or that an alert has just
+        # moved, ignores taps for a moment (issue 22); a person reads it first
+        left = max(float(getattr(w, "guard_until", 0) or 0),
+                   float(getattr(self.app, "moved_until", 0) or 0)) - time.monotonic()
         if left > 0:
             time.sleep(left + 0.01)
         d.tap(w, pump=False)

@@ -34,6 +34,8 @@ def steps(mode):
                                   if getattr(w, "tid", None) == tid], f"{tid} shown")
         for _ in range(2):                      # laid out where it will stay
             yield
+        # a button just shown, or just moved by an alert, ignores taps for a moment
+        yield from until(lambda: not d.tid(tid)._guarded(), f"{tid} taking taps")
         d.tap(d.tid(tid), pump=False)
         print(f"TAPPED {tid}", flush=True)
 

@@ -146,3 +146,44 @@ def test_a_table_bar_that_appears_under_a_finger_ignores_taps_for_a_moment(quiz_
     time.sleep(max(0.0, bell.guard_until - time.monotonic()) + 0.05)
     d.tap(d.tid("table:ring"))
     assert quiz_hub.session.records[-1]["move"] == "ring"
+
+
+def test_an_alert_that_pushes_the_screen_down_guards_what_moved(hub, clock, start_app):
+    """An alert banner comes under the top bar and what is below it slides down: for a
+    moment a tap on a button that moved (in its new place) does nothing, and a tap at its old
+    place finds no button; the Menu above the alerts and Start at the bottom did not move
+    and count at once. The same when the banner goes; after the guard's time all count."""
+    hub.configure("trade-warz", players=4, names=NAMES, options=dict(edition="trade"))
+    hub.start(seed=3)
+    play_until(hub, lambda v: v["phase"] == "trade", clock=clock, bot="greedy")
+    d = start_app(hub, tap_guard=3.0)
+    d.pump()
+    if d.app.screen_name == "tw_leaders":
+        d.tap(d.tid("tw:leaders:continue"))
+    tab = d.tid("tab:scores")
+    was = window_rect(tab)
+    start_was = window_rect(d.tid("timer:start"))
+    time.sleep(max(0.0, getattr(d.app, "moved_until", 0) - time.monotonic()) + 0.05)   # the first layout's
+    phone(hub.alert, "reader", "The card reader was unplugged.", "reader")
+    d.pump()
+    tab = d.tid(tab.tid)
+    assert window_rect(tab) != was, "the banner did not move the rail"
+    screen = d.app.screen_name
+    d.tap(tab)                                  # on the moved tab, at once: nothing
+    assert d.app.screen_name == screen
+    d.tap(d.tid("menu"))                        # above the alerts: not moved, counts
+    assert [w for w in d.tops()[1:]], "the Menu did not open"
+    d.tops()[1].dismiss(animation=False)
+    d.pump()
+    start = d.tid("timer:start")
+    assert window_rect(start) == start_was      # at the bottom: not moved, counts at once
+    d.tap(start)
+    assert hub.session.records[-1]["move"] == "start_trade_timer"
+    time.sleep(max(0.0, getattr(d.app, "moved_until", 0) - time.monotonic()) + 0.05)
+    d.tap(d.tid("tab:scores"))                  # the guard's time is over: it counts
+    assert d.app.screen_name == "scores"
+    phone(hub.clear_alert, "reader")            # the banner goes: the rail moves up again
+    d.pump()
+    assert window_rect(d.tid("tab:scores")) == was
+    d.tap(d.tid("tab:now"))
+    assert d.app.screen_name == "scores"        # moved a moment ago: nothing

@@ -168,6 +168,8 @@ class TButton(WordFit, Button):
     #: ``time.monotonic()`` before which a touch does nothing: the button has just appeared
     #: or changed where a finger may already be on its way to another (issue 22)
     guard_until = NumericProperty(0)
+    #: where it was on the screen when an alert last came or went (see ``_guarded``)
+    rest = None
     word_pad = 8
 
     def __init__(self, **kw):
@@ -175,10 +177,23 @@ class TButton(WordFit, Button):
         self._bind_word_fit()
 
     def on_touch_down(self, touch):
-        if self.guard_until and self.collide_point(*touch.pos) and \
-                time.monotonic() < self.guard_until:
+        if self.collide_point(*touch.pos) and self._guarded():
             return True                  # taken, and nothing done: no press, no release
         return super().on_touch_down(touch)
+
+    def _guarded(self) -> bool:
+        """Just appeared or changed (``guard_until``), or moved a moment ago: an alert came
+        or went (the app's ``moved_until``) and this is not where it was then (``rest``)."""
+        now = time.monotonic()
+        if self.guard_until and now < self.guard_until:
+            return True
+        until = getattr(App.get_running_app(), "moved_until", 0)
+        return bool(until) and now < until and self.rest is not None and \
+            self.rest != self.window_rect()
+
+    def window_rect(self):
+        x, y = self.to_window(self.x, self.y)
+        return (round(x), round(y), round(self.width), round(self.height))
 
 
 class Panel(BoxLayout):

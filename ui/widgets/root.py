@@ -102,7 +102,16 @@ class TableBar(BoxLayout):
 
 
 class BannerStack(BoxLayout):
+    """The alerts under the top bar, newest two. When it grows or shrinks, what is below it
+    moves: for the app's ``tap_guard`` every button that moved ignores taps (a finger on its
+    way to a button must not land on what slid into its place; issue 22)."""
     rows = ListProperty([])
+
+    def on_height(self, *_):
+        app = App.get_running_app()
+        moved = getattr(app, "content_moved", None)
+        if moved is not None:
+            moved()
 
     def on_rows(self, *_):
         from ui.widgets.banner import Banner
