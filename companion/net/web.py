@@ -367,6 +367,22 @@ class Watchers:
                 pass
 
 
+def _handle_error(server, request, client_address):
+    """A request that failed outside its handler's own answers. socketserver's default prints
+    "Exception occurred during processing of request" and a traceback on the console; a phone
+    that walked away mid-answer (its Wi-Fi dropped, the page reloaded) or a connection this
+    server closed as it stopped is ordinary, and said in one line at debug level. Anything
+    else is a bug: logged once, with its traceback, through logging."""
+    import sys
+    err = sys.exc_info()[1]
+    who = client_address[0] if client_address else "?"
+    if isinstance(err, (ConnectionError, TimeoutError)) or (
+            isinstance(err, OSError) and getattr(server, "stopping", False)):
+        log.debug("a phone's connection from %s ended mid-request: %s", who, err)
+        return
+    log.error("a request from %s failed: %s", who, err, exc_info=True)
+
+
 class WebServer:
     """Serves the phone page and ``/join`` for one table. ``port=0`` picks a free port."""
 
@@ -438,7 +454,8 @@ class WebServer:
         server_cls = type("Server", (http.server.ThreadingHTTPServer,),
                           {"address_family": family, "daemon_threads": True,
                            "allow_reuse_address": True,
-                           "process_request_thread": process_request_thread})
+                           "process_request_thread": process_request_thread,
+                           "handle_error": _handle_error})
         try:
             self._server = server_cls((self.host, self.port), handler)
         except OSError as e:
@@ -456,6 +473,7 @@ class WebServer:
         if self._server is None:
             return
         self.watchers.close()
+        self._server.stopping = True            # its connections' errors now are ours
         self._server.shutdown()
         self._server.server_close()
         with self._open_lock:

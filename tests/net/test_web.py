@@ -288,3 +288,28 @@ def test_serve_prints_the_join_details_and_stops_cleanly(tmp_path, sig):
     assert proc.returncode == 0, err
     assert "is saved; run the same command to resume it" in out
     assert "Traceback" not in err
+
+
+def test_a_phone_that_walks_away_mid_answer_is_not_a_traceback(table, capfd, caplog):
+    """A phone whose Wi-Fi drops while the page is being sent (here: a connection reset by
+    the client right after asking for the page's script) is ordinary: the console shows no
+    "Exception occurred during processing of request" and no traceback (socketserver's
+    default), and the server answers the next phone."""
+    import logging
+    import struct
+    import time
+    host, port = "127.0.0.1", table.web.port
+    caplog.set_level(logging.DEBUG, logger="companion.net.web")
+    for _ in range(30):
+        s = socket.create_connection((host, port), timeout=5)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.sendall(b"GET /app.js HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.recv(16)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()                                   # RST: gone mid-answer
+    time.sleep(0.5)
+    status, _h, body = get(table.base + "/")
+    assert status == 200 and body
+    err = capfd.readouterr().err
+    assert "Exception occurred" not in err and "Traceback" not in err, err
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
