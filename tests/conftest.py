@@ -1,6 +1,7 @@
 """Shared test set-up. Keeps every test away from $HOME and the user's session store."""
 import os
 import pathlib
+import signal
 import sys
 import tempfile
 
@@ -15,6 +16,12 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+
+# Started in the background by a shell without job control (`pytest ... &`), this process
+# ignores SIGINT, and so would every `companion serve` it starts: the tests' Ctrl-C would do
+# nothing and each such test hang. A handled SIGINT is reset to its default in a child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):
