@@ -247,3 +247,30 @@ def play_pairs(base, edited, players, bots="greedy", options=None, seed=0, jobs=
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+# -- synthetic games, for checking the procedure ---------------------------------------------
+
+def synthetic_pairs(rng, n=3, leaders=("A", "B", "C", "D", "E", "F"), strength=None,
+                    changed=0.5, boost=None):
+    """Endless cheap pairs shaped like Trade Warz's, through the same :func:`values` and
+    :func:`differences` as real games (tests/lab/test_paired.py, benches/bench_paired.py).
+    Each game seats ``n`` of ``leaders`` at random and draws the winner with odds
+    ``strength[leader]`` (default all 1). B's game is A's (the same winner) except with
+    probability ``changed``, when its winner is drawn afresh: with the same odds (a deck
+    compared with itself) or with ``boost`` (``{leader: odds}``) in place of some."""
+    from types import SimpleNamespace
+    strength = dict(strength or {x: 1.0 for x in leaders})
+    edited = dict(strength, **(boost or {}))
+
+    def game(seated, odds, winner=None):
+        if winner is None:
+            winner = rng.choices(range(n), weights=[odds[x] for x in seated])[0]
+        return SimpleNamespace(n=n, winners=[winner], summary={},
+                               factions={str(s): x for s, x in enumerate(seated)}), winner
+
+    while True:
+        seated = rng.sample(list(leaders), n)
+        a, w = game(seated, strength)
+        b, _ = game(seated, edited, None if rng.random() < changed else w)
+        yield differences(values(a), values(b))
