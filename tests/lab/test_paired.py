@@ -195,3 +195,24 @@ def test_until_needs_compare_and_a_sane_delta(tmp_path, capsys):
     code, _, err = run(capsys, "simulate", "great-powers", "--players", "3", "--compare",
                        str(copy), "--delta", "0")
     assert code == 1 and "--delta" in err
+
+
+def test_pairs_do_not_depend_on_jobs_or_batches(tmp_path):
+    """The same pairs, in the same order, in this process in batches of 7 and on two worker
+    processes: so the verdicts and where they fell do not depend on --jobs."""
+    copy = copy_of("great-powers", tmp_path)
+    text = (copy / "rules.toml").read_text()
+    (copy / "rules.toml").write_text(text.replace("winner_vp = 10", "winner_vp = 40", 1))
+    base, edited = games.get("great-powers"), games.get("great-powers", data=copy)
+    runs = []
+    for kw in ({"jobs": 1, "batch": 7}, {"jobs": 2, "batch": 30}):
+        seen = []
+        stream = paired.play_pairs(base, edited, ["A", "B", "C"], bots="greedy,random,greedy",
+                                   seed=3, sink=seen.append, **kw)
+        diffs = [next(stream) for _ in range(30)]
+        stream.close()
+        runs.append((diffs, seen))
+    assert runs[0] == runs[1]
+    diffs, seen = runs[0]
+    assert len(seen) == 30 and sum(s[2] != s[3] for s in seen) > 10     # B's wars pay more
+    assert {d for pair in diffs for d in pair.values()} <= {-1.0, 0.0, 1.0}
