@@ -75,7 +75,7 @@ def rotations(n, bots, options) -> list:
 
 class Comparison:
     """One sequential test per figure (module docstring). ``family``: how many figures alpha
-    is split over (:func:`run` counts those of the first batch of pairs); a figure first seen
+    is split over (:func:`feed` counts those of the first batch of pairs); a figure first seen
     later gets ``alpha / k`` for the k figures known by then."""
 
     def __init__(self, delta=0.03, alpha=0.05, beta=0.05, family=1):

@@ -93,9 +93,9 @@ def fixed_pairs(delta, sigma, alpha=0.05, beta=0.05) -> float:
 
 def wald_asn(mu, delta, sigma, alpha=0.05, beta=0.05) -> float:
     """Wald's approximation of the pairs :class:`PairedTest` needs on average when the true
-    mean difference is ``mu`` (overshoot ignored), for ``mu`` = 0 or ``|mu|`` >= delta/2 + a
-    little: the one-sided test toward ``mu``'s side decides (for ``mu`` = 0, both accept H0
-    at about the same time)."""
+    mean difference is ``mu``, overshoot of the bounds ignored, counting one one-sided test:
+    the side toward ``mu`` (the other soon accepts H0). For ``mu`` = 0 both sides must accept
+    H0, so the true average is larger than this (docs/lab.md measures it)."""
     lo, hi = bounds(alpha, beta)
     drift = (delta / sigma ** 2) * (abs(mu) - delta / 2)   # mean LLR per pair, that side
     if abs(drift) < 1e-12:
@@ -118,8 +118,8 @@ def _oc_h1(mu, delta, sigma, lo, hi):
 class PairedTest:
     """The sequential test of one paired difference (module docstring): ``add(d)`` pair by
     pair; ``verdict`` is :data:`UNDECIDED` until it is decided, then stays; ``decided_at``
-    is the number of this figure's pairs it took. Pairs added after the verdict still count in ``mean``
-    and ``ci95`` (the estimate uses every pair played)."""
+    is the number of this figure's pairs it took. Pairs added after the verdict still count
+    in ``mean`` and ``ci95`` (the estimate uses every pair played)."""
 
     def __init__(self, delta, alpha=0.05, beta=0.05):
         if not 0 < delta <= 1:
