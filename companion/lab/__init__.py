@@ -7,6 +7,8 @@ A service over the rules core, never imported by it:
   end-of-game summary;
 * :mod:`.data`: a stored session matched with the data it was played with;
 * :mod:`.simulate`, :mod:`.stats`: bot games and the figures over many games (95% intervals);
+* :mod:`.paired`, :mod:`.sequential`: ``simulate --compare``'s paired games on two data sets
+  and the sequential test that decides each difference (issue 23, docs/lab.md);
 * :mod:`.report` and :mod:`.plots`: ``companion report``'s HTML page and CSV files (plots with
   matplotlib, imported lazily, only there);
 * :mod:`.export`: sessions as CSV and as BG Stats plays;

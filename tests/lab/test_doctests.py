@@ -5,7 +5,8 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["companion.core.datadir", "companion.core.play"])
+@pytest.mark.parametrize("name", ["companion.core.datadir", "companion.core.play",
+                                  "companion.lab.sequential"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0

@@ -2,8 +2,10 @@
 
 ``--data DIR`` plays (or simulates) a designer's edited copy of the game's data folder; the
 session records the copy (docs/reports.md). ``play --transcript`` prints the game turn by turn
-in words; ``simulate --compare DIR`` plays the same seeds on the shipped data (or ``--data``)
-and on the copy in DIR and prints their win rates side by side.
+in words; ``simulate --compare DIR`` plays the same seeds and seat rotations on the shipped
+data (or ``--data``) and on the copy in DIR, game for game, and prints the paired difference of
+every win rate with its interval and a sequential test's verdict (``--until decided`` stops
+when every one is decided: companion/lab/paired.py, docs/lab.md).
 """
 import json
 import random
@@ -79,7 +81,10 @@ def register(sub):
                                         "intervals, VP spread, lead changes")
     s.add_argument("game")
     s.add_argument("--players", type=int, required=True)
-    s.add_argument("--games", type=int, default=1000)
+    s.add_argument("--games", type=int, default=None,
+                   help="games to play (default 1000); with --compare, pairs of games (one on "
+                        "each data set), and with --until decided the most it may play "
+                        "(default 20000)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--bots", default="greedy")
     s.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
@@ -90,8 +95,21 @@ def register(sub):
     s.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_data_arg(s, "simulate")
     s.add_argument("--compare", metavar="DIR", default=None,
-                   help="also simulate the same games on the edited copy in DIR and print "
-                        "both win rates side by side, with 95%% intervals")
+                   help="play every game also on the edited copy in DIR (the same seed and "
+                        "seats) and print the paired difference of each win rate, with its "
+                        "95%% interval and a sequential test's verdict")
+    s.add_argument("--until", choices=("decided",), default=None,
+                   help="with --compare: stop as soon as every difference is decided (no "
+                        "change, or a change of at least --delta), or --games pairs are played")
+    s.add_argument("--delta", type=float, default=3.0,
+                   help="with --compare: the smallest change worth finding, in win-rate "
+                        "points (default 3)")
+    s.add_argument("--alpha", type=float, default=0.05,
+                   help="with --compare: the chance of reporting a change when there is none "
+                        "(over all the figures together; default 0.05)")
+    s.add_argument("--beta", type=float, default=0.05,
+                   help="with --compare: the chance of missing a change of --delta, per "
+                        "figure (default 0.05)")
     s.set_defaults(func=run_simulate)
 
 
@@ -139,8 +157,12 @@ def _progress(total):
 
 def run_simulate(args):
     game = get(args.game, data=args.data)
+    if args.games is None:
+        args.games = 20000 if args.until else 1000
     if args.games < 1:
         raise ConfigError("--games must be at least 1.")
+    if args.until and args.compare is None:
+        raise ConfigError("--until decided goes with --compare DIR.")
     players = _players(args.players, None)
     options = _options(args.option)
     if args.edition is not None:
@@ -179,47 +201,81 @@ def _simulate(args, game, players, options):
 
 
 def _compare(args, base, edited, players, options):
-    """The same seeds on two sets of data: the win rates side by side."""
+    """The same seeds and seat rotations on two sets of data, game for game: the paired
+    difference of every win rate (companion/lab/paired.py)."""
+    from companion.lab import paired
     if base.data_ref.hash == edited.data_ref.hash:
         raise ConfigError(f"--compare {args.compare}: the same files as "
                           f"{base.data_ref.label}; edit the copy first.")
-    a = _simulate(args, base, players, options)
-    b = _simulate(args, edited, players, options)
+    if not 0 < args.delta <= 100:
+        raise ConfigError(f"--delta is in win-rate points (0-100], not {args.delta}.")
+    for name in ("alpha", "beta"):
+        if not 0 < getattr(args, name) < 0.5:
+            raise ConfigError(f"--{name} is a probability below 0.5, not {getattr(args, name)}.")
+    resolve_bots(base, args.bots, len(players))
+    resolve_bots(edited, args.bots, len(players))
+    lineups = paired.rotations(len(players), args.bots, options)
+    sides = paired.Sides()
+    t0 = time.perf_counter()
+    stream = paired.play_pairs(base, edited, players, bots=args.bots, options=options,
+                               seed=args.seed, jobs=args.jobs, sink=sides.see)
+    c = paired.feed(paired.Comparison(args.delta / 100, args.alpha, args.beta), stream,
+                    args.games, until=args.until)
+    stream.close()
+    secs = time.perf_counter() - t0
+    rows = [dict(r, a=sides.mean(r["kind"], r["key"], 0), b=sides.mean(r["kind"], r["key"], 1))
+            for r in c.rows()]
+    r = {"game": base.name, "players": len(players), "bots": args.bots, "seed": args.seed,
+         "pairs": c.pairs, "games": 2 * c.pairs, "rotations": len(lineups),
+         "until": args.until, "budget": args.games, "decided": c.decided,
+         "seconds": round(secs, 3),
+         "test": {"delta": args.delta / 100, "alpha": args.alpha, "beta": args.beta,
+                  "figures": c.family},
+         "base": sides.side(0, players, base.data_ref.record()),
+         "compare": sides.side(1, players, edited.data_ref.record()),
+         "figures": rows, "changed": [r for r in rows if r["verdict"] in ("higher", "lower")]}
     if args.json:
-        print(json.dumps({"base": a, "compare": b}, indent=2))
+        print(json.dumps(r, indent=2))
         return 0
-    secs = a["seconds"] + b["seconds"]
-    print(f"{base.title}: the same {args.games} games (seed {args.seed}) on two sets of data, "
+    rot = f"{len(lineups)} seat rotation{'s' if len(lineups) > 1 else ''}"
+    print(f"{base.title}: {c.pairs:,} pairs of games on two sets of data, the same seed and "
+          f"seats in each pair ({2 * c.pairs:,} games; seed {args.seed}, {rot}), "
           f"{args.players} players, bots {args.bots} ({secs:.1f} s)")
     print(f"  A: {base.data_ref.label}")
     print(f"  B: {edited.data_ref.label}")
-    print(f"{'seat':>4}  {'A win rate':>10}  {'95% interval':>15}  {'B win rate':>10}  "
-          f"{'95% interval':>15}  {'B - A':>7}")
-    for ra, rb in zip(a["seats"], b["seats"]):
-        print(f"{ra['seat'] + 1:>4}  {ra['win_rate']:10.1%}  "
-              f"{ra['ci95'][0]:6.1%} - {ra['ci95'][1]:6.1%}  {rb['win_rate']:10.1%}  "
-              f"{rb['ci95'][0]:6.1%} - {rb['ci95'][1]:6.1%}  "
-              f"{100 * (rb['win_rate'] - ra['win_rate']):+6.1f}")
-    print(f"mean spread (winner - last): A {a['mean_spread']:.1f}, B {b['mean_spread']:.1f}")
-    print(f"mean lead changes per game: A {a['mean_lead_changes']:.2f}, "
-          f"B {b['mean_lead_changes']:.2f}")
-    print(f"mean commands per game: A {a['mean_commands']:.0f}, B {b['mean_commands']:.0f}")
-    leaders = _leader_rates(a), _leader_rates(b)
-    if leaders[0] or leaders[1]:
-        print(f"{'Leader':>22}  {'A win rate':>10}  {'95% interval':>15}  {'B win rate':>10}  "
-              f"{'95% interval':>15}")
-        for name in sorted(set(leaders[0]) | set(leaders[1])):
-            cells = []
-            for side in leaders:
-                r = side.get(name)
-                cells.append(f"{'-':>10}  {'-':>15}" if r is None else
-                             f"{r['win_rate']:10.1%}  {r['ci95'][0]:6.1%} - {r['ci95'][1]:6.1%}")
-            print(f"{name:>22}  " + "  ".join(cells))
+    print(f"Sequential test per figure (docs/lab.md): no change, or a change of at least "
+          f"{args.delta:g} points; alpha {args.alpha:g} over all {c.family} figures, "
+          f"beta {args.beta:g}.")
+    print(f"{'':>22}  {'A':>6}  {'B':>6}  {'B - A':>6}  {'95% interval':>15}  verdict")
+    for row in rows:
+        lo, hi = row["ci95"]
+        print(f"{_figure(row):>22}  {row['a']:6.1%}  {row['b']:6.1%}  "
+              f"{100 * row['mean']:+6.1f}  {100 * lo:+6.1f} - {100 * hi:+5.1f}  "
+              f"{_verdict(row)}")
+    if c.decided:
+        print(f"Every figure decided by pair {max(r['decided_pair'] for r in rows):,}.")
+    else:
+        left = sum(1 for r in rows if r["verdict"] == "undecided")
+        print(f"{left} figure{'s' if left > 1 else ''} undecided after {c.pairs:,} pairs"
+              + (" (the budget, --games)." if args.until else
+                 "; --until decided plays on until they are."))
+    print(f"mean spread (winner - last): A {r['base']['mean_spread']:.1f}, "
+          f"B {r['compare']['mean_spread']:.1f}")
     return 0
 
 
-def _leader_rates(r):
-    """Trade Warz's per-Leader win rates from the game's own report, by Leader name."""
-    rows = (r.get("report") or {}).get("leaders") or {}
-    return {row.get("name", lid): row for lid, row in rows.items()
-            if isinstance(row, dict) and "win_rate" in row and "ci95" in row}
+def _figure(row):
+    if row["kind"] == "seat":
+        return f"seat {row['key'] + 1}"
+    if row["kind"] == "difficulty":
+        return f"{row['key']} battles won"
+    return f"Leader {row['key']}"
+
+
+def _verdict(row):
+    v, at = row["verdict"], row["decided_pair"]
+    if v == "same":
+        return f"no change (at pair {at:,})"
+    if v in ("higher", "lower"):
+        return f"B {v} (at pair {at:,})"
+    return f"undecided ({row['pairs']:,} pairs)"
