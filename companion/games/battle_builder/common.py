@@ -16,6 +16,17 @@ def _and(items):
     return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _or(items):
+    """``a``, ``a or b``, ``a, b or c``."""
+    items = list(items)
+    return " or ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _tokens(n):
+    """``1 token``, ``3 tokens``, ``nothing`` for 0 paid."""
+    return f"{n} token{'s' if n != 1 else ''}"
+
+
 def _gained(tokens, vp):
     """``+4 tokens, +1 VP``, or ``nothing``."""
     parts = ([f"+{tokens} token{'s' if tokens != 1 else ''}"] if tokens else []) + \

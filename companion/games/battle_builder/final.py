@@ -50,6 +50,71 @@ class Ending:
             return d.pvp_wins[seat] >= o.count
         return sum(d.monsters_defeated[seat].values()) >= o.count
 
+    def _objective_progress(self, state, seat, oid):
+        """How far ``seat`` got towards objective ``oid``, in words ("3 easy monsters
+        defeated", "won the final PvP battle")."""
+        o = self.rules.objectives[oid]
+        d = state.data
+
+        def n_of(n, what):
+            return f"{n} {what}{'s' if n != 1 else ''}"
+        if o.kind == "defeat_difficulty":
+            return n_of(d.monsters_defeated[seat][o.difficulty], f"{o.difficulty} monster") + \
+                " defeated"
+        if o.kind == "win_final_pvp":
+            last = [rec for rec in d.track["pvp"] if rec["pvp"] == d.pvp_no] if d.pvp_no else []
+            if not last:
+                return "no PvP battle was played"
+            if any(rec["winner"] == seat for rec in last):
+                return "won the final PvP battle"
+            if any(seat in rec["seats"] for rec in last):
+                return "lost the final PvP battle"
+            return "not in the final PvP battle"
+        if o.kind == "tier_cards":
+            cards = self.rules.cards
+            n = sum(1 for c in d.attack[seat] + d.defense[seat] if cards[c].tier >= o.tier)
+            return n_of(n, f"tier {o.tier}{'+' if o.tier < 3 else ''} card") + " owned"
+        if o.kind == "pvp_wins":
+            return n_of(d.pvp_wins[seat], "PvP win")
+        return n_of(sum(d.monsters_defeated[seat].values()), "monster") + " defeated"
+
+    def objective_words(self, state, seat, met=None):
+        """A player's secret objective revealed: what it asked, whether it was met (and how far
+        they got), the VP it gave. ``met``: as scored (default: checked now)."""
+        o = self.rules.objectives[state.data.objective[seat]]
+        return (f"{state.players[seat]}'s secret objective: {o.name} ({o.text}): "
+                f"{self._objective_outcome(state, seat, met)}.")
+
+    def _objective_outcome(self, state, seat, met=None):
+        """``met (4 easy monsters defeated), +3 VP`` or ``not met (...), no VP``."""
+        oid = state.data.objective[seat]
+        if met is None:
+            met = self._objective_met(state, seat, oid)
+        gain = f"met ({self._objective_progress(state, seat, oid)}), " + \
+            (f"+{self.rules.objectives[oid].vp} VP" if met else "no VP")
+        return gain if met else "not " + gain
+
+    def objective_results(self, state):
+        """Once the game is over (``victory=objectives``): each player's secret objective, met
+        or not as scored, its VP and the sentence that says so; else None."""
+        d = state.data
+        if state.outcome is None or state.config["victory"] != "objectives" or \
+                not d.objective:
+            return None
+        scored = d.track["ended"] is not None         # not when the table ended the game early
+        out = []
+        for s in sorted(d.objective):
+            oid = d.objective[s]
+            o = self.rules.objectives[oid]
+            met = oid in d.bonuses.get(str(s), [])
+            outcome = self._objective_outcome(state, s, met) if scored else \
+                "not scored (the game was ended early)"
+            out.append({"seat": s, "id": oid, "name": o.name, "text": o.text, "met": met,
+                        "vp": o.vp if met else 0, "scored": scored, "outcome": outcome,
+                        "says": f"{state.players[s]}'s secret objective: {o.name} "
+                                f"({o.text}): {outcome}."})
+        return out
+
     def _break_tie(self, state, tied, allow_duel=True):
         """Returns (winners, tiebreak text) or (pair, "duel") for a sudden-death battle."""
         mode = state.config["tiebreak"]
@@ -98,9 +163,11 @@ class Ending:
                 if oid and self._objective_met(state, s, oid):
                     d.vp[s] += self.rules.objectives[oid].vp
                     d.bonuses.setdefault(str(s), []).append(oid)
+            words = {} if state.lean else {"says": " ".join(
+                self.objective_words(state, s) for s in sorted(d.objective))}
             state.note("ObjectivesRevealed", objectives={str(s): o for s, o in
                                                           d.objective.items()},
-                       scored=dict(d.bonuses))
+                       scored=dict(d.bonuses), **words)
         if mode == "championship":
             order = list(state.seats())
             state.rng.shuffle(order)                         # seeded tiebreak after tokens

@@ -2,7 +2,7 @@
 monster pick."""
 from companion.core.errors import IllegalMoveError
 
-from .common import _int
+from .common import _and, _int, _or, _tokens
 
 
 class Selection:
@@ -127,9 +127,86 @@ class Selection:
         state.rng.shuffle(order)                                 # seeded tiebreak
         order.sort(key=lambda s: -(bids.get(s) or 0))
         d.auction = {"bids": {str(s): bids.get(s) or 0 for s in state.seats()},
-                     "order": order, "picked": []}
-        state.note("AuctionRevealed", bids=d.auction["bids"], order=order)
+                     "order": order, "picked": [], "won": [], "unpicked": None}
+        if state.lean:
+            state.note("AuctionRevealed", bids=d.auction["bids"], order=order)
+        else:
+            state.note("AuctionRevealed", bids=d.auction["bids"], order=order,
+                       says=self._auction_words(state)[0])
         self._next_auction_pick(state)
+
+    # -- the auction in words (the prompt's lot, the reveal, each pick) --------------------------
+    def auction_unit(self, state):
+        """What a bid is counted in: System A's skill tokens, or tokens of any type (a bid is
+        paid from the largest piles first, ruling 4)."""
+        if len(self.system(state).types) == 1:
+            return "tokens"
+        return "tokens of any type (your largest piles pay)"
+
+    def auction_question(self, state, pool):
+        """The bid's question: its unit and what it buys, the first pick of the monsters up
+        for auction (one team), or the team's pick (several teams: the top bidder of each
+        picks, highest first)."""
+        names = _or(self.rules.monsters[m].name for m in pool)
+        unit = self.auction_unit(state)
+        if len(state.data.teams) == 1:
+            return (f"Your bid, in {unit}, for the first pick of {names} (the highest bid "
+                    f"picks and pays it; a tie goes by lot)")
+        return (f"Your bid, in {unit}, for your team's pick of {names} (the top bidder of each "
+                f"team picks, highest bid first, and pays it; a tie goes by lot)")
+
+    def _auction_pickers(self, state):
+        """The seats that pick, in order: the first bidder of each team (ruling 4)."""
+        a, served, out = state.data.auction, set(), []
+        for s in a["order"]:
+            k = self.team_of(state, s)
+            if k not in served:
+                served.add(k)
+                out.append(s)
+        return out
+
+    def _auction_words(self, state):
+        """The auction in sentences: every bid with its unit and who picks (ties by lot), then
+        each pick: the monster, for whom, what was paid (and what nobody picked)."""
+        d, p = state.data, state.players
+        a = d.auction
+        bids = {int(s): b for s, b in a["bids"].items()}
+        pickers = self._auction_pickers(state)
+        one = len(d.teams) == 1
+        said = ", ".join(f"{p[s]} {'bid ' if i == 0 else ''}{_tokens(bids[s])}"
+                         for i, s in enumerate(state.seats()))
+        first = pickers[0]
+        top = bids[first]
+        tied = [s for s in state.seats() if bids[s] == top]
+        team = _and(p[x] for x in d.teams[self.team_of(state, first)])
+        if top == 0:
+            head = f"Nobody bid: by lot, {p[first]} picks first"
+            pays = "pays nothing"
+        else:
+            head = (f"{_and(p[s] for s in tied)} tied at {_tokens(top)}: by lot, "
+                    if len(tied) > 1 else "") + f"{p[first]} wins the first pick"
+            pays = f"pays {_tokens(top)}"
+        if one:
+            reveal = f"Auction for the first pick: {said}. {head} and {pays}."
+        else:
+            rest = "; then " + "; then ".join(
+                f"{p[s]} for {_and(p[x] for x in d.teams[self.team_of(state, s)])}, paying "
+                f"{_tokens(bids[s]) if bids[s] else 'nothing'}" for s in pickers[1:])
+            head = head.replace(" wins the first pick", " picks first")
+            reveal = (f"Auction for the teams' picks: {said}. {head} for {team} and {pays}"
+                      f"{rest if pickers[1:] else ''}.")
+        lines = [reveal]
+        for i, w in enumerate(a["won"]):
+            s = w["seat"]
+            who = f"{p[s]} won the auction" if i == 0 else f"{p[s]} picked next"
+            paid = f"paid {_tokens(w['paid'])}" if w["paid"] else "paid nothing"
+            line = (f"{who}: {self.rules.monsters[w['monster']].name} for "
+                    f"{_and(p[x] for x in d.teams[w['team']])}, {paid}.")
+            if i == len(a["won"]) - 1 and a["unpicked"]:
+                line += (" Not picked: " +
+                         _and(self.rules.monsters[m].name for m in a["unpicked"]) + ".")
+            lines.append(line)
+        return lines
 
     def _next_auction_pick(self, state):
         d = state.data
@@ -140,6 +217,7 @@ class Selection:
                 state.prompt(s, ("pick_monster",), pool=list(d.pool),
                              bid=a["bids"][str(s)])
                 return
+        a["unpicked"] = list(d.pool)
         d.monster_discard.extend(d.pool)
         d.pool = []
         self._count_choices(state)
@@ -155,6 +233,11 @@ class Selection:
         d.pool.remove(monster)
         d.picks[k] = [monster]
         d.auction["picked"].append(k)
+        d.auction["won"].append({"seat": seat, "team": k, "monster": monster, "paid": paid})
         state.clear_prompt(seat)
-        state.note("MonsterPicked", seat=seat, team=d.teams[k], monster=monster, paid=paid)
-        self._next_auction_pick(state)
+        self._next_auction_pick(state)            # the last pick: what nobody picked is known
+        if state.lean:
+            state.note("MonsterPicked", seat=seat, team=d.teams[k], monster=monster, paid=paid)
+        else:
+            state.note("MonsterPicked", seat=seat, team=d.teams[k], monster=monster, paid=paid,
+                       says=self._auction_words(state)[-1])

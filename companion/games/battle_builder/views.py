@@ -97,7 +97,8 @@ class Views:
                 [m for o in d.offers for m in o] + list(d.pool) +
                 [m for p in d.picks for m in p])},
             "pool": list(d.pool), "picks": [list(p) for p in d.picks],
-            "auction": d.auction, "prep": {str(s): c for s, c in d.prep.items()},
+            "auction": dict(d.auction, lines=self._auction_words(state)) if d.auction else
+            None, "prep": {str(s): c for s, c in d.prep.items()},
             "battles_now": [self._battle_view(state, b) for b in d.battles.values()],
             "shop_pool": list(d.shop_pool), "stock": dict(d.stock),
             "convert_ok": d.convert_ok,
@@ -108,6 +109,7 @@ class Views:
             "monster_deck": len(d.monster_deck), "monster_discard": len(d.monster_discard),
             "objectives": {str(s): o for s, o in d.objective.items()} if over else
             sorted(str(s) for s in d.objective),
+            "objective_results": self.objective_results(state),
             "bonuses": dict(d.bonuses), "ending": d.ending,
             "vp_curve": [list(r) for r in d.vp_curve], "track": self._track_view(state),
         }
