@@ -84,9 +84,12 @@ class BattleBuilderUI(GameUI):
                 c = cards.get(m) or {}
                 return f"{c.get('name') or pretty_id(m)} ({c.get('difficulty', '')}, " \
                        f"{c.get('hp', '?')} HP, ATK {c.get('attack', '?')})"
-            out.append(("Auction", "Sealed bids in tokens for the first pick of: " +
+            one = len(gv.get("teams") or []) <= 1
+            out.append(("Auction", "Sealed bids in tokens for " +
+                        ("the first pick of: " if one else "each team's pick of: ") +
                         "; ".join(card(m) for m in gv["pool"]) +
-                        ". The highest bid picks and pays it."))
+                        (". The highest bid picks and pays it." if one else
+                         ". Each team's top bidder picks, highest bid first, and pays it.")))
         if view.get("phase") == "select" and auction and auction.get("lines"):
             out.append(("Auction", " ".join(auction["lines"])))
         every = gv.get("pvp_every")
