@@ -64,3 +64,40 @@ def test_tied_players_share_their_place_and_the_result_is_in_view(servers, phone
     SHOTS.mkdir(parents=True, exist_ok=True)
     ps[1].page.screenshot(path=str(SHOTS / f"game-over-{game}-bo-viewport.png"))
     ps[1].shot("tie")
+
+
+def test_battle_builder_auction_reveal_and_secret_objectives_on_the_phones(servers, phones,
+                                                                           tmp_path):
+    """Issue 22: the auction's reveal says every bid in tokens, the winner and what was paid,
+    and Game over shows each secret objective, whether it was met and its VP."""
+    srv = start_table(tmp_path, "bb-moments", "battle-builder", 2, seed=3,
+                      options={"monster_select": "auction", "victory": "objectives",
+                               "arc": "4+1"})
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"], shots=False)
+    hub = srv.hub
+    rng = random.Random(3)
+    drive(hub, lambda st: st.round == 2 and st.phase == "select" and
+          st.data.auction is None, rng)
+    game, st = hub.session.game, hub.session.state
+    bids = [min(2, game.wallet(st, 0)), min(1, game.wallet(st, 1))]
+    for seat, bid in enumerate(bids):
+        hub.submit(seat, "bid_auction", {"tokens": bid})
+    lines = hub.public_view()["game_view"]["auction"]["lines"]
+    for ph in ps:
+        ph.page.wait_for_selector(".reveal[data-window='auction-2'] [data-panel=auction] li")
+        shown = ph.page.eval_on_selector_all(
+            ".reveal[data-window='auction-2'] li.pcard .choice-text",
+            "es => es.map(e => e.textContent)")
+        assert shown == [f"{b} token{'s' if b != 1 else ''}" for b in bids]
+        assert ph.page.eval_on_selector_all("[data-panel=auction] li",
+                                            "es => es.map(e => e.textContent)") == lines
+    ps[0].shot("auction-reveal")
+    drive(hub, lambda st: st.outcome is not None, rng)
+    results = hub.public_view()["game_view"]["objective_results"]
+    for ph in ps:
+        ph.page.wait_for_selector("[data-panel=outcome] [data-panel=objectives] li")
+        assert ph.page.eval_on_selector_all(
+            "[data-panel=objectives] li", "es => es.map(e => e.textContent)") == \
+            [r["says"] for r in results]
+    ps[0].shot("game-over-objectives")

@@ -77,3 +77,38 @@ def test_markets_counts_flooded_and_bowls(hub, clock, start_app):
     data = d.app.screen("scores").ids.chart.data
     assert data.target[0] == gv["bowl"][0] + gv["earned"][0]
     d.check("mt-scores")
+
+
+def test_battle_builder_auction_reveal_and_secret_objectives_at_the_end(hub, clock, start_app):
+    """Issue 22: the table names what the auction is for, says every bid with its unit and the
+    winner, and the Game over screen shows each secret objective and the VP it gave."""
+    hub.configure("battle-builder", players=2, names=NAMES[:2],
+                  options={"monster_select": "auction", "victory": "objectives", "arc": "4+1"})
+    hub.start(seed=3)
+    d = start_app(hub)
+    play_until(hub, lambda v: v["phase"] == "select" and v["round"] == 2 and
+               not v["game_view"]["auction"], clock=clock)
+    d.pump()
+    v = hub.public_view()
+    names = [v["game_view"]["monster_cards"][m]["name"] for m in v["game_view"]["pool"]]
+    info = [t for t in d.texts() if t.startswith("Sealed bids in tokens for the first pick of")]
+    assert info and all(n in info[0] for n in names)
+    s = hub.session
+    wallets = [s.game.wallet(s.state, x) for x in (0, 1)]
+    bids = [min(2, wallets[0]), min(1, wallets[1])]
+    for seat, bid in enumerate(bids):
+        phone(hub.submit, seat, "bid_auction", {"tokens": bid})
+    d.pump()
+    v = hub.public_view()
+    reveal = v["game_view"]["auction"]["lines"][0]
+    assert reveal.startswith(f"Auction for the first pick: Ann bid {bids[0]} token")
+    assert any(t == reveal for t in d.texts(clip=False))
+    d.check("bb-auction-reveal")
+    play_until(hub, lambda v: v.get("outcome") is not None, clock=clock)
+    d.pump()
+    assert d.app.screen_name == "victory"
+    results = hub.public_view()["game_view"]["objective_results"]
+    for r in results:
+        note = f"Objective {r['name']}: {r['outcome']}"
+        assert any(note in t for t in d.texts(clip=False)), note
+    d.check("bb-game-over-objectives")

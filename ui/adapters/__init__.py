@@ -136,6 +136,11 @@ class GameUI:
         players = view.get("players") or []
         return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"
 
+    def final_notes(self, view) -> dict:
+        """``{seat: text}`` shown under each player on the Game over screen (what the game
+        revealed at the end, e.g. a secret objective and the points it gave)."""
+        return {}
+
     def lobby_window(self, view):
         """The sealed choice made in the lobby after the start (e.g. a blind Leader pick):
         its public window, or None."""

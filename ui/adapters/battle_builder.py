@@ -76,6 +76,22 @@ class BattleBuilderUI(GameUI):
                 team = (gv.get("teams") or [[]])[t] if t < len(gv.get("teams") or []) else []
                 out.append((f"Team {model.names(view, team)}",
                             "Monsters offered: " + ", ".join(pretty_id(m) for m in offer)))
+        auction = gv.get("auction")
+        if view.get("phase") == "select" and gv.get("pool") and not auction:
+            cards = gv.get("monster_cards") or {}
+
+            def card(m):
+                c = cards.get(m) or {}
+                return f"{c.get('name') or pretty_id(m)} ({c.get('difficulty', '')}, " \
+                       f"{c.get('hp', '?')} HP, ATK {c.get('attack', '?')})"
+            one = len(gv.get("teams") or []) <= 1
+            out.append(("Auction", "Sealed bids in tokens for " +
+                        ("the first pick of: " if one else "each team's pick of: ") +
+                        "; ".join(card(m) for m in gv["pool"]) +
+                        (". The highest bid picks and pays it." if one else
+                         ". Each team's top bidder picks, highest bid first, and pays it.")))
+        if view.get("phase") == "select" and auction and auction.get("lines"):
+            out.append(("Auction", " ".join(auction["lines"])))
         every = gv.get("pvp_every")
         if every:
             out.append(("PvP", f"A PvP battle after every {every} monster battles "
@@ -108,6 +124,11 @@ class BattleBuilderUI(GameUI):
             explain[s] = ["; ".join(lines)] if lines else []
         return ScoreData("Victory points", "VP", series, None, explain, "Battles won",
                          gv.get("battles"))
+
+    def final_notes(self, view):
+        """Secret objectives at the end: each player's, met or not, and the VP it gave."""
+        results = (view.get("game_view") or {}).get("objective_results") or []
+        return {r["seat"]: f"Objective {r['name']}: {r['outcome']}" for r in results}
 
     def counter_value(self, view, seat, counter):
         gv = view.get("game_view") or {}

@@ -56,10 +56,12 @@ class VictoryScreen(ViewScreen):
         scores = o.get("scores") or {}
         winners = o.get("winners") or []
         order = sorted(range(len(players)), key=lambda s: -(scores.get(str(s)) or 0))
+        notes = self.app.adapter.final_notes(view)
 
         def row(r, s):
             r.name, r.value = players[s], str(scores.get(str(s), ""))
-            r.why = "winner" if s in winners else ""
+            r.why = " \u00b7 ".join(x for x in ("winner" if s in winners else "",
+                                                notes.get(s, "")) if x)
             r.colour = theme.seat_colour(s)
             r.number = str(s + 1)
         fill(self.ids.final, order, StandingRow, row)

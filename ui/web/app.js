@@ -1103,6 +1103,7 @@
     }
     if (Array.isArray(choice)) return choice.length ? choice.map(name).join(" → ") : "none";
     if (typeof choice === "number" && w && w.kind === "bid" && gv.gdp) return choice + " GDP";
+    if (typeof choice === "number" && w && w.kind === "auction" && v.game === "battle-builder") return choice + (choice === 1 ? " token" : " tokens");
     return describe(choice);
   }
   // a card's (or any id's) name from what this phone has seen: its hand, the table's cards
@@ -1215,7 +1216,15 @@
       el("p", { class: "winner", text: (o.winners.length > 1 ? "Winners: " : "Winner: ") + joinNames(o.winners.map(playerName)) }),
       o.reason ? el("p", { class: "muted", text: o.reason }) : null,
       el("h3", { text: "Final scores" }),
-      el("ol", { class: "scores" }, rows));
+      el("ol", { class: "scores" }, rows),
+      outcomeWords(v));
+  }
+  // what the game reveals at its end (Battle Builder: each secret objective, met or not, its VP)
+  function outcomeWords(v) {
+    const res = v.game === "battle-builder" && v.game_view && v.game_view.objective_results;
+    if (!Array.isArray(res) || !res.length) return null;
+    return el("div", { data: { panel: "objectives" } }, el("h3", { text: "Secret objectives" }),
+      el("ul", { class: "flip-list" }, res.map((r) => el("li", { data: { seat: String(r.seat) }, text: r.says }))));
   }
   function lockPanel(v, w) {
     const mine = w.locked[String(v.seat)];
@@ -1707,6 +1716,10 @@
           c.winner !== null && c.winner !== undefined ? el("p", { class: "result-line winner" }, "Winner: " + playerName(c.winner)) : null,
           power ? el("p", { class: "muted", text: "Dispute power: " + power }) : null);
       }
+    }
+    if (v.game === "battle-builder" && w.kind === "auction" && gv.auction && (gv.auction.lines || []).length) {
+      return el("div", { data: { panel: "auction" } }, el("h3", { text: "Auction" }),
+        el("ul", { class: "flip-list" }, gv.auction.lines.map((t) => el("li", { text: t }))));
     }
     if (v.game === "battle-builder") {
       const b = (gv.battles_now || []).find((x) => w.id.startsWith(x.id + ":"));

@@ -18,6 +18,8 @@ BET_TEXT = {"killing_blow": "I deal the killing blow",
 PVP_USES = {"stamina": "+{stamina} stamina this battle",
             "defense": "Draw {defense} more defence card(s) when hit",
             "damage": "+{damage} damage on every attack"}
+# what stamina does (rulebook: "Highest stamina acts first"; stamina resets each battle)
+STAMINA_HELP = "the most stamina acts first, and what you spend comes back only next battle"
 TOKEN_WORDS = {"skill": "tokens", "attack": "attack tokens", "defense": "defence tokens",
                "speed": "speed tokens", "hp": "HP tokens", "combat": "combat tokens",
                "training": "training tokens"}
@@ -56,8 +58,8 @@ def choose_monster(game, state, seat):
 
 
 def bid_auction(game, state, seat):
-    most = state.prompts[seat]["most"]
-    return [c.number("tokens", 0, most, "Your bid, in tokens (the winner pays it)")]
+    p = state.prompts[seat]
+    return [c.number("tokens", 0, p["most"], game.auction_question(state, p["pool"]))]
 
 
 def pick_monster(game, state, seat):
@@ -116,8 +118,8 @@ def play_turn(game, state, seat):
         opts.append(c.option(cid, card.name, detail, **extra))
     specs = [c.one("card", opts, "Your attack")]
     for lo, ids in sorted(by_min.items()):
-        specs.append(c.number("stamina", lo, have, f"Stamina to spend (you have {have})",
-                              when={"card": ids}))
+        specs.append(c.number("stamina", lo, have, f"Stamina to spend (you have {have}): "
+                              f"{STAMINA_HELP}", when={"card": ids}))
     if "targets" in p:
         d = state.data
         b = d.battles[d.battle_of[seat]]
