@@ -287,7 +287,7 @@ class Session:
             self.records.append(rec)
             if "tx" in rec:
                 self._tx[(rec.get("seat"), rec["tx"])] = rec
-            self._tell(state.notices)
+            self._tell(state.notices, rec)
             if state.outcome is not None:
                 self._mark_status()
             return Result(len(self.records) - 1, state.notices)
@@ -296,11 +296,11 @@ class Session:
     #: Entries kept (a view shows the newest :data:`story.SHOWN` public ones).
     STORY_KEPT = 400
 
-    def _tell(self, notices):
+    def _tell(self, notices, rec=None):
         """The story entries of the command just logged (shown from its ``rev`` on)."""
         if self._story is None:
             return                      # built from the log, this command included, when asked
-        self._story.extend(_story.entries(self.game, self.state, notices, self.version))
+        self._story.extend(_story.entries(self.game, self.state, notices, self.version, rec))
         del self._story[:-self.STORY_KEPT]
 
     def tell(self, says: str) -> None:
@@ -458,7 +458,8 @@ def replay_story(game, records) -> list:
             notices = state.notices
         else:
             continue
-        out.extend(_story.entries(game, state, notices, version + 1))
+        out.extend(_story.entries(game, state, notices, version + 1,
+                                  None if rec.get("type") == "Undone" else rec))
     return out
 
 

@@ -52,8 +52,19 @@ def _phase(game, state, phase, rnd) -> str:
     return f"Now: {label}" + (f", round {rnd}." if rnd else ".")
 
 
-def entries(game, state, notices, rev) -> list:
-    """The story entries of one command's ``notices`` (in order), shown from ``rev`` on."""
+def doing(game, state, rec) -> str | None:
+    """What a seat's (or the table's) move was, by its name, for a move whose notices say
+    nothing in words: "Di: Take an Action card." (never its arguments)."""
+    if rec.get("kind") != "move":
+        return None
+    m = game.moves.get(rec.get("move")) if game is not None else None
+    label = m.title() if m is not None else _words(rec.get("move"))
+    return f"{_name(state, rec.get('seat'))}: {label}."
+
+
+def entries(game, state, notices, rev, rec=None) -> list:
+    """The story entries of one command's ``notices`` (in order), shown from ``rev`` on;
+    ``rec``, the command's record: a move that says nothing else is told by its name."""
     out = []
     phase = None
     withdrawn = False
@@ -76,13 +87,13 @@ def entries(game, state, notices, rev) -> list:
             add(f"{_name(state, n.get('seat'))} locked in.")
         elif kind == "ChoiceWithdrawn":
             withdrawn = True
-            add(f"The table undid {_name(state, n.get('seat'))}'s lock-in.")
+            add(f"The table undid {_name(state, n.get('seat'))}’s lock-in.")
         elif kind == "Undone":
             if withdrawn:
                 continue                # said by the lock-in it took back
             if isinstance(n.get("seat"), int):
                 what = n.get("label") or _words(n.get("what"))
-                add(f"The table undid {_name(state, n['seat'])}'s move: {what}.")
+                add(f"The table undid {_name(state, n['seat'])}’s move: {what}.")
             else:
                 what = _UNDONE.get(n.get("what")) or n.get("label") or _words(n.get("what"))
                 add(f"The table undid {what}.")
@@ -94,7 +105,7 @@ def entries(game, state, notices, rev) -> list:
             add(f"The table closed the choice: {who} made no choice.")
         elif kind == "Corrected":
             d = n.get("delta") or 0
-            whose = "" if n.get("seat") is None else _name(state, n.get("seat")) + "'s "
+            whose = "" if n.get("seat") is None else _name(state, n.get("seat")) + "’s "
             add(f"Correction: {whose}{n.get('counter')} {'+' if d > 0 else ''}{d}, now "
                 f"{n.get('value')} ({n.get('reason')}).")
         elif kind == "SeatRenamed":
@@ -113,6 +124,10 @@ def entries(game, state, notices, rev) -> list:
             add(f"Game over: {who or 'nobody'} "
                 f"{'wins' if len(n.get('winners') or ()) == 1 else 'win'}."
                 + (f" {n['reason']}" if n.get("reason") else ""))
+    if rec is not None and not any("to" not in e for e in out):
+        told = doing(game, state, rec)
+        if told:
+            add(told)
     if phase is not None and state.outcome is None:
         # a phase's on_begin may count the round on (PhaseBegan has the round before it)
         add(_phase(game, state, phase[0],
