@@ -10,7 +10,8 @@ Nothing here sends a move to the hub for a player or for the table.
 
 At each new phase or round, after every undo, after the restart and at game over,
 ``Night.agree`` checks that the screens tell one story (the hub, the Kivy screen, every phone,
-/watch; one phone reloaded as a fresh page), and that every reveal verifies.
+/watch; one phone reloaded as a fresh page), the same feed of what happened included (each
+phone's own lines on that phone alone), and that every reveal verifies.
 
 Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through the Driver's
 ``check`` (which also insists every text is legible at arm's length), the phones full-page.
@@ -317,6 +318,7 @@ class Night:
         self.agreeing = 0.0                 # seconds spent checking the screens agree
         self.agreed = 0                     # how many times they were checked
         self.verified = 0                   # own lock-ins a phone showed "verified" at a reveal
+        self.feed_lines = 0                 # the longest feed the pages showed alike
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -599,7 +601,7 @@ class Night:
             own = [e["says"] for e in reversed(self.hub.seat_view(seat)["story"])
                    if "to" in e] if seat is not None else []
             assert snap["mine"] == own, (what, ph.name, "its own entries", snap["mine"], own)
-            self.feed_lines = max(getattr(self, "feed_lines", 0), len(snap["feed"]) + len(own))
+            self.feed_lines = max(self.feed_lines, len(snap["feed"]) + len(own))
             if snap["timer"] not in (None, "up"):
                 assert snap["timer"] in left, (what, ph.name, snap["timer"], left)
                 t = v["timers"][snap["timer"]]
