@@ -54,10 +54,13 @@ def _phase(game, state, phase, rnd) -> str:
 
 def doing(game, state, rec) -> str | None:
     """What a seat's (or the table's) move was, by its name, for a move whose notices say
-    nothing in words: "Di: Take an Action card." (never its arguments)."""
+    nothing in words: "Di: Take an Action card." (never its arguments; nothing for a private
+    move, which no other view shows)."""
     if rec.get("kind") != "move":
         return None
     m = game.moves.get(rec.get("move")) if game is not None else None
+    if m is not None and m.private:
+        return None                     # a move the views keep to its seat: nobody is told
     label = m.title() if m is not None else _words(rec.get("move"))
     return f"{_name(state, rec.get('seat'))}: {label}."
 
