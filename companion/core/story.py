@@ -54,7 +54,7 @@ def _phase(game, state, phase, rnd) -> str:
 
 def doing(game, state, rec) -> str | None:
     """What a seat's (or the table's) move was, by its name, for a move whose notices say
-    nothing in words: "Di: Take an Action card." (never its arguments; nothing for a private
+    nothing in words: "Di: Take a card." (never its arguments; nothing for a private
     move, which no other view shows)."""
     if rec.get("kind") != "move":
         return None
