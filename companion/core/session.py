@@ -232,15 +232,7 @@ class Session:
             return Result(len(records) - 1, state.notices)
 
     def _undone(self, r) -> dict:
-        """The public notice of an undo: what was taken back, and whose move it was."""
-        n = {"kind": "Undone", "what": r.get("type")}
-        if r.get("kind") == "move":
-            if isinstance(r.get("seat"), int):
-                n["seat"] = r["seat"]
-            m = self.game.moves.get(r.get("move"))
-            if m is not None:
-                n["label"] = m.title()
-        return n
+        return _undone_notice(self.game, r)
 
     def rewind(self, version) -> None:
         """Forget the records from ``version`` on and rebuild the state from the rest: the
@@ -442,15 +434,8 @@ def replay_story(game, records) -> list:
         if rec.get("type") == "Undone":
             locked = _open_locks(state)
             state = fold(game, records, version + 1)
-            target = records[rec["target"]]
-            n = {"kind": "Undone", "what": target.get("type")}
-            if target.get("kind") == "move":
-                if isinstance(target.get("seat"), int):
-                    n["seat"] = target["seat"]
-                m = game.moves.get(target.get("move"))
-                if m is not None:
-                    n["label"] = m.title()
-            notices = _withdrawn(locked, _open_locks(state)) + [n]
+            notices = (_withdrawn(locked, _open_locks(state))
+                       + [_undone_notice(game, records[rec["target"]])])
         elif rec.get("kind") in COMMAND_KINDS:
             apply(game, state, rec)
             if "commitment" in rec:
@@ -461,6 +446,18 @@ def replay_story(game, records) -> list:
         out.extend(_story.entries(game, state, notices, version + 1,
                                   None if rec.get("type") == "Undone" else rec))
     return out
+
+
+def _undone_notice(game, r) -> dict:
+    """The public notice of an undo: what was taken back, and whose move it was."""
+    n = {"kind": "Undone", "what": r.get("type")}
+    if r.get("kind") == "move":
+        if isinstance(r.get("seat"), int):
+            n["seat"] = r["seat"]
+        m = game.moves.get(r.get("move"))
+        if m is not None:
+            n["label"] = m.title()
+    return n
 
 
 def _stamp_lock(state, rec, rev):

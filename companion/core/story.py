@@ -3,7 +3,8 @@
 Each entry is ``{"rev": r, "says": "..."}`` (plus ``"to": seat`` for a sentence meant for one
 seat alone): ``rev`` is the revision of the session's log whose documents first show it. The
 sentences are derived from the notices each command made (:func:`entries`), so a session
-loaded from its log tells the same story (:func:`replay`) and nothing needs storing.
+loaded from its log tells the same story (``session.replay_story``) and nothing needs
+storing.
 
 What goes in: every notice that says itself in words (``says``, the games' own sentences,
 public or addressed to one seat), a lock-in ("Ann locked in."), a lock-in the table took back,
