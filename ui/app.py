@@ -335,6 +335,12 @@ class TableApp(App):
     def show_error(self, message):
         self.show_toast(message)
 
+    def story_lines(self) -> list:
+        """What happened, newest first: the public story of the latest view, the same lines
+        every phone and /watch show (the Undo dialog lists the newest)."""
+        return [e["says"] for e in reversed(self.view.get("story") or ())
+                if isinstance(e, dict) and "to" not in e and isinstance(e.get("says"), str)]
+
     def show_toast(self, message, seconds=5):
         if self.closed:
             return

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 
+from . import story as _story
 from . import views
 from .clock import SessionClock
 from .errors import IllegalMoveError, SessionFileError, UndoError
@@ -73,6 +74,7 @@ class Session:
         self.lock = threading.RLock()
         self.abandoned = any(r.get("type") == "SessionAbandoned" for r in records)
         self._tx = {(r.get("seat"), r["tx"]): r for r in records if r.get("tx")}
+        self._story = None          # built from the log when first asked for (story())
 
     # -- making and loading -------------------------------------------------------------------
     @classmethod
@@ -94,7 +96,9 @@ class Session:
         info.update(meta or {})
         log.create(session_id, game.name, info, created=wall())
         log.append(session_id, 0, [first])
-        return cls(game, log, session_id, [first], state, clock, entropy, wall)
+        session = cls(game, log, session_id, [first], state, clock, entropy, wall)
+        session._story = _story.begun(game, state)
+        return session
 
     @classmethod
     def load(cls, log, session_id, *, games, clock=None, entropy=os.urandom,
@@ -223,19 +227,12 @@ class Session:
             self.records = records
             self.state = state
             state.notices = _withdrawn(locked, _open_locks(state)) + [self._undone(r)]
+            self._tell(state.notices)
             self._mark_status()
             return Result(len(records) - 1, state.notices)
 
     def _undone(self, r) -> dict:
-        """The public notice of an undo: what was taken back, and whose move it was."""
-        n = {"kind": "Undone", "what": r.get("type")}
-        if r.get("kind") == "move":
-            if isinstance(r.get("seat"), int):
-                n["seat"] = r["seat"]
-            m = self.game.moves.get(r.get("move"))
-            if m is not None:
-                n["label"] = m.title()
-        return n
+        return _undone_notice(self.game, r)
 
     def rewind(self, version) -> None:
         """Forget the records from ``version`` on and rebuild the state from the rest: the
@@ -248,6 +245,8 @@ class Session:
             self.state = fold(self.game, self.records)
             self.abandoned = any(r.get("type") == "SessionAbandoned" for r in self.records)
             self._tx = {(r.get("seat"), r["tx"]): r for r in self.records if r.get("tx")}
+            if self._story is not None:
+                self._story = [e for e in self._story if e["rev"] <= version]
 
     # -- the one path every command takes ------------------------------------------------------
     def _run(self, rec) -> Result:
@@ -280,9 +279,39 @@ class Session:
             self.records.append(rec)
             if "tx" in rec:
                 self._tx[(rec.get("seat"), rec["tx"])] = rec
+            self._tell(state.notices, rec)
             if state.outcome is not None:
                 self._mark_status()
             return Result(len(self.records) - 1, state.notices)
+
+    # -- the story: what happened, in sentences (core/story.py) ----------------------------------
+    #: Entries kept (a view shows the newest :data:`story.SHOWN` public ones).
+    STORY_KEPT = 400
+
+    def _tell(self, notices, rec=None):
+        """The story entries of the command just logged (shown from its ``rev`` on)."""
+        if self._story is None:
+            return                      # built from the log, this command included, when asked
+        self._story.extend(_story.entries(self.game, self.state, notices, self.version, rec))
+        del self._story[:-self.STORY_KEPT]
+
+    def tell(self, says: str) -> None:
+        """A sentence only the table knows (it restarted): in the story from now on, not in the
+        log (a session loaded again tells its log's story)."""
+        with self.lock:
+            self.story()
+            self._story.append({"rev": self.version, "says": says})
+            del self._story[:-self.STORY_KEPT]
+
+    def story(self, viewer=None, shown=None) -> list:
+        """The story as ``viewer`` (a seat, None: the public) may see it
+        (:func:`story.visible`); ``shown=0``: every entry kept, unprojected."""
+        with self.lock:
+            if self._story is None:
+                self._story = replay_story(self.game, self.records)[-self.STORY_KEPT:]
+            if shown == 0:
+                return [dict(e) for e in self._story]
+            return _story.visible(self._story, viewer, shown or _story.SHOWN)
 
     def _mark_status(self):
         st = self.state
@@ -308,12 +337,14 @@ class Session:
         with self.lock:
             v = views.public(self.game, self.state)
             v["session"], v["rev"] = self.id, self.version
+            v["story"] = self.story()
             return v
 
     def seat_view(self, seat: int) -> dict:
         with self.lock:
             v = views.seat(self.game, self.state, seat)
             v["session"], v["rev"] = self.id, self.version
+            v["story"] = self.story(seat)
             return v
 
     def views(self, seats=None):
@@ -322,7 +353,11 @@ class Session:
             pub = views.public(self.game, self.state)
             pub["session"], pub["rev"] = self.id, self.version
             seats = range(self.state.n) if seats is None else seats
-            return pub, {s: views.seat(self.game, self.state, s, pub) for s in seats}
+            per_seat = {s: views.seat(self.game, self.state, s, pub) for s in seats}
+            pub["story"] = self.story()
+            for s, v in per_seat.items():
+                v["story"] = self.story(s)
+            return pub, per_seat
 
     def history(self, viewer=None) -> list:
         """The log as ``viewer`` (a seat, or None for the public) may see it: a sealed choice
@@ -382,6 +417,47 @@ class LeanSession:
         for name in self.state.due_timers(now):
             apply(self.game, self.state, {"kind": "timer", "timer": name, "at": now})
             self.commands += 1
+
+
+def replay_story(game, records) -> list:
+    """The story a session told, rebuilt from its log: every command applied in the order it
+    came (an undone one too, until its undo), each undo as :meth:`Session.undo` made it."""
+    if not records or records[0].get("type") != "SessionStarted":
+        return []
+    start = records[0]
+    state = new_state(game, start["players"], start["options"], start["seed"],
+                      now=start.get("at", 0.0))
+    out = _story.begun(game, state)
+    for version, rec in enumerate(records):
+        if version == 0:
+            continue
+        if rec.get("type") == "Undone":
+            locked = _open_locks(state)
+            state = fold(game, records, version + 1)
+            notices = (_withdrawn(locked, _open_locks(state))
+                       + [_undone_notice(game, records[rec["target"]])])
+        elif rec.get("kind") in COMMAND_KINDS:
+            apply(game, state, rec)
+            if "commitment" in rec:
+                _stamp_lock(state, rec, version + 1)
+            notices = state.notices
+        else:
+            continue
+        out.extend(_story.entries(game, state, notices, version + 1,
+                                  None if rec.get("type") == "Undone" else rec))
+    return out
+
+
+def _undone_notice(game, r) -> dict:
+    """The public notice of an undo: what was taken back, and whose move it was."""
+    n = {"kind": "Undone", "what": r.get("type")}
+    if r.get("kind") == "move":
+        if isinstance(r.get("seat"), int):
+            n["seat"] = r["seat"]
+        m = game.moves.get(r.get("move"))
+        if m is not None:
+            n["label"] = m.title()
+    return n
 
 
 def _stamp_lock(state, rec, rev):

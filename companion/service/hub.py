@@ -492,6 +492,7 @@ class Hub:
     def resume(self, session_id=None):
         """Resume a session from the log (by default this table's open one that was played
         last: after a crash, the game that was being played, even if a newer one is open)."""
+        restarted = session_id is None         # at the table's start, not from Home
         with self._lock:
             if (self.session is not None and not self.session.state.is_over()
                     and session_id != self.session.id):
@@ -513,6 +514,9 @@ class Hub:
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]
+            # only the table knows it stopped and came back (the log tells the rest)
+            self.session.tell("The table restarted." if restarted else
+                              "The table resumed this game.")
             paused = self._pause_after_restart()
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version, "notices": []})

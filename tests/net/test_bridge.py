@@ -362,3 +362,59 @@ def test_the_hub_reconnects_by_itself_and_says_it_is_back(table):
     assert False in seen and seen[-1] is True
     # and commands flow again
     assert ann.send("submit_bids", bids(ann.latest["view"]), timeout=10)["ok"]
+
+
+def test_a_seats_own_story_entry_never_reaches_the_public_or_another_seat(mode, tmp_path):
+    """The story (protocol 4.1 ``story``) at the broker: Ann cheers for Cy; the public state,
+    every page's feed, says so, and Cy's own view also holds "Ann cheered for you." (an entry
+    with ``to``). Ann and Bo subscribe to everything they could try (wildcards included):
+    that sentence never reaches them, on any topic, nor the public state or the events."""
+    from tests.phone.zoo import games
+    opts = {"binary": "/usr/sbin/mosquitto"} if mode == "mosquitto" else {}
+    srv = TableServer(f"story-{next(_tables)}", db=tmp_path / "s.db", game="zoo", players=3,
+                      games=games, broker=mode, bind="127.0.0.1", http_port=0, mqtt_port=0,
+                      ws_port=0, broker_options=opts, seed=2).start()
+    base = f"http://127.0.0.1:{srv.web.port}"
+    phones = []
+    try:
+        t = srv.bridge.topics
+        snoop = [("#", 1), (f"{t.base}/#", 1), (f"{t.base}/seat/+/view", 1),
+                 (f"{t.base}/seat/+/reply", 1), (f"{t.base}/events", 1)]
+        for name in ("Ann", "Bo", "Cy"):
+            phones.append(SeatClient.join(base, name, srv.hub.room_code).connect())
+        ann, bo, cy = phones
+        for p in (ann, bo):
+            p.client.subscribe(snoop)
+        assert wait_until(lambda: srv.hub.session is not None)
+        for p in phones:
+            p.wait_view(lambda v: v.get("prompt") is not None)
+        assert ann.send("cheer", {"who": cy.seat})["ok"]
+        private = "Ann cheered for you."
+        mine = cy.wait_view(lambda v: any(e["says"] == private for e in v.get("story") or ()))
+        [entry] = [e for e in mine["story"] if e["says"] == private]
+        assert entry["to"] == cy.seat and entry["rev"] == mine["rev"]
+        # the public story has the public sentence, and is Cy's story without its own entries
+        rev = mine["rev"]
+        for p in phones:
+            st = p.wait_state(lambda s: s.get("rev", 0) >= rev and any(
+                e["says"] == "Ann cheered for Cy." for e in s.get("story") or ()))
+            assert [e for e in mine["story"] if "to" not in e] == st["story"]
+        for p in (ann, bo):
+            v = p.wait_view(lambda v: v.get("rev", 0) >= rev)
+            assert [e["says"] for e in v["story"]] == [e["says"] for e in st["story"]]
+        time.sleep(0.5)                   # anything still in flight arrives
+        for p in (ann, bo):
+            text = [(m.topic, m.payload.decode("utf-8", "replace")) for m in p.received]
+            assert len(text) > 5 and any("Ann cheered for Cy." in x for _, x in text)
+            assert not [tp for tp, x in text if "cheered for you" in x], p.seat
+        # the check can see it: Cy's own topic carried it
+        assert any("cheered for you" in m.payload.decode("utf-8", "replace")
+                   for m in cy.received)
+        assert "cheered for you" not in json.dumps(srv.bridge.public_state())
+    finally:
+        for p in phones:
+            try:
+                p.close()
+            except Exception:
+                pass
+        srv.stop()

@@ -48,7 +48,8 @@ def night(browser, tmp_path, request):
     n = Night(browser, tmp_path, request.node.name.replace("test_", "").replace("_night", ""))
     yield n
     print(f"\n{n.prefix}: the screens agreed {n.agreed} times ({n.agreeing:.1f} s); "
-          f"{n.verified} own lock-ins shown verified at reveals")
+          f"{n.verified} own lock-ins shown verified at reveals; feeds of up to "
+          f"{getattr(n, 'feed_lines', 0)} lines alike")
     n.close()
     errors = {p.name: p.errors for p in list(n.phones.values()) + n.retired +
               ([n.tv] if n.tv else []) if p.errors}

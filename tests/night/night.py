@@ -10,7 +10,8 @@ Nothing here sends a move to the hub for a player or for the table.
 
 At each new phase or round, after every undo, after the restart and at game over,
 ``Night.agree`` checks that the screens tell one story (the hub, the Kivy screen, every phone,
-/watch; one phone reloaded as a fresh page), and that every reveal verifies.
+/watch; one phone reloaded as a fresh page), the same feed of what happened included (each
+phone's own lines on that phone alone), and that every reveal verifies.
 
 Screenshots go to ``screenshots/night/`` (git-ignored): the table screen through the Driver's
 ``check`` (which also insists every text is legible at arm's length), the phones full-page.
@@ -317,6 +318,7 @@ class Night:
         self.agreeing = 0.0                 # seconds spent checking the screens agree
         self.agreed = 0                     # how many times they were checked
         self.verified = 0                   # own lock-ins a phone showed "verified" at a reveal
+        self.feed_lines = 0                 # the longest feed the pages showed alike
         self._timing = False
         self.t0 = time.monotonic()
         Window.size = (800, 480)
@@ -563,9 +565,11 @@ class Night:
         panel anywhere says a choice changed after lock-in, and each phone's own locked choice
         is "verified" (a phone that took over a seat sees the earlier lock-ins as "consistent"). ``reload``: one phone (a different one each time) reloads, as a
         freshly opened page for its seat, and shows what it showed before (its clock is read
-        again against the table's, not against its old digits). ``feed``: every
-        phone's feed says so, in a line that starts with it (checked before the reload: a fresh
-        page's feed starts empty; /watch keeps no feed)."""
+        again against the table's, not against its old digits). Every page's feed ("What
+        happened") is the table's story, newest first: its public entries on /watch and on every
+        phone (a reloaded one too), and on each phone the entries meant for its seat alone,
+        which no other page shows; the table screen's list is the public one too. ``feed``:
+        every page's feed says so, in a line that starts with it."""
         self.d.pump()
         v = self.hub.public_view()
         rev = v["rev"]
@@ -574,6 +578,10 @@ class Night:
         assert (tv.get("phase"), tv.get("round")) == (v.get("phase"), v.get("round")), what
         want_seats = [[i, n, score_of(v, i), doing_of(v, i)] for i, n in enumerate(v["players"])]
         want_where = where_of(v)
+        want_feed = [e["says"] for e in reversed(v.get("story") or [])]
+        assert not any("to" in e for e in v.get("story") or ()), (what, "a private entry in public")
+        assert list(getattr(self.app, "story_lines", lambda: want_feed)()) == want_feed, \
+            (what, "the table screen's story")
         assert [score_of(tv, i) for i in range(len(v["players"]))] == \
             [x[2] for x in want_seats], (what, "the table screen's scores")
         got, timed_pages = {}, 0
@@ -589,6 +597,11 @@ class Night:
             assert (snap["rev"], snap["phase"], snap["where"]) == (rev, v["phase"], want_where), \
                 (what, ph.name, snap, want_where)
             assert snap["seats"] == want_seats, (what, ph.name, snap["seats"], want_seats)
+            assert snap["feed"] == want_feed, (what, ph.name, "feed", snap["feed"], want_feed)
+            own = [e["says"] for e in reversed(self.hub.seat_view(seat)["story"])
+                   if "to" in e] if seat is not None else []
+            assert snap["mine"] == own, (what, ph.name, "its own entries", snap["mine"], own)
+            self.feed_lines = max(self.feed_lines, len(snap["feed"]) + len(own))
             if snap["timer"] not in (None, "up"):
                 assert snap["timer"] in left, (what, ph.name, snap["timer"], left)
                 t = v["timers"][snap["timer"]]
@@ -606,7 +619,7 @@ class Night:
                     assert cls == "good", (what, ph.name, "its own choice", text)
                     self.verified += 1
         if feed is not None:
-            for seat, ph in sorted(self.phones.items()):
+            for seat, ph in self.screens():
                 ph.page.wait_for_function(
                     "(f) => [...document.querySelectorAll('#feed li')]"
                     ".some(l => l.textContent.startsWith(f))", arg=feed, timeout=20_000)
@@ -622,7 +635,8 @@ class Night:
             ph.page.wait_for_selector("#players li[data-seat]")
             after = ph.page.evaluate(SNAPSHOT)
             assert self.rev() == rev, f"{what}: the game moved on during the reload"
-            keep = ("rev", "phase", "where", "seats", "timer", "paused", "checks")
+            keep = ("rev", "phase", "where", "seats", "timer", "paused", "checks", "feed",
+                    "mine")
             assert {k: after[k] for k in keep} == {k: before[k] for k in keep}, \
                 (what, ph.name, "a fresh page", after, before)
             if after["timer"] not in (None, "up"):
@@ -689,7 +703,7 @@ class Night:
                                  f"{self.toasts[-3:]}; the last records: "
                                  f"{self.hub.session.records[-3:]}") from None
         self.d.pump()
-        self.agree(f"after the undo of {what}", reload=True, feed="Table undid")
+        self.agree(f"after the undo of {what}", reload=True, feed="The table undid")
         return what
 
     @timed
@@ -871,7 +885,9 @@ SNAPSHOT = r"""() => {
   return {rev: scr.dataset.rev === '' ? -1 : Number(scr.dataset.rev), phase: scr.dataset.phase,
           where: document.getElementById('bar-phase').textContent, seats: seats,
           timer: tb && tb.dataset.timer || null, clock: digits ? digits.textContent : null,
-          paused: !!(tb && tb.classList.contains('paused')), checks: checks};
+          paused: !!(tb && tb.classList.contains('paused')), checks: checks,
+          feed: [...document.querySelectorAll('#feed li:not(.mine)')].map(l => l.textContent),
+          mine: [...document.querySelectorAll('#feed li.mine')].map(l => l.textContent)};
 }"""
 
 

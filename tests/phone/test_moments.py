@@ -70,3 +70,47 @@ def test_what_happened_is_said_in_words_on_every_phone_and_to_whom_it_concerns(s
     for ph in (ann, cy):
         assert "cheered for you" not in ph.page.text_content("#feed")
     bo.shot("1-told")
+
+
+FEED = """() => ({public: [...document.querySelectorAll('#feed li:not(.mine)')].map(l => l.textContent),
+               mine: [...document.querySelectorAll('#feed li.mine')].map(l => l.textContent)})"""
+
+
+def test_a_reloaded_phone_shows_the_same_story_as_one_kept_open_and_watch(servers, phones,
+                                                                         tmp_path):
+    """Issue 22, "one story": the feed is the table's story, kept by the table and carried in
+    the documents, so a phone reloaded (or opened late) shows what a phone kept open shows,
+    /watch shows the same public lines, and a seat's own line stays on its phone alone."""
+    srv = start_table(tmp_path, "story", "zoo", 3, games=games, seed=2)
+    servers(srv)
+    ann, bo, cy = join_all(phones, srv, ["Ann", "Bo", "Cy"], shots=False)
+    hub = srv.hub
+    ann.page.wait_for_selector("[data-panel=moves]")
+    ann.page.click("[data-move=cheer]")
+    ann.page.click("[data-arg=who][data-value='1']")
+    ann.page.click("#send")
+    assert wait_until(lambda: any(r.get("move") == "cheer" for r in hub.session.records))
+    hub.undo()                                   # the table takes Ann's cheer back
+    rev = hub.public_view()["rev"]
+    tv = phones("TV", tv=True)
+    tv.page.goto(f"http://127.0.0.1:{srv.web.port}/watch")
+    want = [e["says"] for e in reversed(hub.public_view()["story"])]
+    assert "Ann cheered for Bo." in want and any(x.startswith("The table undid") for x in want)
+    own = "Ann cheered for you."
+    for ph in (ann, bo, cy, tv):
+        ph.page.wait_for_function("(n) => [...document.querySelectorAll('#feed li')].length >= n",
+                                  arg=len(want), timeout=15_000)
+    kept = {ph.name: ph.page.evaluate(FEED) for ph in (ann, bo, cy, tv)}
+    bo.page.reload()
+    bo.page.wait_for_function("(r) => Number(document.getElementById('game-screen')"
+                              ".dataset.rev) >= r", arg=rev, timeout=15_000)
+    bo.page.wait_for_function("(n) => [...document.querySelectorAll('#feed li')].length >= n",
+                              arg=len(want) + 1, timeout=15_000)
+    again = bo.page.evaluate(FEED)
+    assert hub.public_view()["rev"] == rev
+    for name, f in kept.items():
+        assert f["public"] == want, (name, f, want)
+        assert f["mine"] == ([own] if name == "Bo" else []), (name, f)
+    assert again == kept["Bo"], (again, kept["Bo"])
+    bo.shot("1-reloaded-feed")
+    tv.shot("1-watch-feed")

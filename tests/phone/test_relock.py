@@ -84,9 +84,10 @@ def test_relock_great_powers_lock_undo_lock_again_verifies_on_every_phone(server
     hub.undo()
     assert not hub.session.state.windows[W].has_locked(1)
     asked_again(bo)
-    for ph in (ann, cy, ed):
-        feed_says(ph, "Table undid Bo’s lock-in.")
-    feed_says(bo, "Table undid your lock-in.")
+    # one story on every screen: the same words on Bo's phone (its toast says "your"), the
+    # others' and /watch
+    for ph in (ann, bo, cy, ed, tv):
+        feed_says(ph, "The table undid Bo’s lock-in.")
     bo.shot("2-undone")
     ann.shot("2-undone-feed")
     ann.page.wait_for_selector("#players li[data-seat='1'] .tag.wait")
@@ -107,9 +108,8 @@ def test_relock_great_powers_lock_undo_lock_again_verifies_on_every_phone(server
     hub.undo()
     assert not hub.session.state.windows[W].has_locked(0)
     asked_again(ann)
-    for ph in (bo, cy, di, ed):
-        feed_says(ph, "Table undid Ann’s lock-in.")
-    feed_says(ann, "Table undid your lock-in.")
+    for ph in (ann, bo, cy, di, ed, tv):
+        feed_says(ph, "The table undid Ann’s lock-in.")
     cy.page.reload()
     cy.page.wait_for_selector("[data-form=submit_bids]")
     bids[0] = bid_order(hub, 0, k=1)[0]
@@ -205,8 +205,8 @@ def test_relock_market_trading_undo_asks_again_without_the_old_sent_note(servers
     assert hub.session.records[version]["move"] == "forage"
     assert "Forage: sent." in p.text_content("#status")
     hub.undo()
-    feed_says(ph, "Table undid your move: Forage.")
-    feed_says(ps[1 - seat], f"Table undid {['Ann', 'Bo'][seat]}’s move: Forage.")
+    for page in (ph, ps[1 - seat]):
+        feed_says(page, f"The table undid {['Ann', 'Bo'][seat]}’s move: Forage.")
     p.wait_for_selector("[data-form=forage]")
     shows_rev(p, hub.seat_view(seat)["rev"])
     assert p.text_content("#status") == "", p.text_content("#status")
@@ -274,8 +274,8 @@ def test_relock_trade_warz_round_2_policy_undone_and_locked_again(servers, phone
     assert not hub.session.state.windows[window].has_locked(seats[0])
     first.page.wait_for_selector("[data-form=choose_policy]")
     assert first.page.text_content("#status") == ""
-    feed_says(first, "Table undid your lock-in.")
-    feed_says(other, "Table undid " + ["Ann", "Bo", "Cy"][seats[0]] + "’s lock-in.")
+    for ph in (first, other):
+        feed_says(ph, "The table undid " + ["Ann", "Bo", "Cy"][seats[0]] + "’s lock-in.")
     other.page.reload()
     other.page.wait_for_selector("#me .name")
     lock_none(first)

@@ -134,6 +134,10 @@ def test_an_action_card_by_touch_then_undo_then_pass(hub, start_app):
     d.tap(button(d, "Undo"))
     dialogs = [w for w in Window.children if isinstance(w, UndoDialog)]
     assert dialogs and dialogs[0].what == f"Action taken by {v['players'][seat]}"
+    # beside Undo, what happened lately: the table's story, as the phones and /watch show it
+    story = [e["says"] for e in reversed(hub.public_view()["story"])]
+    assert dialogs[0].story == story[:UndoDialog.LINES] and len(dialogs[0].story) >= 2
+    assert dialogs[0].story[0] in d.texts()
     d.check("undo-dialog")
     d.tap(dialogs[0].ids.go)
     assert str(seat) not in hub.public_view()["game_view"]["taken"]

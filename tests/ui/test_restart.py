@@ -1,5 +1,6 @@
 """The app is only a view: kill the table screen's process (SIGKILL, mid-game) and start it
-again on the same log; the game is where it was, on the same screen."""
+again on the same log; the game is where it was, on the same screen, and its story says the
+table restarted."""
 import json
 import os
 import signal
@@ -35,6 +36,10 @@ def test_killed_and_restarted_the_screen_shows_the_same_game(tmp_path, start_app
     d = start_app(hub)                       # resumes the open session by itself
     after = hub.public_view()
     after.pop("hub")
+    # the story, rebuilt from the log, goes on with the one thing only the table knew
+    story, told = after.pop("story"), before["view"].pop("story")
+    assert story[-1] == {"rev": after["rev"], "says": "The table restarted."}
+    assert story[:-1] == told[len(told) - len(story) + 1:]
     assert after == before["view"]
     # the same screen: the turn's reveal was seen before the crash, it is not held again
     assert d.app.screen_name == "gp_action"

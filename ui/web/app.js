@@ -225,7 +225,7 @@
     creds: null, client: null, connected: false, hubOnline: null,
     state: null, view: null, viewAt: 0, stateAt: 0, presence: {},
     pending: null, result: null, answers: {}, openMove: {}, sigs: {},
-    commits: load(COMMITS, {}), summaries: load(SUMMARIES, {}), feed: [], authFails: 0,
+    commits: load(COMMITS, {}), summaries: load(SUMMARIES, {}), authFails: 0,
     failures: 0, reclaiming: false, awake: false, txPrefix: rand(6), txN: 0,
     lastPromptSig: null, timeUp: null, seenTimeUpRev: null, moments: [], renaming: false, dev: DEV,
   };
@@ -274,11 +274,6 @@
     t.classList.add("show");
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => t.classList.remove("show"), 2600);
-  }
-  function addFeed(text) {
-    S.feed.unshift(text);
-    S.feed.length = Math.min(S.feed.length, 6);
-    renderFeed();
   }
 
   // -- joining (protocol section 9) --------------------------------------------------------------
@@ -527,10 +522,7 @@
       S.hubOnline = !!msg.online;
       if (msg.online && msg.boot) {
         // a new boot id: the table started again since this page last heard from it
-        if (S.boot && S.boot !== msg.boot) {
-          addFeed("The table restarted.");
-          toast("The table restarted.");
-        }
+        if (S.boot && S.boot !== msg.boot) toast("The table restarted.");     // (its story says so)
         if (S.boot !== msg.boot) { S.clock = null; fetchClock(); }
         S.boot = msg.boot;
       }
@@ -640,15 +632,6 @@
     page[seat] = { c: digest === k.c ? k.c : digest, r: r };
     return digest === k.c ? "rev" : "again";
   }
-  // An undo this device learnt from a document, not from its event (it was away): said in the
-  // feed all the same (the spectator page has no feed)
-  function undoneLock(seat, again) {
-    if (document.body.dataset.page === "watch") return;
-    const me = S.creds ? S.creds.seat : S.view && S.view.seat;
-    const mine = me !== undefined && me !== null && String(me) === String(seat);
-    addFeed("Table undid " + (mine ? "your" : playerName(seat) + "’s") + " lock-in" +
-      (again ? (mine ? "; you locked in again." : "; " + playerName(seat) + " locked in again.") : "."));
-  }
   function commitsChanged() {
     save(COMMITS, S.commits);
     S.sigs.reveal = null;          // a reveal drawn before this arrived: check again
@@ -669,13 +652,11 @@
         if (!(seat in locked) && rev !== null && rev >= keptOf(page[seat]).r) {
           delete page[seat];
           changed = true;
-          undoneLock(seat, false);
         }
       }
       for (const [seat, item] of Object.entries(locked)) {
         const got = noteLock(page, seat, item.commitment, item.rev);
         if (got) changed = true;
-        if (got === "again") undoneLock(seat, true);
       }
     }
     if (changed) commitsChanged();
@@ -686,33 +667,29 @@
     return names[seat] || ("Seat " + (Number(seat) + 1));
   }
   // A notice addressed to this seat that says itself in words ("Bo played Assassination on
-  // you: ..."), from a view newer than the one shown: into the feed, and a toast. (Public ones
-  // come as events, below.)
+  // you: ..."), from a view newer than the one shown: a toast (the feed is the documents'
+  // story, which holds it too).
   function privateSays(v, shown) {
     if (!v.notices || typeof v.rev !== "number") return;
     if (shown && shown.session === v.session && typeof shown.rev === "number" && v.rev <= shown.rev) return;
     for (const n of v.notices) {
       if (n.to === undefined || typeof n.says !== "string") continue;
-      addFeed(n.says);
       toast(n.says);
       vibrate([60, 40, 60]);
     }
   }
   function onEvent(ev) {
-    if (typeof ev.says === "string") addFeed(ev.says);      // what happened, in the game's words
+    // (what happened, in words, is in the documents' story: the feed draws that)
     const mine = S.view && S.view.seat;
     const session = (S.state && S.state.session) || (S.view && S.view.session);
-    const after = S.lastEvent;
-    S.lastEvent = ev.type;
     if (ev.type === "ChoiceLocked") {
       if (session) {
         const book = commitsFor(session);
         const page = book[ev.window] = book[ev.window] || {};
-        if (noteLock(page, String(ev.seat), ev.commitment, ev.rev) === "again") undoneLock(ev.seat, false);
+        noteLock(page, String(ev.seat), ev.commitment, ev.rev);
         commitsChanged();
         renderReveal();
       }
-      if (ev.seat !== mine) addFeed(playerName(ev.seat) + " locked in.");
     } else if (ev.type === "ChoiceWithdrawn") {
       // the table undid this lock-in: forget its commitment (only the one announced); the seat
       // chooses again, and its new lock-in comes with a new commitment
@@ -724,31 +701,18 @@
         renderReveal();
       }
       if (ev.seat === mine) {
-        addFeed("Table undid your lock-in.");
         toast("The table undid your lock-in. Choose again.");
         vibrate([60, 40, 60]);
-      } else addFeed("Table undid " + playerName(ev.seat) + "’s lock-in.");
-    } else if (ev.type === "Undone") {
-      if (after !== "ChoiceWithdrawn") addFeed(undoneWords(ev, mine));   // (else said just now)
+      }
     } else if (ev.type === "ChoicesRevealed") {
       toast("Revealed!");
-      const w = ((doc() && doc().windows) || []).find((x) => x.id === ev.window);
-      if (w && w.label) addFeed("Revealed: " + w.label + ".");
       vibrate([60, 40, 60]);
     } else if (ev.type === "TimerWarning") {
       toast("30 seconds left!");
       vibrate([100, 60, 100]);
     } else if (ev.type === "TimerExpired") {
       timeUp(ev.timer);
-    } else if (ev.type === "SeatRenamed") {
-      addFeed((ev.old || "A player") + " is now " + ev.name + ".");
     }
-  }
-  function undoneWords(ev, mine) {
-    const what = ev.label || String(ev.what || "the last move").replace(/([a-z])([A-Z])/g, "$1 $2")
-      .replace(/ [A-Z]/g, (x) => x.toLowerCase());
-    if (typeof ev.seat !== "number") return "Table undid: " + what + ".";
-    return "Table undid " + (ev.seat === mine ? "your" : playerName(ev.seat) + "’s") + " move: " + what + ".";
   }
   function verifyWindow(session, w) {
     const book = (S.commits[session] || {})[w.id] || {};
@@ -793,19 +757,14 @@
       screen.dataset.session = d.session || "";
       screen.dataset.rev = d.rev === undefined ? "" : String(d.rev);
       screen.dataset.phase = d.phase || "";
-      const where = d.phase === "lobby" || !d.phase ? null : (d.phase_label || pretty(d.phase)) + (d.round ? " · round " + d.round : "");
-      if (where && S.lastWhere !== where) {
-        if (S.lastWhere) addFeed("Now: " + where + ".");
-        S.lastWhere = where;
-      }
     }
-    noteTimers(d);
     renderBar();
     renderBanner();
     renderMe();
     renderAct(false);
     renderReveal();
     renderPlayers();
+    renderFeed();
     updateWakeLock();
   }
   // Redraw a panel without taking a half-typed field from the player: the focused input (by
@@ -849,22 +808,6 @@
   function tableGone() {
     if (S.sourceDown) return true;           // the spectator page's stream (watch.js)
     return !!S.creds && (!S.connected || S.hubOnline === false);
-  }
-  // A timer that stopped or started again on the table, in the feed (the Pause button, a
-  // restart that paused it, Resume)
-  function noteTimers(d) {
-    if (!d || !d.session) return;
-    const now = {};
-    for (const [name, t] of Object.entries(d.timers || {})) now[name] = { paused: !!t.paused, left: t.left };
-    const was = S.lastTimers && S.lastTimers.session === d.session ? S.lastTimers.timers : null;
-    S.lastTimers = { session: d.session, timers: now };
-    if (!was || document.body.dataset.page === "watch") return;
-    for (const [name, t] of Object.entries(now)) {
-      const before = was[name];
-      if (!before || before.paused === t.paused) continue;
-      const what = "The " + name.split(":")[0].replace(/[-_]+/g, " ") + " timer";
-      addFeed(t.paused ? what + " is paused at " + mmss(t.left) + "." : what + " is running again: " + mmss(t.left) + " left.");
-    }
   }
   function renderTimer() {
     const box = $("#bar-timer");
@@ -1769,10 +1712,28 @@
     });
     box.replaceChildren(el("h2", { text: "At the table" }), list);
   }
+  // What happened: the story the table keeps (protocol 4.1 `story`), from the documents, so a
+  // reloaded page shows what a page kept open shows, and /watch the same public entries. A
+  // seat's view holds the public entries and its own; if the public state is newer, its
+  // entries with this seat's own ones among them.
+  function storyOf(view, state) {
+    const vs = view && Array.isArray(view.story) ? view.story : null;
+    const ss = state && Array.isArray(state.story) ? state.story : null;
+    if (!vs) return ss || [];
+    if (!ss || state.session !== view.session || !(state.rev > view.rev)) return vs;
+    const own = vs.filter((e) => e.to !== undefined && e.rev >= (ss.length ? ss[0].rev : 0));
+    return ss.concat(own).sort((a, b) => a.rev - b.rev);       // (a stable sort)
+  }
+  function feedList(entries) {
+    return el("ul", {}, entries.slice().reverse().map((e) =>
+      el("li", { class: e.to !== undefined ? "mine" : null, text: e.says, data: { rev: String(e.rev) } })));
+  }
   function renderFeed() {
     const box = $("#feed");
-    if (!S.feed.length) { box.replaceChildren(); return; }
-    box.replaceChildren(el("ul", {}, S.feed.map((t) => el("li", { text: t }))));
+    if (!box) return;
+    const entries = storyOf(S.view, S.state);
+    if (!changed("feed", JSON.stringify(entries))) return;
+    box.replaceChildren(...(entries.length ? [el("h2", { text: "What happened" }), feedList(entries)] : []));
   }
 
   // -- screen awake while a timer runs; reconnect when visible -------------------------------------------
@@ -1817,7 +1778,8 @@
   // The spectator page (watch.html, watch.js) draws the public state with the same pieces:
   // the timer and its Time! moment, the reveals in the game's words, the scores.
   window.tcLib = { S, el, pretty, mmss, joinNames, stale, noteCommitments, noticeMoments, renderTimer, noteClock,
-    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText, gameTitle };
+    windowPanel, flipPanel, revealOutcome, scoreOf, playerName, choiceText, timeUp, standings, placeText, gameTitle,
+    storyOf, feedList };
   if (document.body.dataset.page === "watch") return;
   setInterval(updateWakeLock, 5000);     // the timer may have run out since the last state
 

@@ -4,7 +4,7 @@
  * `state` event with the whole public document at once and after every change) and draws it
  * with the phone page's pieces (app.js exposes them as window.tcLib): the game and phase, the
  * timer with its Time! moment, who the table waits for, the scores, the last reveal in the
- * game's words, the table's alerts, the final scores. Nothing private ever reaches this page:
+ * game's words, the table's alerts, the final scores, and what happened (the table's story). Nothing private ever reaches this page:
  * the stream carries only what the table's own screen shows.
  */
 "use strict";
@@ -73,6 +73,16 @@
     renderReveal(d);
     renderAlerts(d);
     renderOutcome(d);
+    renderFeed(d);
+  }
+
+  // what happened: the table's story (the public entries), as every phone shows it
+  function renderFeed(d) {
+    const box = $("#feed");
+    const entries = L.storyOf(null, d);
+    if (!changed("feed", JSON.stringify(entries))) return;
+    box.hidden = !entries.length;
+    box.replaceChildren(...(entries.length ? [el("h2", { text: "What happened" }), L.feedList(entries)] : []));
   }
 
   // who the table waits for: the seats to play, who is choosing and who has locked in

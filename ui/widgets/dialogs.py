@@ -3,11 +3,11 @@ only public facts (what is undone is named by its public event, a counter's valu
 if the public view shows it)."""
 import re
 
-from kivy.properties import NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 
 from companion.core.session import COMMAND_KINDS
-from ui.widgets.common import TButton
+from ui.widgets.common import TButton, TLabel
 
 REASONS = ("Card misread", "Rules mistake", "Forgotten step", "Table agreed")
 
@@ -33,6 +33,11 @@ def last_command(hub) -> str | None:
     return None
 
 
+class StoryLine(TLabel):
+    """One line of the table's story, shortened to one line if long (the phones show it
+    whole; layout in dialogs.kv)."""
+
+
 class Dialog(ModalView):
     """A dialog that opens and closes at once (no fade: a touchscreen should feel instant)."""
 
@@ -42,9 +47,13 @@ class Dialog(ModalView):
 
 
 class UndoDialog(Dialog):
+    """Undo, beside what happened lately (the table's story, newest first, as every phone
+    and /watch show it): the list has a fixed height, so the buttons never move."""
     app = ObjectProperty(None)
     what = StringProperty("")
     refused = StringProperty("")         # why the last tap on Undo did nothing, or ""
+    story = ListProperty([])             # the newest public story lines shown
+    LINES = 4
 
     BUSY = ("Not undone yet: the table is still finishing the last tap. "
             "Tap Undo again in a moment.")
@@ -55,6 +64,11 @@ class UndoDialog(Dialog):
         self.what = w or "Nothing to undo."
         self.ids.go.disabled = w is None
         self.refused = ""
+        self.story = list(self.app.story_lines())[:self.LINES]
+        box = self.ids.story
+        box.clear_widgets()
+        for line in self.story:
+            box.add_widget(StoryLine(text=line))
 
     def confirm(self):
         """Undo through the command worker. If the worker does not take it (a command is
