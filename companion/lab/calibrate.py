@@ -16,7 +16,8 @@ game. Each step plays the same game seeds (common random numbers), so two HP val
 on the same deals and dice.
 
 **The search** (:func:`search`) is a bracketing search on the integer HP, interpolating in logit
-space (regula falsi), with an expanding step until the target is bracketed. A step is one HP
+space (regula falsi), doubling (or halving) the value until the target is bracketed, halving the bracket
+when one end stays put twice (Illinois' cure for regula falsi's slow side). A step is one HP
 value measured; it plays games until the 95% Wilson half-width is at most ``half_width`` at a
 rate inside the target band, or stops early once the interval lies wholly outside the band (the
 value is clearly off; more battles would not bring it in). The goal is reached when the win rate
@@ -56,8 +57,7 @@ def _logit(wins, n):
     return math.log(p / (1 - p))
 
 
-def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1, hi=999,
-           first_step=None):
+def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1, hi=999):
     """Search the integer ``value`` in [lo, hi] whose win rate is within ``tol`` of ``target``.
 
     ``measure(value)`` returns ``(wins, n)``; the win rate must *fall* as the value rises (HP).
@@ -81,7 +81,6 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
     v = min(max(int(start), lo), hi)
     why = None
     sides = []                          # with a bracket: was each new value too easy?
-    step_size = first_step or max(2, round(0.25 * v))
     while True:
         row = record(v)
         if ok(row):
@@ -120,15 +119,12 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
                 lu, lv = _logit(*seen[u]), _logit(*seen[v])
                 if (lv - lu) * (v - u) < 0:              # falling, as it should
                     guess = v + (lv - t) * (v - u) / (lu - lv)
-            if guess is None:
-                guess = v + (step_size if up else -step_size)
-                step_size *= 2
+            if guess is None:          # no slope yet (one value, or a flat stretch): double
+                guess = 2 * v if up else v / 2      # (or halve) the value until it brackets
             move = guess - v
-            # at least 1; a secant's leap at most twice the last move (or 4 first steps);
-            # a flat stretch (no slope) doubles the step each time until it brackets
+            # at least 1; a secant's leap at most the value itself or twice the last move
             last = abs(v - steps[-2]["value"]) if len(steps) > 1 else 0
-            cap = max(4 * (first_step or max(2, round(0.25 * start))), 2 * last, step_size)
-            move = max(1, min(abs(move), cap)) * (1 if up else -1)
+            move = max(1, min(abs(move), max(v, 2 * last))) * (1 if up else -1)
             nxt = min(max(round(v + move), lo), hi)
             if nxt == v:
                 why = f"at the bound {v}"
@@ -311,7 +307,7 @@ def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, s
         try:
             r = search(step_measure(sampler, target, tol, half_width, battles),
                        getattr(m, stat), target, tol, half_width, max_steps,
-                       lo=STATS[stat], first_step=None if stat == "hp" else 1)
+                       lo=STATS[stat])
         finally:
             sampler.close()
         r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,

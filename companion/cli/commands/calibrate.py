@@ -28,6 +28,8 @@ def register(sub):
     bb.add_argument("--battles", type=int, default=None, metavar="N",
                     help="at most N battles per step (default: as many as a 3-point "
                          "half-width needs, about 550-1100)")
+    bb.add_argument("--stat", default="hp", choices=("hp", "attack"),
+                    help="the monster stat searched (default hp)")
     bb.add_argument("--steps", type=int, default=8, help="most steps per monster (default 8)")
     bb.add_argument("--tolerance", type=float, default=3.0,
                     help="win-rate points from the target that count as on it (default 3)")
@@ -60,7 +62,7 @@ def run(args):
     if "monster_pool" in opts:
         raise ConfigError("--option monster_pool: calibration sets the monster pool itself")
     if not args.json:
-        print(f"Battle Builder calibration of HP: {args.players} players, {args.bots} bots, "
+        print(f"Battle Builder calibration of {args.stat}: {args.players} players, {args.bots} bots, "
               f"target +-{args.tolerance:g} points, 95% half-width <= {args.half_width:g} "
               f"points, at most {args.steps} steps", flush=True)
 
@@ -70,15 +72,15 @@ def run(args):
     try:
         results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
                             args.tolerance / 100, args.half_width / 100, args.steps,
-                            args.battles, log)
+                            args.battles, log, args.stat)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    write_proposal(src, out, {r["id"]: r["proposed"] for r in results})
+    write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
     reached = sum(r["reached"] for r in results)
     if args.json:
         json.dump({"out": out, "results": results}, sys.stdout, indent=1)
         print()
     else:
         print(f"{reached} of {len(results)} monsters reached the target; proposed data "
-              f"(only monsters.toml's hp changed): {out}")
+              f"(only monsters.toml's {args.stat} changed): {out}")
     return 0
