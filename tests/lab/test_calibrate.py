@@ -112,3 +112,11 @@ def test_the_command_end_to_end_on_one_monster(tmp_path, capsys):
     assert mb["troll"]["hp"] == 40 and mb["orc-brute"]["hp"] >= 25
     assert main(["calibrate", "battle-builder", "--monster", "troll", "--out",
                  os.path.join(DATA, "oops")]) == 1
+
+
+def test_attack_proposal_changes_only_attack(tmp_path):
+    out = cal.write_proposal(DATA, tmp_path / "a", {"goblin": 9}, stat="attack")
+    a = open(os.path.join(DATA, "monsters.toml"), encoding="utf-8").read()
+    b = open(os.path.join(out, "monsters.toml"), encoding="utf-8").read()
+    diff = [(x, y) for x, y in zip(a.splitlines(), b.splitlines()) if x != y]
+    assert diff == [("attack = 3", "attack = 9")]
