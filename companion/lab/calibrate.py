@@ -1,11 +1,11 @@
 """Battle Builder calibration: search one monster stat (HP) until the players' win rate against
 that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
 
-**The stat is HP.** It is the one number that moves the win rate in small, monotone steps: one
-more HP is one more point of damage the players must deal, so the win rate falls as HP rises
-(attack 2-8 and speed 3/5/7 move it in coarse jumps, and speed also decides who acts first, a
-step function). The rulebook's tiers give HP ranges per difficulty, so a proposal outside them
-is itself a finding for the designer.
+**The stat is HP** by default (``stat="attack"`` the other). HP is the finest-grained stat
+(10-40 against attack's 2-8, speed's 3/5/7) and the win rate falls as it rises: one more HP is
+one more point of damage the players must deal. Measured, the fall is a staircase, not a slope
+(docs/lab.md, "Calibration"). The rulebook's tiers give HP ranges per difficulty, so a proposal
+outside them is itself a finding for the designer.
 
 **The win rate** of a monster is the share of monster battles won by the players, over every
 battle fought against it in bot games (default: 2 players, greedy bots, default options), where
@@ -15,10 +15,10 @@ game (9 with the default arc) is against it, the players' decks growing through 
 game. Each step plays the same game seeds (common random numbers), so two HP values are compared
 on the same deals and dice.
 
-**The search** (:func:`search`) is a bracketing search on the integer HP, interpolating in logit
-space (regula falsi), doubling (or halving) the value until the target is bracketed, halving the bracket
-when one end stays put twice (Illinois' cure for regula falsi's slow side). A step is one HP
-value measured; it plays games until the 95% Wilson half-width is at most ``half_width`` at a
+**The search** (:func:`search`) is a bracketing search on the integer stat: doubling (or
+halving) the value until the target is bracketed, then regula falsi in logit space, halving the
+bracket when one end stays put twice (Illinois' cure for regula falsi's slow side). A step is
+one value measured; it plays games until the 95% Wilson half-width is at most ``half_width`` at a
 rate inside the target band, or stops early once the interval lies wholly outside the band (the
 value is clearly off; more battles would not bring it in). The goal is reached when the win rate
 is within ``tol`` of the target *and* its half-width is at most ``half_width``.
@@ -85,11 +85,11 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
         row = record(v)
         if ok(row):
             return _result(start, steps, v, True, "reached", target)
-        if len(steps) >= max_steps:
-            why = f"{max_steps} steps"
-            break
         if abs(row["win_rate"] - target) <= tol:
             why = "half-width"          # on target but too few battles for the width
+            break
+        if len(steps) >= max_steps:
+            why = f"{max_steps} steps"
             break
         # the bracket: the largest value still too easy, the smallest already too hard
         easy = [x for x, (w, n) in seen.items() if w / n > target]
@@ -279,7 +279,12 @@ def step_measure(sampler, target, tol=0.03, half_width=0.03, cap=None, chunk=12)
                     return w, n
             if cap is not None and n >= cap:
                 return w, n
-            w, n = sampler.more(value, chunk)
+            games = chunk
+            if cap is not None:         # no more whole games than the cap needs
+                t = sampler.tally.get(value)
+                per = t[1] / t[2] if t and t[2] and t[1] else 9
+                games = max(1, min(chunk, math.ceil((cap - n) / per)))
+            w, n = sampler.more(value, games)
     return measure
 
 

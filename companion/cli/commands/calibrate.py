@@ -62,9 +62,9 @@ def run(args):
     if "monster_pool" in opts:
         raise ConfigError("--option monster_pool: calibration sets the monster pool itself")
     if not args.json:
-        print(f"Battle Builder calibration of {args.stat}: {args.players} players, {args.bots} bots, "
-              f"target +-{args.tolerance:g} points, 95% half-width <= {args.half_width:g} "
-              f"points, at most {args.steps} steps", flush=True)
+        print(f"Battle Builder calibration of {args.stat}: {args.players} players, "
+              f"{args.bots} bots, target +-{args.tolerance:g} points, 95% half-width <= "
+              f"{args.half_width:g} points, at most {args.steps} steps", flush=True)
 
     def log(r):
         if not args.json:
