@@ -1,0 +1,86 @@
+"""`companion calibrate battle-builder --out DIR`: search each monster's HP until the players'
+win rate against it sits on its difficulty's target (85/65/40% for easy/medium/hard, within 3
+points, 95% half-width at most 3 points, at most 8 steps), and write the proposed data folder:
+a copy of the data with only those HP values changed (docs/lab.md, "Calibration"):
+
+    companion calibrate battle-builder --out ~/bb-proposed
+    companion calibrate battle-builder --monster troll --battles 300 --out /tmp/bb-try
+"""
+import json
+import os
+import sys
+
+from companion.core.errors import ConfigError
+
+
+def register(sub):
+    p = sub.add_parser("calibrate", help="search a monster stat (Battle Builder: HP) until "
+                                         "the bots' win rate sits on the design targets")
+    games = p.add_subparsers(dest="calibrate_game", metavar="GAME")
+    bb = games.add_parser("battle-builder", help="each monster's HP against its difficulty's "
+                                                 "target win rate")
+    bb.add_argument("--out", required=True, metavar="DIR",
+                    help="new or empty folder for the proposed copy of the data folder")
+    bb.add_argument("--data", default=None, metavar="DIR",
+                    help="start from this copy of the data folder (default: the shipped data)")
+    bb.add_argument("--monster", action="append", metavar="ID",
+                    help="only this monster (repeatable, or ID,ID; default: all)")
+    bb.add_argument("--battles", type=int, default=None, metavar="N",
+                    help="at most N battles per step (default: as many as a 3-point "
+                         "half-width needs, about 550-1100)")
+    bb.add_argument("--stat", default="hp", choices=("hp", "attack"),
+                    help="the monster stat searched (default hp)")
+    bb.add_argument("--steps", type=int, default=8, help="most steps per monster (default 8)")
+    bb.add_argument("--tolerance", type=float, default=3.0,
+                    help="win-rate points from the target that count as on it (default 3)")
+    bb.add_argument("--half-width", type=float, default=3.0,
+                    help="largest 95%% half-width in points (default 3)")
+    bb.add_argument("--players", type=int, default=2)
+    bb.add_argument("--bots", default="greedy")
+    bb.add_argument("--seed", type=int, default=0)
+    bb.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
+    bb.add_argument("--json", action="store_true", help="print the results as JSON")
+    bb.set_defaults(func=run)
+
+
+def run(args):
+    from companion.cli.commands.report import _options
+    from companion.lab.calibrate import calibrate, line, write_proposal
+    from companion.games.battle_builder.data import DATA
+    src = os.path.abspath(args.data or DATA)
+    out = os.path.abspath(args.out)
+    for forbidden in {src, os.path.abspath(DATA)}:
+        if out == forbidden or out.startswith(forbidden + os.sep):
+            raise ConfigError(f"--out {args.out}: inside the data folder {forbidden}; give a "
+                              f"new folder (the proposal is a copy, the data is never edited)")
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise ConfigError(f"--out {args.out}: not an empty folder; give a new or empty one")
+    if args.battles is not None and args.battles < 1:
+        raise ConfigError("--battles must be at least 1")
+    ids = [i for m in (args.monster or ()) for i in m.split(",") if i] or None
+    opts = _options(args.option)
+    if "monster_pool" in opts:
+        raise ConfigError("--option monster_pool: calibration sets the monster pool itself")
+    if not args.json:
+        print(f"Battle Builder calibration of {args.stat}: {args.players} players, "
+              f"{args.bots} bots, target +-{args.tolerance:g} points, 95% half-width <= "
+              f"{args.half_width:g} points, at most {args.steps} steps", flush=True)
+
+    def log(r):
+        if not args.json:
+            print(line(r), flush=True)
+    try:
+        results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
+                            args.tolerance / 100, args.half_width / 100, args.steps,
+                            args.battles, log, args.stat)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
+    reached = sum(r["reached"] for r in results)
+    if args.json:
+        json.dump({"out": out, "results": results}, sys.stdout, indent=1)
+        print()
+    else:
+        print(f"{reached} of {len(results)} monsters reached the target; proposed data "
+              f"(only monsters.toml's {args.stat} changed): {out}")
+    return 0

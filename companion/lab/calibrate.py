@@ -1,0 +1,334 @@
+"""Battle Builder calibration: search one monster stat (HP) until the players' win rate against
+that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
+
+**The stat is HP** by default (``stat="attack"`` the other). HP is the finest-grained stat
+(10-40 against attack's 2-8, speed's 3/5/7) and the win rate falls as it rises: one more HP is
+one more point of damage the players must deal. Measured, the fall is a staircase, not a slope
+(docs/lab.md, "Calibration"). The rulebook's tiers give HP ranges per difficulty, so a proposal
+outside them is itself a finding for the designer.
+
+**The win rate** of a monster is the share of monster battles won by the players, over every
+battle fought against it in bot games (default: 2 players, greedy bots, default options), where
+the monster deck holds that monster alone: a scratch copy of the data in which it is the only
+monster of its difficulty, played with ``monster_pool`` = its difficulty. Every battle of such a
+game (9 with the default arc) is against it, the players' decks growing through the shop as in a
+game. Each step plays the same game seeds (common random numbers), so two HP values are compared
+on the same deals and dice.
+
+**The search** (:func:`search`) is a bracketing search on the integer stat: doubling (or
+halving) the value until the target is bracketed, then regula falsi in logit space, halving the
+bracket when one end stays put twice (Illinois' cure for regula falsi's slow side). A step is
+one value measured; it plays games until the 95% Wilson half-width is at most ``half_width`` at a
+rate inside the target band, or stops early once the interval lies wholly outside the band (the
+value is clearly off; more battles would not bring it in). The goal is reached when the win rate
+is within ``tol`` of the target *and* its half-width is at most ``half_width``.
+"""
+import math
+import os
+import random
+import re
+import shutil
+import tempfile
+
+from companion.core.clock import FakeClock
+from companion.core.play import play_out, resolve_bots, wilson
+
+STAT = "hp"
+STATS = {"hp": 1, "attack": 0}         # the stats that can be searched, with their least value
+Z = 1.96
+
+
+def battles_for(p, half_width):
+    """Battles for a 95% (Wald) half-width of ``half_width`` at rate ``p``."""
+    p = min(max(p, 0.01), 0.99)
+    return math.ceil(Z * Z * p * (1 - p) / (half_width * half_width))
+
+
+def plan(target, tol=0.03, half_width=0.03):
+    """Battles a step needs: the half-width goal at the rate of the band [target - tol,
+    target + tol] nearest 1/2 (the worst case for a rate that counts as reached)."""
+    lo, hi = target - tol, target + tol
+    p = 0.5 if lo <= 0.5 <= hi else (hi if hi < 0.5 else lo)
+    return battles_for(p, half_width)
+
+
+def _logit(wins, n):
+    p = (wins + 0.5) / (n + 1.0)       # never 0 or 1: 180 of 180 still has a finite logit
+    return math.log(p / (1 - p))
+
+
+def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1, hi=999):
+    """Search the integer ``value`` in [lo, hi] whose win rate is within ``tol`` of ``target``.
+
+    ``measure(value)`` returns ``(wins, n)``; the win rate must *fall* as the value rises (HP).
+    Returns ``{"start", "proposed", "reached", "why", "steps": [...]}``; ``proposed`` is the
+    reached value, else the measured value nearest the target."""
+    steps = []
+    seen = {}
+
+    def record(v):
+        w, n = measure(v)
+        seen[v] = (w, n)
+        a, b = wilson(w, n)
+        row = {"value": v, "wins": w, "battles": n, "win_rate": w / n if n else 0.0,
+               "ci95": [a, b], "half_width": (b - a) / 2}
+        steps.append(row)
+        return row
+
+    def ok(row):
+        return abs(row["win_rate"] - target) <= tol + 1e-12 and row["half_width"] <= half_width
+
+    v = min(max(int(start), lo), hi)
+    why = None
+    sides = []                          # with a bracket: was each new value too easy?
+    while True:
+        row = record(v)
+        if ok(row):
+            return _result(start, steps, v, True, "reached", target)
+        if abs(row["win_rate"] - target) <= tol:
+            why = "half-width"          # on target but too few battles for the width
+            break
+        if len(steps) >= max_steps:
+            why = f"{max_steps} steps"
+            break
+        # the bracket: the largest value still too easy, the smallest already too hard
+        easy = [x for x, (w, n) in seen.items() if w / n > target]
+        hard = [x for x, (w, n) in seen.items() if w / n < target]
+        t = math.log(target / (1 - target))
+        if easy and hard:
+            a, b = max(easy), min(hard)
+            if b - a <= 1:
+                why = "between two neighbouring values"
+                break
+            la, lb = _logit(*seen[a]), _logit(*seen[b])
+            sides.append(v == a)
+            if len(sides) >= 2 and sides[-1] == sides[-2] or la == lb:
+                guess = (a + b) / 2     # one end stuck twice (regula falsi's slow side): halve
+            else:
+                guess = a + (la - t) * (b - a) / (la - lb)
+            nxt = min(max(round(guess), a + 1), b - 1)
+        else:
+            up = bool(easy)            # too easy everywhere so far: more HP
+            if up and v >= hi or not up and v <= lo:
+                why = f"at the bound {v}"
+                break
+            prev = [x for x in seen if x != v]
+            guess = None
+            if prev:
+                u = min(prev, key=lambda x: abs(x - v))      # secant through the nearest
+                lu, lv = _logit(*seen[u]), _logit(*seen[v])
+                if (lv - lu) * (v - u) < 0:              # falling, as it should
+                    guess = v + (lv - t) * (v - u) / (lu - lv)
+            if guess is None:          # no slope yet (one value, or a flat stretch): double
+                guess = 2 * v if up else v / 2      # (or halve) the value until it brackets
+            move = guess - v
+            # at least 1; a secant's leap at most the value itself or twice the last move
+            last = abs(v - steps[-2]["value"]) if len(steps) > 1 else 0
+            move = max(1, min(abs(move), max(v, 2 * last))) * (1 if up else -1)
+            nxt = min(max(round(v + move), lo), hi)
+            if nxt == v:
+                why = f"at the bound {v}"
+                break
+        v = nxt
+    best = min(steps, key=lambda r: (abs(r["win_rate"] - target), r["half_width"]))
+    return _result(start, steps, best["value"], False, why, target)
+
+
+def _result(start, steps, proposed, reached, why, target):
+    final = [r for r in steps if r["value"] == proposed][-1]
+    return {"start": start, "proposed": proposed, "reached": reached, "why": why,
+            "target": target, "steps": steps, "final": final}
+
+
+# == the data files ================================================================================
+
+_BLOCK = re.compile(r"(?m)^\[\[monster\]\]\s*$")
+
+
+def _blocks(text):
+    """monsters.toml as (head, [block, ...]); each block starts with its [[monster]] line."""
+    starts = [m.start() for m in _BLOCK.finditer(text)]
+    if not starts:
+        return text, []
+    bounds = starts + [len(text)]
+    return text[:starts[0]], [text[bounds[i]:bounds[i + 1]] for i in range(len(starts))]
+
+
+def _field(block, key):
+    m = re.search(rf'(?m)^{key}\s*=\s*"?([^"\n#]*?)"?\s*(#.*)?$', block)
+    return m.group(1).strip() if m else None
+
+
+def set_stat(text, monster_id, value, stat=STAT):
+    """monsters.toml text with ``stat`` of ``monster_id`` set to ``value``; nothing else moves
+    (comments and layout stay)."""
+    head, blocks = _blocks(text)
+    done = False
+    out = []
+    for b in blocks:
+        if _field(b, "id") == monster_id:
+            b, k = re.subn(rf"(?m)^({stat}\s*=\s*)\d+", lambda m: f"{m.group(1)}{value}", b,
+                           count=1)
+            if k != 1:
+                raise ValueError(f"monsters.toml: {monster_id}: no '{stat} = N' line")
+            done = True
+        out.append(b)
+    if not done:
+        raise ValueError(f"monsters.toml: no monster {monster_id!r}")
+    return head + "".join(out)
+
+
+def alone(text, monster_id, difficulty):
+    """monsters.toml text keeping ``monster_id`` as the only monster of ``difficulty``."""
+    head, blocks = _blocks(text)
+    keep = [b for b in blocks
+            if _field(b, "id") == monster_id or _field(b, "difficulty") != difficulty]
+    return head + "".join(keep)
+
+
+def write_proposal(src, out, values, stat=STAT):
+    """Copy the data folder ``src`` to ``out`` with ``stat`` of each monster in ``values``
+    ({id: value}) changed in monsters.toml; nothing else differs. ``out`` must not exist or be
+    empty, and never be ``src`` or the shipped folder."""
+    from companion.games.battle_builder.data import DATA
+    src, out = os.path.abspath(src), os.path.abspath(out)
+    for forbidden in {src, os.path.abspath(DATA)}:
+        if out == forbidden or out.startswith(forbidden + os.sep):
+            raise ValueError(f"--out {out}: inside the data folder {forbidden}; give a new "
+                             f"folder (the proposal is a copy, the data is never edited)")
+    if os.path.exists(out) and os.listdir(out):
+        raise ValueError(f"--out {out}: not empty; give a new or empty folder")
+    shutil.copytree(src, out, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.path.join(out, "monsters.toml")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for mid, v in values.items():
+        text = set_stat(text, mid, v, stat)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return out
+
+
+# == measuring a monster ==========================================================================
+
+class Sampler:
+    """Win rates of one monster at any HP: bot games on a scratch copy of the data where it is
+    the only monster of its difficulty. Games are seeded ``seed``, ``seed`` + 1, ... at every HP
+    value (common random numbers); a value measured again continues where it stopped."""
+
+    def __init__(self, src, monster, players=2, bots="greedy", options=None, seed=0,
+                 scratch=None, stat=STAT):
+        self.src, self.monster, self.stat = src, monster, stat
+        self.players = [f"Player {i + 1}" for i in range(players)]
+        self.bots, self.seed = bots, seed
+        self.options = dict(options or {})
+        self.options["monster_pool"] = monster.difficulty
+        self.scratch = scratch or tempfile.mkdtemp(prefix=f"calibrate-{monster.id}-")
+        with open(os.path.join(src, "monsters.toml"), encoding="utf-8") as f:
+            self.text = alone(f.read(), monster.id, monster.difficulty)
+        self.tally = {}                  # value -> [wins, battles, games]
+        self.games = 0
+
+    def _game(self, value):
+        from companion.games import get
+        d = os.path.join(self.scratch, f"{self.stat}-{value}")
+        if not os.path.isdir(d):
+            shutil.copytree(self.src, d, ignore=shutil.ignore_patterns("__pycache__"))
+            with open(os.path.join(d, "monsters.toml"), "w", encoding="utf-8") as f:
+                f.write(set_stat(self.text, self.monster.id, value, self.stat))
+        return get("battle-builder", data=d)
+
+    def more(self, value, games):
+        """Play ``games`` more games at ``value``; returns the running (wins, battles)."""
+        from companion.core.session import LeanSession
+        game = self._game(value)
+        opts = dict(self.options)
+        game.resolve_options(opts)
+        seat_bots = resolve_bots(game, self.bots, len(self.players))
+        t = self.tally.setdefault(value, [0, 0, 0])
+        for _ in range(games):
+            gseed = self.seed + t[2]
+            s = LeanSession(game, self.players, options=opts, seed=gseed, clock=FakeClock())
+            play_out(s, seat_bots, random.Random(gseed ^ 0x5EED))
+            for b in s.state.data.track["battles"]:
+                if self.monster.id in b["monsters"]:
+                    t[0] += b["won"]
+                    t[1] += 1
+            t[2] += 1
+            self.games += 1
+        return t[0], t[1]
+
+    def close(self):
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def step_measure(sampler, target, tol=0.03, half_width=0.03, cap=None, chunk=12):
+    """``measure(value)`` for :func:`search`: games in chunks until the half-width goal is met
+    inside the band, or the interval lies wholly outside the band, or ``cap`` battles."""
+    need = plan(target, tol, half_width)
+
+    def measure(value):
+        w, n = sampler.tally.get(value, [0, 0])[:2]
+        while True:
+            if n:
+                a, b = wilson(w, n)
+                if b < target - tol or a > target + tol:
+                    return w, n                    # clearly off the band: move on
+                if (b - a) / 2 <= half_width and n >= min(need, cap or need):
+                    return w, n
+            if cap is not None and n >= cap:
+                return w, n
+            games = chunk
+            if cap is not None:         # no more whole games than the cap needs
+                t = sampler.tally.get(value)
+                per = t[1] / t[2] if t and t[2] and t[1] else 9
+                games = max(1, min(chunk, math.ceil((cap - n) / per)))
+            w, n = sampler.more(value, games)
+    return measure
+
+
+def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, seed=0,
+              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT):
+    """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
+    ``battles``: at most this many battles per step (default: as the half-width goal needs).
+    Returns a list of results (see :func:`search`) with the monster's id, name, difficulty."""
+    from companion.games import get
+    from companion.games.battle_builder.data import DATA
+    src = os.path.abspath(src or DATA)
+    game = get("battle-builder", data=src) if src != os.path.abspath(DATA) else \
+        get("battle-builder")
+    rules = game.rules
+    ids = monsters or list(rules.monsters)
+    out = []
+    for mid in ids:
+        if mid not in rules.monsters:
+            raise ValueError(f"no monster {mid!r}; the monsters are {', '.join(rules.monsters)}")
+        m = rules.monsters[mid]
+        target = rules.targets[m.difficulty]
+        if stat not in STATS:
+            raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}")
+        sampler = Sampler(src, m, players, bots, options, seed, stat=stat)
+        try:
+            r = search(step_measure(sampler, target, tol, half_width, battles),
+                       getattr(m, stat), target, tol, half_width, max_steps,
+                       lo=STATS[stat])
+        finally:
+            sampler.close()
+        r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,
+                 battles=sum(t[1] for t in sampler.tally.values()))
+        out.append(r)
+        if log:
+            log(r)
+    return out
+
+
+def line(r):
+    """One printed line per monster."""
+    f = r["final"]
+    lo, hi = f["ci95"]
+    verdict = "reached" if r["reached"] else f"not reached ({r['why']})"
+    return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  "
+            f"{r['stat'].upper()} {r['start']} -> {r['proposed']}  "
+            f"win {f['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {f['battles']}  "
+            f"steps {len(r['steps'])}  {verdict}")

@@ -1,0 +1,122 @@
+"""Calibration (companion/lab/calibrate.py, `companion calibrate battle-builder`)."""
+import hashlib
+import math
+import os
+import tomllib
+
+import pytest
+
+from companion.cli.main import main
+from companion.core.play import wilson
+from companion.games.battle_builder.data import DATA
+from companion.lab import calibrate as cal
+
+
+def _digest(folder):
+    h = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(folder)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for f in sorted(files):
+            with open(os.path.join(root, f), "rb") as fh:
+                h.update(f.encode() + fh.read())
+    return h.hexdigest()
+
+
+def _curve(mid, scale):
+    """A falling win rate of the stat, exact counts of 1,100 battles a step."""
+    calls = []
+
+    def measure(v):
+        calls.append(v)
+        p = 1 / (1 + math.exp((v - mid) / scale))
+        return round(p * 1100), 1100
+    return measure, calls
+
+
+@pytest.mark.parametrize("start,target,mid,scale", [
+    (13, 0.85, 60, 8),      # far below: expand, then bracket
+    (40, 0.40, 30, 6),      # above: step down
+    (22, 0.65, 25, 1.5),    # steep
+    (36, 0.40, 200, 30),    # far, shallow
+])
+def test_search_converges_on_a_monotone_curve(start, target, mid, scale):
+    measure, calls = _curve(mid, scale)
+    r = cal.search(measure, start, target)
+    assert r["reached"], r
+    assert len(r["steps"]) <= 8 and len(calls) == len(r["steps"])
+    f = r["final"]
+    assert abs(f["win_rate"] - target) <= 0.03 and f["half_width"] <= 0.03
+    assert f["value"] == r["proposed"]
+
+
+def test_search_says_not_reached_when_the_target_lies_between_two_values():
+    # a cliff: 100% up to 50, 0% from 51 on; 85% is never measured
+    r = cal.search(lambda v: (1100 if v <= 50 else 0, 1100), 13, 0.85)
+    assert not r["reached"] and len(r["steps"]) <= 8
+    assert r["why"] in ("between two neighbouring values", "8 steps")
+
+
+def test_plan_sizes_match_the_half_width_goal():
+    for target in (0.85, 0.65, 0.40):
+        n = cal.plan(target)
+        worst = target + 0.03 if target < 0.5 else target - 0.03     # the band's nearest 1/2
+        lo, hi = wilson(round(worst * n), n)
+        assert (hi - lo) / 2 <= 0.03
+    assert 540 <= cal.plan(0.85) <= 700 and 1000 <= cal.plan(0.40) <= 1100
+
+
+def test_proposal_differs_only_in_the_stat(tmp_path):
+    before = _digest(DATA)
+    out = cal.write_proposal(DATA, tmp_path / "p", {"troll": 77, "slime": 5})
+    assert _digest(DATA) == before
+    names = sorted(f for f in os.listdir(DATA) if f.endswith(".toml"))
+    assert sorted(f for f in os.listdir(out) if f.endswith(".toml")) == names
+    for name in names:
+        a = open(os.path.join(DATA, name), encoding="utf-8").read()
+        b = open(os.path.join(out, name), encoding="utf-8").read()
+        if name != "monsters.toml":
+            assert a == b
+            continue
+        ma = {m["id"]: m for m in tomllib.loads(a)["monster"]}
+        mb = {m["id"]: m for m in tomllib.loads(b)["monster"]}
+        assert ma.keys() == mb.keys()
+        for mid in ma:
+            want = dict(ma[mid], hp={"troll": 77, "slime": 5}.get(mid, ma[mid]["hp"]))
+            assert mb[mid] == want
+        # only the two hp lines differ, comments and layout stay
+        diff = [(x, y) for x, y in zip(a.splitlines(), b.splitlines()) if x != y]
+        assert diff == [("hp = 13", "hp = 5"), ("hp = 40", "hp = 77")]
+
+
+def test_proposal_never_writes_into_the_data(tmp_path):
+    with pytest.raises(ValueError):
+        cal.write_proposal(DATA, os.path.join(DATA, "x"), {"troll": 1})
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "f").write_text("x")
+    with pytest.raises(ValueError):
+        cal.write_proposal(DATA, tmp_path / "full", {"troll": 1})
+
+
+def test_the_command_end_to_end_on_one_monster(tmp_path, capsys):
+    before = _digest(DATA)
+    out = tmp_path / "proposed"
+    code = main(["calibrate", "battle-builder", "--monster", "orc-brute", "--battles", "60",
+                 "--steps", "3", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "Orc Brute" in text and "medium" in text and "target 65%" in text
+    assert "not reached" in text                 # 60 battles cannot give +-3 points
+    assert "HP 25 -> " in text and "steps " in text
+    assert _digest(DATA) == before
+    mb = {m["id"]: m for m in tomllib.loads((out / "monsters.toml").read_text())["monster"]}
+    assert mb["troll"]["hp"] == 40 and mb["orc-brute"]["hp"] >= 25
+    assert main(["calibrate", "battle-builder", "--monster", "troll", "--out",
+                 os.path.join(DATA, "oops")]) == 1
+
+
+def test_attack_proposal_changes_only_attack(tmp_path):
+    out = cal.write_proposal(DATA, tmp_path / "a", {"goblin": 9}, stat="attack")
+    a = open(os.path.join(DATA, "monsters.toml"), encoding="utf-8").read()
+    b = open(os.path.join(out, "monsters.toml"), encoding="utf-8").read()
+    diff = [(x, y) for x, y in zip(a.splitlines(), b.splitlines()) if x != y]
+    assert diff == [("attack = 3", "attack = 9")]
