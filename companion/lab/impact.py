@@ -1,0 +1,333 @@
+"""Per-card impact (issue 23, part 2): for each card, how the seats that had it fared.
+
+For every *seat-game* (one seat in one game) a :class:`CardWatch` records which cards the seat
+had in its **opening** hand, which it ever had in hand (**drawn**), and which it **played**.
+A card's figures are win rates over the seat-games that could have drawn it (its
+*population*): the win share (1 for a win, 1/k for a win shared by k, else 0) averaged over
+the seat-games where the card was in the opening hand, drawn, played, and **never seen**, each
+with its count and 95% Wilson interval. The **difference** is the IWD-like "improvement when
+drawn": win rate when drawn minus win rate when never drawn, with Newcombe's hybrid score
+interval (built from the two Wilson intervals). A card is **flagged** when the difference is
+at least :data:`FLAG_POINTS` (3 points) either way and its interval is clear of 0.
+:func:`stability` reruns the whole thing on re-seeded simulations and counts, per card, in how
+many reruns it was flagged; the flagged set is *stable* when the same set comes back in at
+least 4 of 5.
+
+A card's population: the seat-games whose group (Trade Warz: the Leader) saw the card in at
+least one game. A Leader's personal deck is thereby compared only among that Leader's games,
+and a shared card among all.
+
+What a difference means: a card drawn more often in longer games, or by a seat that draws
+more, looks better or worse for reasons that are not the card (the same caveat as
+17lands' IWD). A flag is a place to look, not a verdict; ``restricted`` play (the same bot
+forbidden the card) is the causal check, and is not built yet.
+
+Built for Trade Warz (hands in ``state.data.hands``; cards are played by ``choose_policy``,
+``place_export`` and ``play_tactic``). Other games raise :class:`NotSupported`.
+"""
+import dataclasses
+import math
+import random
+
+from companion.core.clock import FakeClock
+from companion.core.play import play_out, resolve_bots, wilson
+from companion.core.session import LeanSession
+
+from .simulate import seeds_for
+
+#: A card is flagged when its difference is at least this (a fraction: 3 points) either way
+#: and its 95% interval is clear of 0.
+FLAG_POINTS = 0.03
+#: Reruns of :func:`stability` and how many must give the same flagged set.
+RERUNS = 5
+STABLE = 4
+
+
+class NotSupported(ValueError):
+    pass
+
+
+# -- what a game's cards are ---------------------------------------------------------------
+
+class TradeWarzCards:
+    """Trade Warz / Tariff Warz: the hands, the opening hand and the card-playing moves."""
+    moves = ("choose_policy", "place_export", "play_tactic")
+    before_opening = ("leaders", "event", "upkeep", "draw")
+
+    def __init__(self, game):
+        self.game = game
+
+    def hand(self, state, seat):
+        return state.data.hands[seat]
+
+    def opened(self, state):
+        """The opening hand: the hand once round 1's Draw is over."""
+        return state.round >= 1 and state.phase not in self.before_opening
+
+    def played(self, move, args):
+        if move in self.moves:
+            return (args or {}).get("card")
+        return None
+
+    def group(self, state, seat):
+        lid = state.data.board.leaders[seat]
+        return self.game.ix(state).name_of(lid) if lid else None
+
+    def names(self, state):
+        return dict(self.game.ix(state).card_names)
+
+
+ADAPTERS = {"trade-warz": TradeWarzCards}
+
+
+def adapter_for(game):
+    try:
+        return ADAPTERS[game.name](game)
+    except KeyError:
+        raise NotSupported(f"Per-card impact is not built for {game.title} yet "
+                           f"(only {', '.join(sorted(ADAPTERS))}).") from None
+
+
+# -- watching one game ---------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class SeatCards:
+    session: str
+    seat: int
+    share: float                 # win share: 1, 1/k for a shared win, else 0
+    group: str | None            # the Leader (Trade Warz)
+    opening: frozenset
+    seen: frozenset              # ever in hand (includes opening and played)
+    played: frozenset
+
+
+class CardWatch:
+    """Watches one game state by state (:meth:`see`) and move by move (:meth:`move`)."""
+
+    def __init__(self, game, adapter=None):
+        self.game = game
+        self.ad = adapter or adapter_for(game)
+        self.seen, self.opening, self.played = None, None, None
+        self.names = {}
+
+    def _init(self, n):
+        self.seen = [set() for _ in range(n)]
+        self.played = [set() for _ in range(n)]
+        self.opening = [None] * n
+
+    def see(self, state):
+        if self.seen is None:
+            self._init(state.n)
+        opened = self.ad.opened(state)
+        for s in range(state.n):
+            hand = self.ad.hand(state, s)
+            self.seen[s].update(hand)
+            if opened and self.opening[s] is None:
+                self.opening[s] = frozenset(hand)
+
+    def move(self, seat, move, args):
+        card = self.ad.played(move, args)
+        if card is not None and seat is not None:
+            self.played[seat].add(card)
+            self.seen[seat].add(card)
+
+    def rows(self, state, session) -> list:
+        o = state.outcome
+        if o is None:
+            return []
+        if not self.names:
+            self.names = self.ad.names(state)
+        share = 1.0 / len(o.winners) if o.winners else 0.0
+        return [SeatCards(session, s, share if s in o.winners else 0.0,
+                          self.ad.group(state, s), self.opening[s] or frozenset(),
+                          frozenset(self.seen[s]), frozenset(self.played[s]))
+                for s in range(state.n)]
+
+
+class _Watched:
+    """A session as :func:`play_out` drives it, with a :class:`CardWatch` looking on."""
+
+    def __init__(self, session, watch):
+        self._s, self._w = session, watch
+        self.game, self.clock = session.game, session.clock
+        watch.see(session.state)
+
+    @property
+    def state(self):
+        return self._s.state
+
+    def execute(self, seat, move, args=None):
+        r = self._s.execute(seat, move, args)
+        self._w.move(seat, move, args)
+        self._w.see(self._s.state)
+        return r
+
+    def tick(self):
+        r = self._s.tick()
+        self._w.see(self._s.state)
+        return r
+
+
+def play_one(game, players, gseed, seat_bots, options):
+    """One bot game, the same game as ``companion simulate`` plays for this seed; its rows."""
+    s = LeanSession(game, players, options=options, seed=gseed, clock=FakeClock())
+    watch = CardWatch(game)
+    play_out(_Watched(s, watch), seat_bots, random.Random(gseed ^ 0x5EED))
+    return watch.rows(s.state, f"sim-{gseed}"), watch.names
+
+
+def _chunk(name, data, players, seeds, bots, options):
+    from companion.games import get
+    game = get(name, data=data)
+    seat_bots = resolve_bots(game, bots, len(players))
+    rows, names = [], {}
+    for g in seeds:
+        r, nm = play_one(game, players, g, seat_bots, options)
+        rows.extend(r)
+        names.update(nm)
+    return rows, names
+
+
+def simulate_rows(game, players, games, seed=0, bots="greedy", options=None, jobs=1):
+    """``(rows, names)`` of ``games`` bot games (the seeds of ``companion simulate``)."""
+    adapter_for(game)
+    resolve_bots(game, bots, len(players))
+    options = game.resolve_options(options)
+    data = getattr(game, "data_dir", None)
+    seeds = seeds_for(seed, games)
+    if jobs == 1 or games < 50:
+        return _chunk(game.name, data, players, seeds, bots, options)
+    import concurrent.futures
+    import os
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    size = max(10, games // (workers * 4))
+    rows, names = [], {}
+    with concurrent.futures.ProcessPoolExecutor(workers) as ex:
+        futures = [ex.submit(_chunk, game.name, data, players, seeds[i:i + size], bots, options)
+                   for i in range(0, games, size)]
+        for f in futures:
+            r, nm = f.result()
+            rows.extend(r)
+            names.update(nm)
+    return rows, names
+
+
+def live_rows(log, infos, games=None):
+    """``(rows, names)`` of finished sessions from the store, replayed from their logs (the
+    seats' own moves are in the log, sealed ones included)."""
+    from . import data as lab_data
+    from .facts import walk
+    rows, names = [], {}
+    for info in infos:
+        records = log.read(info.id)
+        game = lab_data.game_for_records(records, games=games)
+        watch = CardWatch(game)
+
+        def each(rec, state, watch=watch):
+            if rec is not None and rec.get("kind") == "move":
+                watch.move(rec.get("seat"), rec.get("move"), rec.get("args"))
+            watch.see(state)
+        state = walk(game, records, each)
+        rows.extend(watch.rows(state, info.id))
+        names.update(watch.names)
+    return rows, names
+
+
+# -- the figures ---------------------------------------------------------------------------
+
+def rate(wins, games) -> dict:
+    """A win rate with its count and 95% Wilson interval (wins may be fractional: shared
+    wins; the interval rounds them, as the report's rates do)."""
+    lo, hi = wilson(round(wins), games)
+    return {"wins": wins, "games": games, "rate": wins / games if games else None,
+            "ci95": [lo, hi]}
+
+
+def newcombe(a, b) -> list:
+    """95% interval of the difference of two rates ``a - b`` (dicts of :func:`rate`):
+    Newcombe's hybrid score interval (method 10 of Newcombe 1998), from the two Wilson
+    intervals. ``[nan, nan]`` if either side has no games."""
+    if not a["games"] or not b["games"]:
+        return [math.nan, math.nan]
+    p1, (l1, u1) = a["rate"], a["ci95"]
+    p2, (l2, u2) = b["rate"], b["ci95"]
+    d = p1 - p2
+    return [d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+            d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)]
+
+
+def card_table(rows, names=None, flag=FLAG_POINTS) -> list:
+    """One dict per card seen in ``rows``, largest |difference| first:
+
+    ``{"card", "name", "games", "opening", "drawn", "played", "never", "diff", "diff_ci95",
+    "flagged"}``; ``games`` the card's population (seat-games that could have drawn it), each
+    of opening/drawn/played/never a :func:`rate`; ``diff`` = drawn - never (None if either is
+    empty)."""
+    names = names or {}
+    groups_of = {}
+    for r in rows:
+        for c in r.seen:
+            groups_of.setdefault(c, set()).add(r.group)
+    out = []
+    for c, groups in groups_of.items():
+        pop = [r for r in rows if r.group in groups]
+        acc = {k: [0.0, 0] for k in ("opening", "drawn", "played", "never")}
+        for r in pop:
+            for k, inside in (("opening", c in r.opening), ("drawn", c in r.seen),
+                              ("played", c in r.played), ("never", c not in r.seen)):
+                if inside:
+                    acc[k][0] += r.share
+                    acc[k][1] += 1
+        figs = {k: rate(*v) for k, v in acc.items()}
+        if figs["drawn"]["games"] and figs["never"]["games"]:
+            diff = figs["drawn"]["rate"] - figs["never"]["rate"]
+            ci = newcombe(figs["drawn"], figs["never"])
+        else:
+            diff, ci = None, [math.nan, math.nan]
+        flagged = diff is not None and abs(diff) >= flag and (ci[0] > 0 or ci[1] < 0)
+        out.append({"card": c, "name": names.get(c, c), "games": len(pop), **figs,
+                    "diff": diff, "diff_ci95": ci, "flagged": flagged})
+    out.sort(key=lambda x: (-(abs(x["diff"]) if x["diff"] is not None else -1), x["card"]))
+    return out
+
+
+def flagged(table) -> frozenset:
+    return frozenset(x["card"] for x in table if x["flagged"])
+
+
+def stability(run, reruns=RERUNS, stable=STABLE) -> dict:
+    """``run(k)`` -> a :func:`card_table` for rerun k (0..reruns-1, each re-seeded).
+
+    Returns ``{"reruns", "sets": [flagged set per rerun], "counts": {card: reruns flagged},
+    "stable_set": the cards flagged in at least ``stable`` reruns, "same": how many reruns
+    gave exactly the most common set, "modal": that set, "stable": same >= stable}``."""
+    sets = [flagged(run(k)) for k in range(reruns)]
+    counts = {}
+    for s in sets:
+        for c in s:
+            counts[c] = counts.get(c, 0) + 1
+    tally = {}
+    for s in sets:
+        tally[s] = tally.get(s, 0) + 1
+    modal, same = max(tally.items(), key=lambda kv: (kv[1], -len(kv[0]))) if tally else \
+        (frozenset(), 0)
+    return {"reruns": reruns, "sets": [sorted(s) for s in sets],
+            "counts": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "stable_set": sorted(c for c, k in counts.items() if k >= stable),
+            "modal": sorted(modal), "same": same, "stable": same >= stable}
+
+
+def rerun_seed(seed, k):
+    """The seed of rerun k (rerun 0 is the run itself)."""
+    return seed if k == 0 else random.Random(f"impact-{seed}-{k}").getrandbits(48)
+
+
+def side_by_side(live, sim) -> list:
+    """Join two :func:`card_table` results by card: ``[{"card", "name", "live", "sim"}]``
+    (a side is None where the card was not seen), in the simulated table's order, then the
+    cards only the live games saw."""
+    by_live = {x["card"]: x for x in live}
+    out = [{"card": x["card"], "name": x["name"], "live": by_live.pop(x["card"], None),
+            "sim": x} for x in sim]
+    out += [{"card": c, "name": x["name"], "live": x, "sim": None} for c, x in by_live.items()]
+    return out
