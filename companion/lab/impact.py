@@ -30,6 +30,7 @@ import math
 import random
 
 from companion.core.clock import FakeClock
+from companion.core.errors import ConfigError
 from companion.core.play import play_out, resolve_bots, wilson
 from companion.core.session import LeanSession
 
@@ -43,8 +44,8 @@ RERUNS = 5
 STABLE = 4
 
 
-class NotSupported(ValueError):
-    pass
+class NotSupported(ConfigError):
+    """Per-card impact is not built for this game."""
 
 
 # -- what a game's cards are ---------------------------------------------------------------
@@ -331,3 +332,88 @@ def side_by_side(live, sim) -> list:
             "sim": x} for x in sim]
     out += [{"card": c, "name": x["name"], "live": x, "sim": None} for c, x in by_live.items()]
     return out
+
+
+# -- a whole study: simulated games, reruns and the table's sessions -------------------------
+
+def study(game, *, players, games, seed=0, bots="greedy", options=None, jobs=1, reruns=RERUNS,
+          log=None, sessions=None, progress=None) -> dict:
+    """The per-card figures of ``games`` bot games (rerun ``reruns`` times, re-seeded, for the
+    flags' stability) and, with ``log``, of the table sessions a report would read
+    (:func:`companion.lab.report.select_live`: finished, not bots, the same data), side by
+    side. Returns ``{"sim", "live", "cards", "stability", "live_games", "left_out"}``."""
+    adapter_for(game)
+    names = [f"Seat {i + 1}" for i in range(players)]
+    tables = {}
+
+    def run(k):
+        rows, nm = simulate_rows(game, names, games, seed=rerun_seed(seed, k), bots=bots,
+                                 options=options, jobs=jobs)
+        tables[k] = card_table(rows, nm)
+        if progress is not None:
+            progress(k + 1, reruns)
+        return tables[k]
+    st = stability(run, reruns=max(1, reruns))
+    sim = tables[0]
+    live, live_games, left_out = [], 0, []
+    if log is not None:
+        from .report import select_live
+        sel = select_live(log, game, sessions)
+        left_out = sel.left_out
+        infos = [log.info(f.session) for f in sel.live]
+        rows, nm = live_rows(log, infos, games=lambda _n: game)
+        live, live_games = card_table(rows, nm), len(infos)
+    return {"sim": sim, "live": live, "cards": side_by_side(live, sim), "stability": st,
+            "live_games": live_games, "left_out": left_out, "games": games,
+            "players": players, "seed": seed, "bots": bots}
+
+
+def _pct(r):
+    if r is None or not r["games"]:
+        return "-"
+    lo, hi = r["ci95"]
+    return f"{100 * r['rate']:.0f}% [{100 * lo:.0f}-{100 * hi:.0f}] n={r['games']}"
+
+
+def _diff(x):
+    if x is None or x["diff"] is None:
+        return "-"
+    lo, hi = x["diff_ci95"]
+    return f"{100 * x['diff']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]" + \
+        (" FLAG" if x["flagged"] else "")
+
+
+def text(result, top=None) -> str:
+    """The study as plain text: the flags and their stability, then the table."""
+    st = result["stability"]
+    lines = [f"{result['games']} bot games x {st['reruns']} reruns, {result['players']} players,"
+             f" bots {result['bots']}, seed {result['seed']}; table sessions: "
+             f"{result['live_games']}",
+             f"Flagged (difference >= {100 * FLAG_POINTS:.0f} points, 95% interval clear of 0),"
+             f" reruns flagged of {st['reruns']}:"]
+    names = {x["card"]: x["name"] for x in result["cards"]}
+    for c, k in st["counts"].items():
+        lines.append(f"  {names.get(c, c):34} {k}/{st['reruns']}"
+                     + ("  stable" if k >= STABLE else ""))
+    lines.append(f"The same flagged set in {st['same']} of {st['reruns']} reruns: "
+                 + ("stable" if st["stable"] else "NOT stable")
+                 + f" (cards flagged in >= {STABLE}: "
+                 + (", ".join(names.get(c, c) for c in st["stable_set"]) or "none") + ")")
+    lines.append("")
+    head = f"{'card':34} {'games':>6}  {'drawn':24} {'never':24} {'opening':24} {'played':24} " \
+           f"{'drawn - never (points)':28}"
+    lines.append(head + ("  live: drawn - never" if result["live_games"] else ""))
+    rows = result["cards"] if top is None else result["cards"][:top]
+    for row in rows:
+        x = row["sim"]
+        if x is None:
+            lines.append(f"{row['name'][:34]:34} {'':6}  (only at the table) "
+                         f"{_diff(row['live'])}")
+            continue
+        line = f"{row['name'][:34]:34} {x['games']:6}  {_pct(x['drawn']):24} " \
+               f"{_pct(x['never']):24} {_pct(x['opening']):24} {_pct(x['played']):24} " \
+               f"{_diff(x):28}"
+        if result["live_games"]:
+            line += f"  {_diff(row['live'])}"
+        lines.append(line)
+    return "\n".join(lines)
