@@ -136,6 +136,16 @@ def test_live_table_sessions(tmp_path):
     assert played and played == {(r.seat, c) for r in rows for c in r.played}
     table = impact.side_by_side(impact.card_table(rows, names), impact.card_table(rows, names))
     assert all(x["live"] is x["sim"] or x["live"] == x["sim"] for x in table)
+    # the report's section: the same live figures beside 5 x 10 bot games
+    from companion.lab import report as lab_report
+    out = tmp_path / "out"
+    lab_report.build(games.get("trade-warz"), log, out=str(out), players=3, impact=10)
+    html = (out / "report.html").read_text()
+    assert "Per-card impact" in html and "reruns" in html
+    lines = (out / "cards.csv").read_text().splitlines()
+    live = [ln for ln in lines if ln.startswith("live,")]
+    assert len(live) == len(impact.card_table(rows, names))
+    assert any(ln.startswith("sim,") for ln in lines)
 
 
 @pytest.fixture(scope="module")
