@@ -23,7 +23,8 @@ more, looks better or worse for reasons that are not the card (the same caveat a
 forbidden the card) is the causal check, and is not built yet.
 
 Built for Trade Warz (hands in ``state.data.hands``; cards are played by ``choose_policy``,
-``place_export`` and ``play_tactic``). Other games raise :class:`NotSupported`.
+``place_export`` and ``play_tactic``) and Market Trading's improvements (drawn = built, played
+= used; no opening hand). Great Powers and Battle Builder raise :class:`NotSupported`.
 """
 import dataclasses
 import math
@@ -78,7 +79,31 @@ class TradeWarzCards:
         return dict(self.game.ix(state).card_names)
 
 
-ADAPTERS = {"trade-warz": TradeWarzCards}
+class MarketTradingImprovements:
+    """Market Trading's improvements: "drawn" is *built* (the improvement is the seat's),
+    "played" is *used* (the ``improve`` move); there is no opening hand."""
+    moves = ("improve",)
+
+    def __init__(self, game):
+        self.game = game
+
+    def hand(self, state, seat):
+        return state.data.built[seat]
+
+    def opened(self, state):
+        return False
+
+    def played(self, move, args):
+        return (args or {}).get("improvement") if move in self.moves else None
+
+    def group(self, state, seat):
+        return None
+
+    def names(self, state):
+        return {k: i.name for k, i in self.game.rules.improvements.items()}
+
+
+ADAPTERS = {"trade-warz": TradeWarzCards, "market-trading": MarketTradingImprovements}
 
 
 def adapter_for(game):

@@ -172,6 +172,17 @@ def test_a_much_stronger_card_is_flagged_stably(strong):
     assert "emergency-stimulus" in st["stable_set"]
 
 
+def test_market_trading_improvements():
+    g = games.get("market-trading")
+    rows, names = impact.simulate_rows(g, ["A", "B"], 20, seed=5)
+    assert len(rows) == 40 and any(r.seen for r in rows)
+    for r in rows:
+        assert not r.opening and r.played <= r.seen
+    for x in impact.card_table(rows, names):
+        assert x["games"] == 40 and x["name"] in {i.name for i in g.rules.improvements.values()}
+        assert x["drawn"]["games"] + x["never"]["games"] == 40
+
+
 def test_other_games_say_not_built():
     with pytest.raises(impact.NotSupported, match="Great Powers"):
         impact.simulate_rows(games.get("great-powers"), PLAYERS, 1)
