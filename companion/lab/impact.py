@@ -442,3 +442,94 @@ def text(result, top=None) -> str:
             line += f"  {_diff(row['live'])}"
         lines.append(line)
     return "\n".join(lines)
+
+
+# -- restricted play: the same bot forbidden a card (Jaffe) -------------------------------
+
+class _Without:
+    """A seat's view with ``card`` taken out of its hand as its bot reads it (``view.hand``),
+    so the bot never plays it and picks its next best move. Discards see the whole hand (a
+    forbidden card may be discarded: that is not playing it)."""
+
+    def __init__(self, view, card):
+        object.__setattr__(self, "_v", view)
+        object.__setattr__(self, "_card", card)
+
+    def __getattr__(self, k):
+        return getattr(self._v, k)
+
+    @property
+    def hand(self):
+        return [c for c in self._v.hand if c != self._card]
+
+
+def forbid(bot, card):
+    """``bot`` that never plays ``card`` (Trade Warz: the card is hidden from its hand)."""
+    def restricted(game, view, rng):
+        p = view.prompt or {}
+        if (p.get("moves") or [None])[0] == "discard_cards":
+            return bot(game, view, rng)
+        return bot(game, _Without(view, card), rng)
+    return restricted
+
+
+def _restricted_chunk(name, data, players, seeds, bots, options, card):
+    from companion.games import get
+    game = get(name, data=data)
+    if game.name != "trade-warz":
+        raise NotSupported(f"Restricted play is built for Trade Warz only, not {game.title}.")
+    seat_bots = resolve_bots(game, bots, len(players))
+    out = []
+    for i, g in seeds:
+        seat = i % len(players)
+        base, _ = play_one(game, players, g, seat_bots, options)
+        bots_r = list(seat_bots)
+        bots_r[seat] = forbid(seat_bots[seat], card)
+        watch = CardWatch(game)
+        s = LeanSession(game, players, options=options, seed=g, clock=FakeClock())
+        play_out(_Watched(s, watch), bots_r, random.Random(g ^ 0x5EED))
+        rest = watch.rows(s.state, f"sim-{g}")
+        assert card not in rest[seat].played
+        out.append((base[seat].share, rest[seat].share, card in base[seat].seen))
+    return out
+
+
+def restricted(game, card, *, players, games, seed=0, bots="greedy", options=None, jobs=1):
+    """Jaffe's restricted play: ``games`` seeds, each played as usual and again with one seat
+    (rotating: seat i mod n) forbidden ``card``, the same seed and bots otherwise (common
+    random numbers: a game where the seat never holds the card is the same game twice).
+    Returns ``{"card", "games", "touched", "normal", "without", "diff", "ci95"}``: the seat's
+    win share as usual and without the card, and the paired difference without - normal
+    (mean and normal 95% interval; a card that helps its holder gives a negative
+    difference). ``touched``: games where the seat had the card in the normal game, and
+    ``touched_diff`` the mean difference over them (the other games differ only where the
+    card would have come to hand after the two games parted)."""
+    names = [f"Seat {i + 1}" for i in range(players)]
+    options = game.resolve_options(options)
+    data = getattr(game, "data_dir", None)
+    seeds = list(enumerate(seeds_for(seed, games)))
+    if jobs == 1 or games < 50:
+        got = _restricted_chunk(game.name, data, names, seeds, bots, options, card)
+    else:
+        import concurrent.futures
+        import os
+        workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+        size = max(10, games // (workers * 4))
+        got = []
+        with concurrent.futures.ProcessPoolExecutor(workers) as ex:
+            futures = [ex.submit(_restricted_chunk, game.name, data, names,
+                                 seeds[i:i + size], bots, options, card)
+                       for i in range(0, games, size)]
+            for f in futures:
+                got.extend(f.result())
+    n = len(got)
+    d = [w - b for b, w, _ in got]
+    mean = sum(d) / n
+    var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(var / n)
+    dt = [w - b for b, w, t in got if t]
+    return {"card": card, "games": n, "touched": len(dt),
+            "touched_diff": sum(dt) / len(dt) if dt else None,
+            "normal": rate(sum(b for b, *_ in got), n),
+            "without": rate(sum(w for _, w, _ in got), n),
+            "diff": mean, "ci95": [mean - half, mean + half]}

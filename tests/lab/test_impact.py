@@ -172,6 +172,15 @@ def test_a_much_stronger_card_is_flagged_stably(strong):
     assert "emergency-stimulus" in st["stable_set"]
 
 
+def test_restricted_play_without_the_strong_card(strong):
+    r = impact.restricted(strong, "emergency-stimulus", players=3, games=60, seed=2)
+    assert r["games"] == 60 and r["touched"] > 0
+    assert r["touched_diff"] < -0.1 and r["diff"] < 0      # (never played: asserted inside)
+    # a card that is not in this edition: every pair is the same game twice
+    r = impact.restricted(strong, "no-such-card", players=3, games=10, seed=2)
+    assert r["diff"] == 0 and r["ci95"] == [0, 0] and r["touched"] == 0
+
+
 def test_market_trading_improvements():
     g = games.get("market-trading")
     rows, names = impact.simulate_rows(g, ["A", "B"], 20, seed=5)

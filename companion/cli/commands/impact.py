@@ -33,6 +33,11 @@ def register(sub):
                         "of the game played with the same data)")
     p.add_argument("--no-live", action="store_true", help="bot games only")
     p.add_argument("--top", type=int, default=None, help="show only the N largest differences")
+    p.add_argument("--without", default=None, metavar="CARD,CARD",
+                   help="restricted play (Trade Warz): also play --games seeds with one seat "
+                        "forbidden each card, against the same games as usual")
+    p.add_argument("--without-flagged", action="store_true",
+                   help="restricted play for the cards flagged in at least 4 of the reruns")
     p.add_argument("--json", action="store_true")
     add_db_arg(p)
     p.set_defaults(func=run)
@@ -59,8 +64,22 @@ def run(args):
                           bots=args.bots, options=_options(args.option), jobs=args.jobs,
                           reruns=args.reruns, log=log, sessions=sessions,
                           progress=lambda k, n: print(f"  rerun {k}/{n}", file=sys.stderr))
+    cards = [c for c in (args.without or "").split(",") if c]
+    if args.without_flagged:
+        cards += [c for c in result["stability"]["stable_set"] if c not in cards]
+    result["without"] = [impact.restricted(game, c, players=args.players, games=args.games,
+                                           seed=args.seed, bots=args.bots,
+                                           options=_options(args.option), jobs=args.jobs)
+                         for c in cards]
     if args.json:
         print(json.dumps(_clean(result)))
     else:
         print(impact.text(result, top=args.top))
+        for r in result["without"]:
+            lo, hi = r["ci95"]
+            td = "-" if r["touched_diff"] is None else f"{100 * r['touched_diff']:+.1f}"
+            print(f"Without {r['card']} (one seat, {r['games']} paired games): win share "
+                  f"{100 * r['normal']['rate']:.1f}% -> {100 * r['without']['rate']:.1f}%, "
+                  f"difference {100 * r['diff']:+.1f} points [{100 * lo:+.1f}, {100 * hi:+.1f}];"
+                  f" {r['touched']} games where the seat had it: {td} points")
     return 0
