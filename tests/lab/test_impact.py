@@ -195,3 +195,15 @@ def test_market_trading_improvements():
 def test_other_games_say_not_built():
     with pytest.raises(impact.NotSupported, match="Great Powers"):
         impact.simulate_rows(games.get("great-powers"), PLAYERS, 1)
+
+
+def test_the_command(capsys):
+    import json
+    from companion.cli.main import main
+    code = main(["impact", "trade-warz", "--games", "6", "--reruns", "2", "--no-live",
+                 "--jobs", "1", "--json", "--without", "emergency-stimulus"])
+    assert code == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["stability"]["reruns"] == 2 and len(got["stability"]["sets"]) == 2
+    assert got["games"] == 6 and got["cards"] and got["without"][0]["games"] == 6
+    assert main(["impact", "great-powers", "--no-live"]) != 0
