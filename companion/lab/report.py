@@ -95,7 +95,7 @@ def choose_setup(game, live, players=None, given=None):
 
 
 def build(game, log, *, out, sessions=None, simulate=0, players=None, options=None, seed=0,
-          bots="greedy", jobs=1, progress=None) -> dict:
+          bots="greedy", jobs=1, progress=None, impact=0) -> dict:
     """Write ``report.html`` and the CSV files into the folder ``out``; returns what was
     written and how long each part took."""
     t0 = time.perf_counter()
@@ -111,6 +111,11 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
     t2 = time.perf_counter()
     match = [f for f in sel.live if f.n == n and f.options == opts]
     page = Page(game, data_ref(game), sel, match, sim, n, opts, seed, bots)
+    if impact:                      # per-card impact: ``impact`` bot games per rerun
+        from . import impact as lab_impact
+        page.impact = lab_impact.study(game, players=n, games=impact, seed=seed, bots=bots,
+                                       options=resolved, jobs=jobs, log=log,
+                                       sessions=sessions)
     os.makedirs(out, exist_ok=True)
     written = page.write(out)
     t3 = time.perf_counter()
@@ -179,6 +184,7 @@ class Page:
         self.live_stats = stats.summarise(game, match)
         self.all_live_stats = stats.summarise(game, sel.live)
         self.sim_stats = stats.summarise(game, sim)
+        self.impact = None              # companion.lab.impact.study(), when asked for
 
     # -- the files --------------------------------------------------------------------------
     def write(self, out) -> list:
@@ -271,12 +277,14 @@ class Page:
                     for s, v in enumerate(row):
                         rows.append([name, "mean", r, s + 1, round(v, 3)])
         yield "curves.csv", ["source", "session", "round", "seat", self.unit], rows
+        if self.impact:
+            yield "cards.csv", *_impact_csv(self.impact)
 
     # -- the page ---------------------------------------------------------------------------
     def html(self) -> str:
         parts = [self._head(), self._overview(), self._win_rates(), self._groups_section(),
                  self._curves(), self._length(), self._time(), self._sessions(),
-                 self._game_figures(), "</main></body></html>"]
+                 self._game_figures(), _impact_html(self.impact), "</main></body></html>"]
         return "\n".join(p for p in parts if p)
 
     def _head(self):
@@ -515,3 +523,85 @@ class Page:
         if not out:
             return ""
         return f"<h2>{_e(g.title)}'s own figures</h2>" + "\n".join(out)
+
+
+# -- per-card impact (companion/lab/impact.py) ---------------------------------------------
+
+_FIGS = ("drawn", "never", "opening", "played")
+
+
+def _impact_csv(res):
+    head = ["source", "card", "name", "games"]
+    for k in _FIGS:
+        head += [f"{k}_games", f"{k}_wins", f"{k}_rate", f"{k}_ci95_low", f"{k}_ci95_high"]
+    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged"]
+    counts = res["stability"]["counts"]
+    rows = []
+    for row in res["cards"]:
+        for src in ("live", "sim"):
+            x = row[src]
+            if x is None:
+                continue
+            r = [src, x["card"], x["name"], x["games"]]
+            for k in _FIGS:
+                f = x[k]
+                r += [f["games"], round(f["wins"], 3),
+                      "" if f["rate"] is None else round(f["rate"], 4),
+                      round(f["ci95"][0], 4), round(f["ci95"][1], 4)]
+            d, (lo, hi) = x["diff"], x["diff_ci95"]
+            r += ["" if d is None else round(d, 4), "" if lo != lo else round(lo, 4),
+                  "" if hi != hi else round(hi, 4), int(x["flagged"]),
+                  counts.get(x["card"], 0) if src == "sim" else ""]
+            rows.append(r)
+    return head, rows
+
+
+def _impact_cell(f):
+    if f is None or not f["games"]:
+        return "<td>-</td>"
+    return f"<td>{pct(f['rate'])} <small>{ci({'ci95': f['ci95']})} n={f['games']}</small></td>"
+
+
+def _impact_diff(x):
+    if x is None or x["diff"] is None:
+        return "<td>-</td>"
+    lo, hi = x["diff_ci95"]
+    flag = " <b>flagged</b>" if x["flagged"] else ""
+    return (f"<td>{100 * x['diff']:+.1f} <small>[{100 * lo:+.1f}, {100 * hi:+.1f}]</small>"
+            f"{flag}</td>")
+
+
+def _impact_html(res, top=40):
+    if not res:
+        return ""
+    from .impact import FLAG_POINTS, STABLE
+    st = res["stability"]
+    names = {r["card"]: r["name"] for r in res["cards"]}
+    out = [f"<h2>Per-card impact</h2><p>For each card, the win rate of the seats that had it "
+           f"in hand (drawn), never had it, had it in the opening hand, and played it, with 95% "
+           f"Wilson intervals; the difference is drawn minus never, in points, with Newcombe's "
+           f"interval. Flagged: a difference of at least {100 * FLAG_POINTS:.0f} points whose "
+           f"interval is clear of 0. Simulated: {res['games']} games per rerun, "
+           f"{st['reruns']} re-seeded reruns; table sessions: {res['live_games']}. A difference "
+           f"is an association, not a cause (docs/lab.md).</p>"]
+    steady = ", ".join(names.get(c, c) for c in st["stable_set"]) or "none"
+    out.append(f"<p>Flagged set the same in <b>{st['same']} of {st['reruns']}</b> reruns: "
+               f"<b>{'stable' if st['stable'] else 'not stable'}</b>. Cards flagged in at "
+               f"least {STABLE}: {_e(steady)}.</p>")
+    if st["counts"]:
+        out.append("<table><tr><th>card</th><th>reruns flagged</th></tr>" + "".join(
+            f"<tr><td>{_e(names.get(c, c))}</td><td>{k} of {st['reruns']}</td></tr>"
+            for c, k in st["counts"].items()) + "</table>")
+    head = "".join(f"<th>{h}</th>" for h in ("card", "games", "drawn", "never", "opening",
+                                             "played", "drawn - never (sim)",
+                                             "drawn - never (table)"))
+    rows = []
+    for row in res["cards"][:top]:
+        x = row["sim"]
+        cells = "".join(_impact_cell(None if x is None else x[k]) for k in _FIGS)
+        rows.append(f"<tr><td>{_e(row['name'])}</td><td>{'-' if x is None else x['games']}"
+                    f"</td>{cells}{_impact_diff(x)}{_impact_diff(row['live'])}</tr>")
+    out.append(f"<table><tr>{head}</tr>{''.join(rows)}</table><p class=sub>The "
+               f"{min(top, len(res['cards']))} largest simulated differences; every card is in "
+               f"cards.csv.</p>")
+    return "\n".join(out)

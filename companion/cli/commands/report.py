@@ -59,6 +59,8 @@ def _page_args(p, default_players=None):
     p.add_argument("--jobs", type=int, default=0,
                    help="simulation worker processes (default 0: one per core; the games and "
                         "figures do not depend on it)")
+    p.add_argument("--impact", type=int, default=0, metavar="N", help="add per-card impact "
+                   "(Trade Warz): N bot games per rerun, 5 reruns (docs/lab.md)")
     add_db_arg(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,
@@ -227,7 +229,8 @@ def run_page(args):
     log = open_log(args)
     r = build(game, log, out=out, sessions=sessions, simulate=args.simulate,
               players=args.players, options=_options(args.option), seed=args.seed,
-              bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate))
+              bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate),
+              impact=args.impact)
     if args.json:
         print(json.dumps(r, indent=2, default=str))
         return 0

@@ -1,0 +1,209 @@
+"""Per-card impact (companion/lab/impact.py): the statistics on known values, the counts of
+real Trade Warz games, the live path against the simulated one, and a card made much stronger
+in an edited copy being flagged, stably over re-seeded reruns."""
+import random
+import shutil
+import types
+
+import pytest
+
+from companion import games
+from companion.core.clock import FakeClock
+from companion.core.log import MemoryLog, SQLiteLog
+from companion.core.play import play_out, resolve_bots, wilson
+from companion.core.session import Session
+from companion.lab import impact
+from companion.lab.simulate import seeds_for
+from tests.lab.tables import play_table
+
+PLAYERS = ["A", "B", "C"]
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    r = impact.rate(81, 263)                # Newcombe (1998), Table I: 81/263
+    assert r["ci95"] == pytest.approx([0.2553, 0.3662], abs=1e-4)
+    assert r["rate"] == pytest.approx(81 / 263)
+
+
+def test_newcombe_known_values():
+    # Newcombe (1998), Statistics in Medicine 17:873-890, Table II, example (a):
+    # 56/70 - 48/80, method 10 (score, no continuity correction): 0.0524 to 0.3339.
+    ci = impact.newcombe(impact.rate(56, 70), impact.rate(48, 80))
+    assert ci == pytest.approx([0.0524, 0.3339], abs=1e-4)
+    # (c) 5/56 - 0/29: -0.0381 to 0.1926
+    ci = impact.newcombe(impact.rate(5, 56), impact.rate(0, 29))
+    assert ci == pytest.approx([-0.0381, 0.1926], abs=1e-4)
+
+
+def _row(session, seat, share, seen, opening=(), played=(), group=None):
+    return impact.SeatCards(session, seat, share, group, frozenset(opening), frozenset(seen),
+                            frozenset(played))
+
+
+def test_card_table_on_made_up_rows():
+    # card x: drawn in 40 seat-games winning 30, never in 60 winning 15 -> +45 points
+    rows = [_row(f"g{i}", 0, 1.0 if i < 30 else 0.0, {"x"}, opening={"x"} if i < 10 else (),
+                 played={"x"} if i < 20 else ()) for i in range(40)]
+    rows += [_row(f"h{i}", 0, 1.0 if i < 15 else 0.0, {"y"}) for i in range(60)]
+    t = {x["card"]: x for x in impact.card_table(rows)}
+    x = t["x"]
+    assert x["games"] == 100
+    assert (x["drawn"]["wins"], x["drawn"]["games"]) == (30, 40)
+    assert (x["never"]["wins"], x["never"]["games"]) == (15, 60)
+    assert (x["opening"]["wins"], x["opening"]["games"]) == (10, 10)
+    assert (x["played"]["wins"], x["played"]["games"]) == (20, 20)
+    assert x["diff"] == pytest.approx(0.75 - 0.25)
+    assert x["diff_ci95"] == impact.newcombe(x["drawn"], x["never"])
+    assert x["flagged"] and t["y"]["flagged"] and t["y"]["diff"] < 0
+    # a difference under 3 points is never flagged, however many games
+    rows = [_row(f"g{i}", 0, float(i % 100 < 52), {"z"}) for i in range(100_000)]
+    rows += [_row(f"h{i}", 0, float(i % 100 < 50), set()) for i in range(100_000)]
+    (z,) = impact.card_table(rows)
+    assert z["diff"] == pytest.approx(0.02) and z["diff_ci95"][0] > 0 and not z["flagged"]
+
+
+def test_population_is_the_groups_that_saw_the_card():
+    rows = [_row("g1", 0, 1.0, {"usa-card"}, group="USA"),
+            _row("g1", 1, 0.0, set(), group="China"),
+            _row("g2", 0, 0.0, set(), group="USA")]
+    (c,) = impact.card_table(rows)
+    assert c["games"] == 2 and c["never"]["games"] == 1     # China's seat is not compared
+
+
+def test_stability_counts():
+    tables = [[{"card": c, "flagged": True} for c in s]
+              for s in (["a", "b"], ["a", "b"], ["a"], ["a", "b"], ["a", "b", "c"])]
+    st = impact.stability(lambda k: tables[k])
+    assert st["counts"] == {"a": 5, "b": 4, "c": 1}
+    assert st["stable_set"] == ["a", "b"] and st["modal"] == ["a", "b"]
+    assert st["same"] == 3 and not st["stable"]
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    g = games.get("trade-warz")
+    rows, names = impact.simulate_rows(g, PLAYERS, 30, seed=3)
+    return g, rows, names
+
+
+def test_counts_add_up_on_real_games(shipped):
+    g, rows, names = shipped
+    assert len(rows) == 30 * 3
+    by_game = {}
+    for r in rows:
+        by_game.setdefault(r.session, []).append(r)
+        assert r.opening <= r.seen and r.played <= r.seen and r.opening
+        assert r.group                                      # every seat had a Leader
+    for seats in by_game.values():
+        assert sum(r.share for r in seats) == pytest.approx(1.0)
+    table = impact.card_table(rows, names)
+    assert table and all(x["name"] != x["card"] for x in table)   # real names
+    for x in table:
+        assert x["drawn"]["games"] + x["never"]["games"] == x["games"]
+        assert x["opening"]["games"] <= x["drawn"]["games"]
+        assert x["played"]["games"] <= x["drawn"]["games"]
+        assert x["drawn"]["wins"] + x["never"]["wins"] == pytest.approx(
+            sum(r.share for r in rows if r.group in {q.group for q in rows if x["card"] in
+                                                     q.seen}))
+    assert any(x["played"]["games"] for x in table)
+
+
+def test_live_replay_gives_the_simulated_rows(shipped):
+    """The same game played on a real (logged) session and replayed from its log, as a
+    table's session is, gives exactly the lean simulation's rows."""
+    g, rows, _ = shipped
+    seat_bots = resolve_bots(g, "greedy", 3)
+    options = g.resolve_options(None)
+    log = MemoryLog()
+    for gseed in seeds_for(3, 3):
+        s = Session.start(g, PLAYERS, log, options=options, seed=gseed, clock=FakeClock(),
+                          entropy=random.Random(gseed).randbytes, session_id=f"sim-{gseed}")
+        play_out(s, seat_bots, random.Random(gseed ^ 0x5EED))
+        live, _ = impact.live_rows(log, [types.SimpleNamespace(id=f"sim-{gseed}")])
+        assert live == [r for r in rows if r.session == f"sim-{gseed}"]
+
+
+def test_live_table_sessions(tmp_path):
+    log = SQLiteLog(tmp_path / "s.db")
+    s = play_table(log, "trade-warz", 3, seed=31)
+    rows, names = impact.live_rows(log, [log.info(s.id)])
+    assert len(rows) == 3 and sum(r.share for r in rows) == pytest.approx(1.0)
+    played = {(r["seat"], r["args"]["card"]) for r in log.read(s.id)[1:]
+              if r.get("move") in impact.TradeWarzCards.moves and (r.get("args") or {}).get(
+                  "card")}
+    assert played and played == {(r.seat, c) for r in rows for c in r.played}
+    table = impact.side_by_side(impact.card_table(rows, names), impact.card_table(rows, names))
+    assert all(x["live"] is x["sim"] or x["live"] == x["sim"] for x in table)
+    # the report's section: the same live figures beside 5 x 10 bot games
+    from companion.lab import report as lab_report
+    out = tmp_path / "out"
+    lab_report.build(games.get("trade-warz"), log, out=str(out), players=3, impact=10)
+    html = (out / "report.html").read_text()
+    assert "Per-card impact" in html and "reruns" in html
+    lines = (out / "cards.csv").read_text().splitlines()
+    live = [ln for ln in lines if ln.startswith("live,")]
+    assert len(live) == len(impact.card_table(rows, names))
+    assert any(ln.startswith("sim,") for ln in lines)
+
+
+@pytest.fixture(scope="module")
+def strong(tmp_path_factory):
+    """A copy where Emergency Stimulus gains 15 GDP instead of 2."""
+    d = tmp_path_factory.mktemp("tw") / "data"
+    shutil.copytree(games.shipped_data_dir("trade-warz"), d)
+    p = d / "tactics.toml"
+    old = 'text = "Gain 2 GDP."\neffects = [{ kind = "gain_gdp", amount = 2 }]'
+    s = p.read_text()
+    assert s.count(old) == 1
+    p.write_text(s.replace(old, 'text = "Gain 15 GDP."\n'
+                                'effects = [{ kind = "gain_gdp", amount = 15 }]'))
+    return games.get("trade-warz", data=d)
+
+
+def test_a_much_stronger_card_is_flagged_stably(strong):
+    def run(k):
+        rows, names = impact.simulate_rows(strong, PLAYERS, 120,
+                                           seed=impact.rerun_seed(7, k))
+        return impact.card_table(rows, names)
+    st = impact.stability(run)
+    assert st["counts"]["emergency-stimulus"] == 5
+    assert "emergency-stimulus" in st["stable_set"]
+
+
+def test_restricted_play_without_the_strong_card(strong):
+    r = impact.restricted(strong, "emergency-stimulus", players=3, games=60, seed=2)
+    assert r["games"] == 60 and r["touched"] > 0
+    assert r["touched_diff"] < -0.1 and r["diff"] < 0      # (never played: asserted inside)
+    # a card that is not in this edition: every pair is the same game twice
+    r = impact.restricted(strong, "no-such-card", players=3, games=10, seed=2)
+    assert r["diff"] == 0 and r["ci95"] == [0, 0] and r["touched"] == 0
+
+
+def test_market_trading_improvements():
+    g = games.get("market-trading")
+    rows, names = impact.simulate_rows(g, ["A", "B"], 20, seed=5)
+    assert len(rows) == 40 and any(r.seen for r in rows)
+    for r in rows:
+        assert not r.opening and r.played <= r.seen
+    for x in impact.card_table(rows, names):
+        assert x["games"] == 40 and x["name"] in {i.name for i in g.rules.improvements.values()}
+        assert x["drawn"]["games"] + x["never"]["games"] == 40
+
+
+def test_other_games_say_not_built():
+    with pytest.raises(impact.NotSupported, match="Great Powers"):
+        impact.simulate_rows(games.get("great-powers"), PLAYERS, 1)
+
+
+def test_the_command(capsys):
+    import json
+    from companion.cli.main import main
+    code = main(["impact", "trade-warz", "--games", "6", "--reruns", "2", "--no-live",
+                 "--jobs", "1", "--json", "--without", "emergency-stimulus"])
+    assert code == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["stability"]["reruns"] == 2 and len(got["stability"]["sets"]) == 2
+    assert got["games"] == 6 and got["cards"] and got["without"][0]["games"] == 6
+    assert main(["impact", "great-powers", "--no-live"]) != 0
