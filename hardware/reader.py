@@ -81,6 +81,22 @@ class _Protocol(serial.threaded.Protocol):
         self.session.lost = exc or "closed"
 
 
+class _ReaderThread(serial.threaded.ReaderThread):
+    """pyserial's reader thread, ending as it does on a read error when the port's byte count
+    fails too: it asks ``in_waiting`` outside its own ``try``, and a USB reader unplugged mid
+    read gives EIO there. Its thread then died with a traceback on the console, still
+    ``alive``, and the loss was noticed only when the heartbeats stopped."""
+
+    def run(self):
+        try:
+            super().run()
+        except OSError as e:
+            self.alive = False
+            if self.protocol is not None:
+                self.protocol.connection_lost(e)
+                self.protocol = None
+
+
 class _Session:
     """One open port: decoder state and liveness."""
 
@@ -253,7 +269,7 @@ class CardReader:
 
     def _run_session(self, port, ser):
         session = _Session(self, port, self.clock)
-        thread = serial.threaded.ReaderThread(ser, lambda: _Protocol(session))
+        thread = _ReaderThread(ser, lambda: _Protocol(session))
         thread.daemon = True
         thread.start()
         try:

@@ -247,6 +247,46 @@ def test_unplug_and_replug(sim):
         assert w.next(CardScanned).code == "after replug"
 
 
+def test_a_port_that_fails_its_byte_count_ends_the_session_at_once(monkeypatch):
+    """A USB reader unplugged mid-read can fail pyserial's byte count (``in_waiting``: EIO on
+    a pseudo-terminal whose other end is gone), which pyserial's reader thread asks outside
+    its own ``try``: the thread died with a traceback, still "alive", and the loss waited for
+    the heartbeats. Here the port's far end is closed before the thread's first read."""
+    import threading
+
+    import serial
+
+    from hardware.reader import _ReaderThread
+    crashed = []
+    monkeypatch.setattr(threading, "excepthook", crashed.append)
+    master, slave = os.openpty()
+    ser = serial.serial_for_url(os.ttyname(slave), timeout=0.2)
+    os.close(slave)
+    os.close(master)                                    # unplugged
+
+    class Lost:
+        lost = None
+
+        def __call__(self):
+            import serial.threaded
+
+            outer = self
+
+            class P(serial.threaded.Protocol):
+                def connection_lost(self, exc):
+                    outer.lost = exc or "closed"
+            return P()
+    seen = Lost()
+    t = _ReaderThread(ser, seen)
+    t.daemon = True
+    t.start()
+    t.join(5)
+    assert not t.is_alive() and not t.alive
+    assert isinstance(seen.lost, OSError), seen.lost
+    assert crashed == []
+    ser.close()
+
+
 def test_a_silent_reader_is_lost_and_found_again(tmp_path):
     s = ReaderSim(link=str(tmp_path / "r"), heartbeat=False).start()
     try:
