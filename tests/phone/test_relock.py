@@ -288,3 +288,22 @@ def test_relock_trade_warz_round_2_policy_undone_and_locked_again(servers, phone
             {str(s): "✓ verified" for s in hub.session.state.windows[window].seats}, \
             (ph.name, checks)
     first.shot("1-policy-revealed")
+
+
+def test_a_secret_choice_s_sent_note_goes_when_the_game_moves_on(servers, phones, tmp_path):
+    """Ann locks in first: "Your secret choice: sent." under her lock-in. The others lock in,
+    the bids are revealed and the Action phase waits for someone else: the note is old news
+    and goes (it sat under "Waiting for Bo." as if it answered the Action)."""
+    srv = start_table(tmp_path, "gp-sent", "great-powers", 3, seed=5)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo", "Cy"], shots=False)
+    hub = srv.hub
+    lock(ps[0], bid_order(hub, 0)[0])
+    assert "sent." in ps[0].page.text_content("#status")
+    for seat in (1, 2):
+        hub.submit(seat, "submit_bids", {"traits": bid_order(hub, seat)[0]})
+    assert wait_until(lambda: hub.public_view()["phase"] != "bid")
+    shows_rev(ps[0].page, hub.seat_view(0)["rev"])
+    ps[0].page.wait_for_selector(f".reveal[data-window={W}]")
+    assert "sent." not in ps[0].page.text_content("#status"), \
+        ps[0].page.text_content("#status")

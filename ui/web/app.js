@@ -573,7 +573,7 @@
     S.answered = { n: p.n, move: p.move, ok: !!msg.ok,
       message: msg.ok ? p.label + ": sent." : ((msg.error && msg.error.message) || "The table refused that.") };
     if (msg.ok) {
-      S.result = { ok: true, message: p.label + ": sent.", rev: shownRev() };
+      S.result = { ok: true, message: p.label + ": sent.", rev: shownRev(), at: stageOf(S.view) };
       // a secret choice that completed its window: the reveal is already drawn (the view comes
       // before the reply), and below it the next question; "sent." would read as its answer
       if (p.sealed && S.view && !openLocks(S.view).some((w) => !p.window || w.id === p.window)) S.result = null;
@@ -592,11 +592,16 @@
   // seat's own view arrives before the reply): once a newer view asks something (the table
   // undid the move, the next battle's vote), it is old news.
   function shownRev() { return S.view && typeof S.view.rev === "number" ? S.view.rev : null; }
+  // The note under the buttons is old news once a newer view asks something, or (a "sent.")
+  // once the game has gone on to another phase or round: a secret choice sent before others
+  // locked in must not sit under the next phase's "Waiting for Bo." as if it answered it
   function resultIsOld(v) {
     const r = S.result;
-    return !!(r && !S.pending && typeof r.rev === "number" && typeof v.rev === "number" &&
-      v.rev > r.rev && v.prompt && (v.legal || []).length);
+    if (!r || S.pending || typeof r.rev !== "number" || typeof v.rev !== "number" || v.rev <= r.rev) return false;
+    if (v.prompt && (v.legal || []).length) return true;
+    return r.ok && typeof r.at === "string" && r.at !== stageOf(v);
   }
+  function stageOf(v) { return String(v && v.phase) + ":" + String(v && v.round); }
 
   // -- events and commitments ---------------------------------------------------------------------
   // What this device saw announced at each lock-in, kept across reloads (localStorage):
