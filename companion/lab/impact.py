@@ -35,7 +35,7 @@ from companion.core.errors import ConfigError
 from companion.core.play import play_out, resolve_bots, wilson
 from companion.core.session import LeanSession
 
-from .simulate import seeds_for
+from .simulate import _Watched, seeds_for
 
 #: A card is flagged when its difference is at least this (a fraction: 3 points) either way
 #: and its 95% interval is clear of 0.
@@ -168,30 +168,6 @@ class CardWatch:
                           self.ad.group(state, s), self.opening[s] or frozenset(),
                           frozenset(self.seen[s]), frozenset(self.played[s]))
                 for s in range(state.n)]
-
-
-class _Watched:
-    """A session as :func:`play_out` drives it, with a :class:`CardWatch` looking on."""
-
-    def __init__(self, session, watch):
-        self._s, self._w = session, watch
-        self.game, self.clock = session.game, session.clock
-        watch.see(session.state)
-
-    @property
-    def state(self):
-        return self._s.state
-
-    def execute(self, seat, move, args=None):
-        r = self._s.execute(seat, move, args)
-        self._w.move(seat, move, args)
-        self._w.see(self._s.state)
-        return r
-
-    def tick(self):
-        r = self._s.tick()
-        self._w.see(self._s.state)
-        return r
 
 
 def play_one(game, players, gseed, seat_bots, options):

@@ -17,10 +17,13 @@ from .facts import Tracker, from_state
 
 
 class _Watched:
-    """A session as :func:`play_out` drives it, with a :class:`Tracker` looking on."""
+    """A session as :func:`play_out` drives it, with a watcher looking on: a
+    :class:`Tracker` (``see(state)`` after every command), or anything with ``see`` and,
+    optionally, ``move(seat, move, args)`` told each move first (per-card impact's watch)."""
 
     def __init__(self, session, tracker):
         self._s, self._t = session, tracker
+        self._move = getattr(tracker, "move", None)
         self.game, self.clock = session.game, session.clock
         tracker.see(session.state)
 
@@ -30,6 +33,8 @@ class _Watched:
 
     def execute(self, seat, move, args=None):
         r = self._s.execute(seat, move, args)
+        if self._move is not None:
+            self._move(seat, move, args)
         self._t.see(self._s.state)
         return r
 
