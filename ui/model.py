@@ -4,23 +4,13 @@ No Kivy here, so all of it is tested without a window. Nothing here knows a game
 formats, orders and checks what the public view already says.
 """
 import dataclasses
-import math
 
 from companion.core.args import is_whole
+from companion.core.clock import fmt_clock  # noqa: F401  (the screens' name for it)
 from companion.core.sealed import verify
 
 
 # -- time ---------------------------------------------------------------------------------------
-def fmt_clock(seconds: float) -> str:
-    """A countdown as players read it: whole seconds rounded up, ``m:ss``.
-
-    >>> fmt_clock(180), fmt_clock(29.2), fmt_clock(0.0), fmt_clock(-3)
-    ('3:00', '0:30', '0:00', '0:00')
-    """
-    s = max(0, math.ceil(round(seconds, 3)))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def timer_left(timer: dict, now: float | None) -> float:
     """Seconds left on a public-view timer at session time ``now`` (``left`` when paused or when
     no clock is known)."""

@@ -4,7 +4,19 @@ Session time is the monotonic time the table has been running, continued across 
 after a power cut, :class:`SessionClock` resumes from the last time in the log, so a running
 timer keeps the remaining time it had (the table was not playing while the power was off).
 """
+import math
 import time
+
+
+def fmt_clock(seconds: float) -> str:
+    """A countdown as players read it: whole seconds rounded up, ``m:ss``. The one way every
+    screen and sentence writes time left (the table, phones' feed, the console).
+
+    >>> fmt_clock(180), fmt_clock(29.2), fmt_clock(0.0), fmt_clock(-3)
+    ('3:00', '0:30', '0:00', '0:00')
+    """
+    s = max(0, math.ceil(round(float(seconds or 0), 3)))
+    return f"{s // 60}:{s % 60:02d}"
 
 
 class MonotonicClock:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from .clock import fmt_clock
+
 #: Entries a view carries: the newest public ones (and a seat's own alongside them).
 SHOWN = 30
 
@@ -36,11 +38,6 @@ def _name(state, seat) -> str:
 def _words(kind: str) -> str:
     """``NumberSealed`` -> ``number sealed``."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(kind or "the last move")).lower()
-
-
-def _clock(seconds) -> str:
-    s = max(0, int(round(float(seconds or 0))))
-    return f"{s // 60}:{s % 60:02d}"
 
 
 def _timer(name) -> str:
@@ -115,9 +112,9 @@ def entries(game, state, notices, rev, rec=None) -> list:
         elif kind == "SeatRenamed":
             add(f"{n.get('old') or 'A player'} is now {n.get('name')}.")
         elif kind == "TimerPaused":
-            add(f"{_timer(n.get('timer'))} is paused at {_clock(n.get('remaining'))}.")
+            add(f"{_timer(n.get('timer'))} is paused at {fmt_clock(n.get('remaining'))}.")
         elif kind == "TimerResumed":
-            add(f"{_timer(n.get('timer'))} is running again: {_clock(n.get('remaining'))} "
+            add(f"{_timer(n.get('timer'))} is running again: {fmt_clock(n.get('remaining'))} "
                 f"left.")
         elif kind == "TimerExpired":
             add(f"{_timer(n.get('timer'))} ran out.")

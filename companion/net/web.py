@@ -29,6 +29,7 @@ import logging
 import re
 import queue
 import socket
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -373,7 +374,6 @@ def _handle_error(server, request, client_address):
     that walked away mid-answer (its Wi-Fi dropped, the page reloaded) or a connection this
     server closed as it stopped is ordinary, and said in one line at debug level. Anything
     else is a bug: logged once, with its traceback, through logging."""
-    import sys
     err = sys.exc_info()[1]
     who = client_address[0] if client_address else "?"
     if isinstance(err, (ConnectionError, TimeoutError)) or (

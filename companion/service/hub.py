@@ -11,7 +11,6 @@ timer thread sleeps until the next deadline (or 0:30 warning) and ticks the sess
 """
 import contextlib
 import hashlib
-import math
 import os
 import re
 import secrets
@@ -20,7 +19,7 @@ import time
 import unicodedata
 from urllib.parse import urlsplit, urlunsplit
 
-from companion.core.clock import SessionClock
+from companion.core.clock import SessionClock, fmt_clock
 from companion.core.errors import CompanionError, ConfigError, IllegalMoveError, StorageError
 from companion.core.session import Session
 
@@ -536,10 +535,9 @@ class Hub:
         for t in list(s.state.timers.values()):
             if t.deadline is not None:
                 s.pause_timer(t.name)
-                left = math.ceil(s.state.timers[t.name].remaining - 1e-9)
                 # "turn:b1.2" (one turn timer per battle) is a turn timer to the players
                 kind = t.name.split(":")[0].replace("-", " ")
-                key = (kind, f"{left // 60}:{left % 60:02d}")
+                key = (kind, fmt_clock(s.state.timers[t.name].remaining))
                 paused[key] = paused.get(key, 0) + 1
         for (kind, left), n in paused.items():
             out.append(f"the {kind} timer is paused at {left}" if n == 1 else

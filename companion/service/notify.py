@@ -13,8 +13,8 @@ it as a stable interface that programs are expected to reimplement without linki
 Without ``$NOTIFY_SOCKET`` (not under systemd, a test) every call does nothing. A failure to
 send is never raised: a table must not stop because its supervisor went away, nor block on
 one that stopped reading (a Unix datagram socket's queue holds ``net.unix.max_dgram_qlen``
-datagrams, 512 by default; a full one makes a blocking send wait forever, so sends do not
-block and a full queue drops the datagram). Standard library only.
+datagrams: the kernel's default is 10, systemd raises it to 512; a full one makes a blocking
+send wait forever, so sends do not block and a full queue drops the datagram). Standard library only.
 """
 from __future__ import annotations
 
