@@ -163,13 +163,17 @@ def strong(tmp_path_factory):
 
 
 def test_a_much_stronger_card_is_flagged_stably(strong):
+    """Under the default rule (beyond 3 points at the Holm-corrected level over 93 cards): 200
+    games a rerun find it in every rerun, and the whole flagged set is the same in 4 of 5
+    (120 games, enough before the correction, found it in 3 of 5: the correction costs games)."""
     def run(k):
-        rows, names = impact.simulate_rows(strong, PLAYERS, 120,
+        rows, names = impact.simulate_rows(strong, PLAYERS, 200,
                                            seed=impact.rerun_seed(7, k))
         return impact.card_table(rows, names)
     st = impact.stability(run)
     assert st["counts"]["emergency-stimulus"] == 5
     assert "emergency-stimulus" in st["stable_set"]
+    assert st["stable"] and st["modal"] == ["emergency-stimulus"]
 
 
 def test_restricted_play_without_the_strong_card(strong):
@@ -193,8 +197,9 @@ def test_market_trading_improvements():
 
 
 def test_other_games_say_not_built():
-    with pytest.raises(impact.NotSupported, match="Great Powers"):
-        impact.simulate_rows(games.get("great-powers"), PLAYERS, 1)
+    other = types.SimpleNamespace(name="chess", title="Chess")
+    with pytest.raises(impact.NotSupported, match="Chess"):
+        impact.adapter_for(other)
 
 
 def test_the_command(capsys):
@@ -206,4 +211,3 @@ def test_the_command(capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["stability"]["reruns"] == 2 and len(got["stability"]["sets"]) == 2
     assert got["games"] == 6 and got["cards"] and got["without"][0]["games"] == 6
-    assert main(["impact", "great-powers", "--no-live"]) != 0

@@ -16,7 +16,8 @@ from companion.games import get
 def register(sub):
     p = sub.add_parser("impact", help="per-card impact: win rate when a card is drawn, "
                                       "played, in the opening hand or never seen, from bot "
-                                      "games and table sessions (Trade Warz)")
+                                      "games and table sessions (Trade Warz, Great Powers, Battle "
+                                      "Builder, Market Trading)")
     p.add_argument("game")
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--games", type=int, default=2000, help="bot games per rerun")
@@ -32,6 +33,10 @@ def register(sub):
                    help="only these table sessions (default: every finished table session "
                         "of the game played with the same data)")
     p.add_argument("--no-live", action="store_true", help="bot games only")
+    p.add_argument("--flag-rule", default=None, choices=("margin", "holm", "raw"),
+                   help="margin (default): the difference is beyond 3 points at the "
+                        "Holm-corrected level; holm: at least 3 points and clear of 0 at that "
+                        "level; raw: at least 3 points and its own 95%% interval clear of 0")
     p.add_argument("--top", type=int, default=None, help="show only the N largest differences")
     p.add_argument("--without", default=None, metavar="CARD,CARD",
                    help="restricted play (Trade Warz): also play --games seeds with one seat "
@@ -63,6 +68,7 @@ def run(args):
     result = impact.study(game, players=args.players, games=args.games, seed=args.seed,
                           bots=args.bots, options=_options(args.option), jobs=args.jobs,
                           reruns=args.reruns, log=log, sessions=sessions,
+                          rule=args.flag_rule or impact.FLAG_RULE,
                           progress=lambda k, n: print(f"  rerun {k}/{n}", file=sys.stderr))
     cards = [c for c in (args.without or "").split(",") if c]
     if args.without_flagged:
