@@ -471,28 +471,37 @@ def card_table(rows, names=None, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE) 
     of opening/drawn/played/never a :func:`rate`; ``diff`` = drawn - never (None if either is
     empty)."""
     names = names or {}
-    groups_of = {}
-    for r in rows:
+    groups_of, per_group = {}, {}
+    acc = {k: {} for k in ("opening", "drawn", "played")}
+    for r in rows:                  # one pass: each seat-game adds to the cards it had
+        tot = per_group.setdefault(r.group, [0.0, 0])
+        tot[0] += r.share
+        tot[1] += 1
+        for k, cards in (("opening", r.opening), ("drawn", r.seen), ("played", r.played)):
+            got = acc[k]
+            for c in cards:
+                a = got.get(c)
+                if a is None:
+                    a = got[c] = [0.0, 0]
+                a[0] += r.share
+                a[1] += 1
         for c in r.seen:
             groups_of.setdefault(c, set()).add(r.group)
     out = []
     for c, groups in groups_of.items():
-        pop = [r for r in rows if r.group in groups]
-        acc = {k: [0.0, 0] for k in ("opening", "drawn", "played", "never")}
-        for r in pop:
-            for k, inside in (("opening", c in r.opening), ("drawn", c in r.seen),
-                              ("played", c in r.played), ("never", c not in r.seen)):
-                if inside:
-                    acc[k][0] += r.share
-                    acc[k][1] += 1
-        figs = {k: rate(*v) for k, v in acc.items()}
+        pop_wins = sum(per_group[g][0] for g in groups)
+        pop = sum(per_group[g][1] for g in groups)
+        drawn = acc["drawn"][c]
+        figs = {"opening": rate(*acc["opening"].get(c, (0.0, 0))), "drawn": rate(*drawn),
+                "played": rate(*acc["played"].get(c, (0.0, 0))),
+                "never": rate(max(0.0, pop_wins - drawn[0]), pop - drawn[1])}
         if figs["drawn"]["games"] and figs["never"]["games"]:
             diff = figs["drawn"]["rate"] - figs["never"]["rate"]
             ci = newcombe(figs["drawn"], figs["never"])
             p = p_beyond(figs["drawn"], figs["never"])
         else:
             diff, ci, p = None, [math.nan, math.nan], None
-        out.append({"card": c, "name": names.get(c, c), "games": len(pop), **figs,
+        out.append({"card": c, "name": names.get(c, c), "games": pop, **figs,
                     "diff": diff, "diff_ci95": ci, "p": p, "flagged": False})
     flag_cards(out, flag, alpha, rule)
     out.sort(key=lambda x: (-(abs(x["diff"]) if x["diff"] is not None else -1), x["card"]))
