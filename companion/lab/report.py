@@ -534,7 +534,7 @@ def _impact_csv(res):
     head = ["source", "card", "name", "games"]
     for k in _FIGS:
         head += [f"{k}_games", f"{k}_wins", f"{k}_rate", f"{k}_ci95_low", f"{k}_ci95_high"]
-    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged"]
+    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged", "p"]
     counts = res["stability"]["counts"]
     rows = []
     for row in res["cards"]:
@@ -551,7 +551,8 @@ def _impact_csv(res):
             d, (lo, hi) = x["diff"], x["diff_ci95"]
             r += ["" if d is None else round(d, 4), "" if lo != lo else round(lo, 4),
                   "" if hi != hi else round(hi, 4), int(x["flagged"]),
-                  counts.get(x["card"], 0) if src == "sim" else ""]
+                  counts.get(x["card"], 0) if src == "sim" else "",
+                  "" if x.get("p") is None else f"{x['p']:.3g}"]
             rows.append(r)
     return head, rows
 
@@ -574,14 +575,14 @@ def _impact_diff(x):
 def _impact_html(res, top=40):
     if not res:
         return ""
-    from .impact import FLAG_POINTS, STABLE
+    from .impact import STABLE, rule_text
     st = res["stability"]
     names = {r["card"]: r["name"] for r in res["cards"]}
     out = [f"<h2>Per-card impact</h2><p>For each card, the win rate of the seats that had it "
            f"in hand (drawn), never had it, had it in the opening hand, and played it, with 95% "
            f"Wilson intervals; the difference is drawn minus never, in points, with Newcombe's "
-           f"interval. Flagged: a difference of at least {100 * FLAG_POINTS:.0f} points whose "
-           f"interval is clear of 0. Simulated: {res['games']} games per rerun, "
+           f"95% interval. What the columns mean here: {_e(res.get('columns', ''))}. Flagged "
+           f"when {_e(rule_text(res))}. Simulated: {res['games']} games per rerun, "
            f"{st['reruns']} re-seeded reruns; table sessions: {res['live_games']}. A difference "
            f"is an association, not a cause (docs/lab.md).</p>"]
     steady = ", ".join(names.get(c, c) for c in st["stable_set"]) or "none"
