@@ -593,6 +593,29 @@ def _impact_html(res, top=40):
         out.append("<table><tr><th>card</th><th>reruns flagged</th></tr>" + "".join(
             f"<tr><td>{_e(names.get(c, c))}</td><td>{k} of {st['reruns']}</td></tr>"
             for c, k in st["counts"].items()) + "</table>")
+    groups = res.get("groups") or {}
+    if groups.get("sim"):
+        live_g = {g["group"]: g["win"] for g in groups.get("live") or ()}
+        out.append("<h3>Per Leader</h3><table><tr><th>Leader</th><th>win rate (sim)</th>"
+                   "<th>win rate (table)</th></tr>" + "".join(
+                       f"<tr><td>{_e(g['group'])}</td>{_impact_cell(g['win'])}"
+                       f"{_impact_cell(live_g.get(g['group']))}</tr>" for g in groups["sim"])
+                   + "</table>")
+    mons = res.get("monsters")
+    if mons:
+        live_m = {m["monster"]: m["battles"] for m in mons["live"]["monsters"]}
+        live_d = {d["difficulty"]: d["battles"] for d in mons["live"]["difficulties"]}
+        rows_m = []
+        for d in mons["sim"]["difficulties"]:
+            rows_m.append(f"<tr><td><b>{_e(d['difficulty'])}</b></td>"
+                          f"{_impact_cell(d['battles'])}"
+                          f"{_impact_cell(live_d.get(d['difficulty']))}</tr>")
+            rows_m += [f"<tr><td>{_e(m['name'])}</td>{_impact_cell(m['battles'])}"
+                       f"{_impact_cell(live_m.get(m['monster']))}</tr>"
+                       for m in mons["sim"]["monsters"] if m["difficulty"] == d["difficulty"]]
+        out.append("<h3>Monster battles won</h3><p>Each battle once, however many seats "
+                   "fought it.</p><table><tr><th>monster</th><th>won (sim)</th>"
+                   "<th>won (table)</th></tr>" + "".join(rows_m) + "</table>")
     head = "".join(f"<th>{h}</th>" for h in ("card", "games", "drawn", "never", "opening",
                                              "played", "drawn - never (sim)",
                                              "drawn - never (table)"))

@@ -371,6 +371,10 @@ def test_live_sessions_beside_the_bots(tmp_path, name, players):
             rows, games.get(name))["monsters"]
         assert "Monster battles won" in impact.text(res)
     assert "Flagged when the difference is beyond 3 points" in impact.text(res)
+    from companion.lab.report import _impact_html
+    page = _impact_html(res)
+    assert ("Monster battles won" in page) == (name == "battle-builder")
+    assert "Holm-corrected" in page
 
 
 @pytest.mark.parametrize("name,players", [("great-powers", "3"), ("battle-builder", "2")])
