@@ -781,8 +781,63 @@ class _Without:
         return [c for c in self._v.hand if c != self._card]
 
 
-def forbid(bot, card):
-    """``bot`` that never plays ``card`` (Trade Warz: the card is hidden from its hand)."""
+class _WithoutOffer:
+    """Great Powers: a seat's view whose prompt does not offer ``card`` (face up or among
+    the three drawn), so the bot never takes it."""
+
+    def __init__(self, view, card):
+        object.__setattr__(self, "_v", view)
+        object.__setattr__(self, "_card", card)
+
+    def __getattr__(self, k):
+        return getattr(self._v, k)
+
+    @property
+    def prompt(self):
+        p = self._v.prompt
+        if p and "cards" in p:
+            p = dict(p, cards=[c for c in p["cards"] if c != self._card])
+        return p
+
+
+class _WithoutShop:
+    """Battle Builder: a seat's view where ``card`` cannot be bought (its price is an
+    illegal move, as a card the shop does not have), so the bot buys its next best."""
+
+    def __init__(self, view, card):
+        object.__setattr__(self, "_v", view)
+        object.__setattr__(self, "_card", card)
+
+    def __getattr__(self, k):
+        return getattr(self._v, k)
+
+    def card_cost(self, cid):
+        from companion.core.errors import IllegalMoveError
+        if cid == self._card:
+            raise IllegalMoveError("forbidden")
+        return self._v.card_cost(cid)
+
+
+def forbid(bot, card, game_name="trade-warz"):
+    """``bot`` that never plays ``card``: Trade Warz, the card is hidden from its hand (it
+    may still be discarded); Great Powers, the card is never offered to it (so never taken,
+    and it passes when it was the only one left); Battle Builder, the card cannot be bought
+    (so never in its deck)."""
+    if game_name == "great-powers":
+        def restricted(game, view, rng):
+            w = _WithoutOffer(view, card)
+            p = w.prompt or {}
+            if "take_action" in (p.get("moves") or ()) and not p.get("cards"):
+                return "pass_action", {}
+            if "resolve_drawn" in (p.get("moves") or ()) and not p.get("cards"):
+                return "decline_bonus", {}
+            return bot(game, w, rng)
+        return restricted
+    if game_name == "battle-builder":
+        def restricted(game, view, rng):
+            return bot(game, _WithoutShop(view, card), rng)
+        return restricted
+
     def restricted(game, view, rng):
         p = view.prompt or {}
         if (p.get("moves") or [None])[0] == "discard_cards":
@@ -791,23 +846,27 @@ def forbid(bot, card):
     return restricted
 
 
+RESTRICTED = ("trade-warz", "great-powers", "battle-builder")
+
+
 def _restricted_chunk(name, data, players, seeds, bots, options, card):
     from companion.games import get
     game = get(name, data=data)
-    if game.name != "trade-warz":
-        raise NotSupported(f"Restricted play is built for Trade Warz only, not {game.title}.")
+    if game.name not in RESTRICTED:
+        raise NotSupported(f"Restricted play is not built for {game.title}.")
     seat_bots = resolve_bots(game, bots, len(players))
     out = []
     for i, g in seeds:
         seat = i % len(players)
         base, _ = play_one(game, players, g, seat_bots, options)
         bots_r = list(seat_bots)
-        bots_r[seat] = forbid(seat_bots[seat], card)
+        bots_r[seat] = forbid(seat_bots[seat], card, game.name)
         watch = CardWatch(game)
         s = LeanSession(game, players, options=options, seed=g, clock=FakeClock())
         play_out(_Watched(s, watch), bots_r, random.Random(g ^ 0x5EED))
         rest = watch.rows(s.state, f"sim-{g}")
-        assert card not in rest[seat].played
+        assert card not in (rest[seat].played if game.name == "trade-warz" else
+                            rest[seat].seen)
         out.append((base[seat].share, rest[seat].share, card in base[seat].seen))
     return out
 
@@ -822,6 +881,10 @@ def restricted(game, card, *, players, games, seed=0, bots="greedy", options=Non
     difference). ``touched``: games where the seat had the card in the normal game, and
     ``touched_diff`` the mean difference over them (the other games differ only where the
     card would have come to hand after the two games parted)."""
+    if game.name not in RESTRICTED or str(card).startswith(("bid:", "monster:")):
+        raise NotSupported(f"Restricted play is built for Trade Warz's cards, Great Powers' "
+                           f"Action cards and Battle Builder's shop cards, not {card!r} in "
+                           f"{game.title}.")
     names = [f"Seat {i + 1}" for i in range(players)]
     options = game.resolve_options(options)
     data = getattr(game, "data_dir", None)

@@ -390,3 +390,16 @@ def test_the_command_for_the_new_games(capsys, name, players):
     assert main(["impact", name, "--players", players, "--games", "4", "--reruns", "1",
                  "--no-live", "--jobs", "1", "--flag-rule", "raw"]) == 0
     assert "own 95% interval" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name,card,n", [("great-powers", "industrial-revolution", 8),
+                                         ("battle-builder", "aegis", 2)])
+def test_restricted_play_in_the_new_games(name, card, n):
+    """The forbidden seat never takes (Great Powers) or buys (Battle Builder) the card:
+    asserted on every restricted game inside; bid cards and monsters cannot be forbidden."""
+    g = games.get(name)
+    r = impact.restricted(g, card, players=3, games=n, seed=1)
+    assert r["games"] == n and r["touched"] == 2          # games where the seat had it
+    with pytest.raises(impact.NotSupported):
+        impact.restricted(g, "bid:navy" if name == "great-powers" else "monster:troll",
+                          players=3, games=1)

@@ -39,7 +39,8 @@ def register(sub):
                         "level; raw: at least 3 points and its own 95%% interval clear of 0")
     p.add_argument("--top", type=int, default=None, help="show only the N largest differences")
     p.add_argument("--without", default=None, metavar="CARD,CARD",
-                   help="restricted play (Trade Warz): also play --games seeds with one seat "
+                   help="restricted play (Trade Warz cards, Great Powers Action cards, Battle "
+                        "Builder shop cards): also play --games seeds with one seat "
                         "forbidden each card, against the same games as usual")
     p.add_argument("--without-flagged", action="store_true",
                    help="restricted play for the cards flagged in at least 4 of the reruns")
@@ -72,7 +73,8 @@ def run(args):
                           progress=lambda k, n: print(f"  rerun {k}/{n}", file=sys.stderr))
     cards = [c for c in (args.without or "").split(",") if c]
     if args.without_flagged:
-        cards += [c for c in result["stability"]["stable_set"] if c not in cards]
+        cards += [c for c in result["stability"]["stable_set"] if c not in cards
+                  and not c.startswith(("bid:", "monster:"))]       # (no restricted play)
     result["without"] = [impact.restricted(game, c, players=args.players, games=args.games,
                                            seed=args.seed, bots=args.bots,
                                            options=_options(args.option), jobs=args.jobs)
