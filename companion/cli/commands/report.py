@@ -60,7 +60,8 @@ def _page_args(p, default_players=None):
                    help="simulation worker processes (default 0: one per core; the games and "
                         "figures do not depend on it)")
     p.add_argument("--impact", type=int, default=0, metavar="N", help="add per-card impact "
-                   "(Trade Warz): N bot games per rerun, 5 reruns (docs/lab.md)")
+                   "(Trade Warz, Great Powers, Battle Builder, Market Trading): N bot games "
+                   "per rerun, 5 reruns (docs/lab.md)")
     add_db_arg(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,
