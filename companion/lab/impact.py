@@ -513,8 +513,8 @@ def card_table(rows, names=None, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE) 
 
 
 def flag_cards(table, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE):
-    """Set ``flagged`` (and ``tested``: how many cards were in the family) on every row of a
-    table. ``rule``:
+    """Set ``flagged`` (and ``tested``: how many cards were in the family; ``p_flag``: the
+    p-value the rule corrects, None for ``raw``) on every row of a table. ``rule``:
 
     - ``"margin"`` (the default): the difference is beyond ``flag`` itself at the corrected
       level: the test of "at least ``flag`` either way" against "within ``flag``"
@@ -528,7 +528,7 @@ def flag_cards(table, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE):
       of 0 (each card on its own: about 5% of cards with no effect are flagged)."""
     rows = [x for x in table if x["diff"] is not None]
     for x in table:
-        x["flagged"], x["tested"] = False, len(rows)
+        x["flagged"], x["tested"], x["p_flag"] = False, len(rows), None
     if rule == "raw":
         for x in rows:
             lo, hi = x["diff_ci95"]
@@ -540,6 +540,8 @@ def flag_cards(table, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE):
         ps = {i: x["p"] for i, x in enumerate(rows)}
     else:
         raise ValueError(f"unknown flag rule {rule!r}")
+    for i, x in enumerate(rows):
+        x["p_flag"] = ps[i]
     for i in holm(ps, alpha):
         rows[i]["flagged"] = rule == "margin" or abs(rows[i]["diff"]) >= flag
     return table

@@ -534,7 +534,8 @@ def _impact_csv(res):
     head = ["source", "card", "name", "games"]
     for k in _FIGS:
         head += [f"{k}_games", f"{k}_wins", f"{k}_rate", f"{k}_ci95_low", f"{k}_ci95_high"]
-    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged", "p"]
+    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged", "p",
+             "p_flag"]
     counts = res["stability"]["counts"]
     rows = []
     for row in res["cards"]:
@@ -552,7 +553,8 @@ def _impact_csv(res):
             r += ["" if d is None else round(d, 4), "" if lo != lo else round(lo, 4),
                   "" if hi != hi else round(hi, 4), int(x["flagged"]),
                   counts.get(x["card"], 0) if src == "sim" else "",
-                  "" if x.get("p") is None else f"{x['p']:.3g}"]
+                  "" if x.get("p") is None else f"{x['p']:.3g}",
+                  "" if x.get("p_flag") is None else f"{x['p_flag']:.3g}"]
             rows.append(r)
     return head, rows
 

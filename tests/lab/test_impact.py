@@ -146,6 +146,7 @@ def test_live_table_sessions(tmp_path):
     live = [ln for ln in lines if ln.startswith("live,")]
     assert len(live) == len(impact.card_table(rows, names))
     assert any(ln.startswith("sim,") for ln in lines)
+    assert lines[0].endswith(",p,p_flag")
 
 
 @pytest.fixture(scope="module")
@@ -241,6 +242,8 @@ def test_the_flag_rule_on_many_cards():
         for rule in sets:
             sets[rule].append(impact.flagged(impact.flag_cards(table, rule=rule)))
     assert sets["margin"] == [{"strong"}] * 5
+    strong = [x for x in impact.flag_cards(tables[0]) if x["card"] == "strong"][0]
+    assert strong["p_flag"] <= 0.05 / 41 and strong["p_flag"] > strong["p"]
     assert sets["holm"] == [{"strong"}] * 5
     assert all("strong" in s for s in sets["raw"])
     assert sum(len(s) - 1 for s in sets["raw"]) > 0          # chance flags without correction
