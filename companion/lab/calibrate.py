@@ -203,8 +203,9 @@ def write_proposal(src, out, values, stat=STAT):
     path = os.path.join(out, "monsters.toml")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    for mid, v in values.items():
-        text = set_stat(text, mid, v, stat)
+    for mid, v in values.items():          # {id: value of ``stat``} or {id: {stat: value}}
+        for name, value in (v.items() if isinstance(v, dict) else ((stat, v),)):
+            text = set_stat(text, mid, value, name)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return out
@@ -218,7 +219,7 @@ class Sampler:
     value (common random numbers); a value measured again continues where it stopped."""
 
     def __init__(self, src, monster, players=2, bots="greedy", options=None, seed=0,
-                 scratch=None, stat=STAT):
+                 scratch=None, stat=STAT, fixed=None):
         self.src, self.monster, self.stat = src, monster, stat
         self.players = [f"Player {i + 1}" for i in range(players)]
         self.bots, self.seed = bots, seed
@@ -227,6 +228,8 @@ class Sampler:
         self.scratch = scratch or tempfile.mkdtemp(prefix=f"calibrate-{monster.id}-")
         with open(os.path.join(src, "monsters.toml"), encoding="utf-8") as f:
             self.text = alone(f.read(), monster.id, monster.difficulty)
+        for other, value in (fixed or {}).items():     # a stat settled by an earlier stage
+            self.text = set_stat(self.text, monster.id, value, other)
         self.tally = {}                  # value -> [wins, battles, games]
         self.games = 0
 
@@ -288,13 +291,75 @@ def step_measure(sampler, target, tol=0.03, half_width=0.03, cap=None, chunk=12)
     return measure
 
 
+def stages(stat):
+    """``"hp"``, ``"attack"`` or ``"attack+hp"``: the stats searched, in order."""
+    names = [x.strip() for x in str(stat).split("+") if x.strip()]
+    bad = [x for x in names if x not in STATS]
+    if not names or bad or len(set(names)) != len(names):
+        raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}, or two "
+                         f"joined by + (coarse first, fine second: attack+hp)")
+    return names
+
+
+def _easy_side(result, target):
+    """The value a coarse stage hands to the next: the hardest value measured that is still
+    too easy (the next stage makes it harder), else the one nearest the target."""
+    easy = [r for r in result["steps"] if r["win_rate"] > target]
+    if easy:
+        return max(easy, key=lambda r: r["value"])["value"]
+    return result["proposed"]
+
+
+def calibrate_one(src, m, target, players=2, bots="greedy", options=None, seed=0, tol=0.03,
+                  half_width=0.03, max_steps=8, battles=None, stat=STAT):
+    """One monster: each stat of ``stat`` in turn (``attack+hp``: attack brackets the target,
+    then HP, with attack held at its too-easy neighbour, closes in), sharing ``max_steps``.
+    Returns the last stage's :func:`search` result with ``proposed`` / ``start`` per stat
+    (dicts), every stage's steps (each row names its ``stat``) and the games and battles."""
+    names = stages(stat)
+    fixed, start, rows, games, battles_n = {}, {}, [], 0, 0
+    result = carried = None
+    for i, name in enumerate(names):
+        left = max_steps - len(rows)
+        if left <= 0:
+            break
+        start[name] = getattr(m, name)
+        sampler = Sampler(src, m, players, bots, options, seed, stat=name, fixed=fixed)
+        if carried is not None:         # the start of this stage is the last stage's value,
+            sampler.tally[start[name]] = list(carried)  # measured already: not a new step
+        try:
+            result = search(step_measure(sampler, target, tol, half_width, battles),
+                            start[name], target, tol, half_width,
+                            left + (carried is not None), lo=STATS[name])
+        finally:
+            sampler.close()
+        games += sampler.games
+        battles_n += sum(t[1] for t in sampler.tally.values())
+        if carried is not None:
+            battles_n -= carried[1]
+        steps = result["steps"][carried is not None:]
+        rows.extend(dict(r, stat=name) for r in steps)
+        if len(rows) >= max_steps and not result["reached"]:
+            result = dict(result, why=f"{max_steps} steps")
+        if result["reached"] or i == len(names) - 1:
+            fixed[name] = result["proposed"]
+            break
+        fixed[name] = _easy_side(result, target)
+        carried = sampler.tally[fixed[name]]
+    final = result["final"]
+    return dict(result, stat="+".join(names), start=start, proposed=dict(fixed), steps=rows,
+                final=dict(final, stat=names[len(fixed) - 1]), games=games,
+                battles=battles_n)
+
+
 def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, seed=0,
               tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT):
     """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
     ``battles``: at most this many battles per step (default: as the half-width goal needs).
-    Returns a list of results (see :func:`search`) with the monster's id, name, difficulty."""
+    Returns a list of :func:`calibrate_one` results with the monster's id, name, difficulty."""
     from companion.games import get
     from companion.games.battle_builder.data import DATA
+    stages(stat)
     src = os.path.abspath(src or DATA)
     game = get("battle-builder", data=src) if src != os.path.abspath(DATA) else \
         get("battle-builder")
@@ -305,22 +370,17 @@ def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, s
         if mid not in rules.monsters:
             raise ValueError(f"no monster {mid!r}; the monsters are {', '.join(rules.monsters)}")
         m = rules.monsters[mid]
-        target = rules.targets[m.difficulty]
-        if stat not in STATS:
-            raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}")
-        sampler = Sampler(src, m, players, bots, options, seed, stat=stat)
-        try:
-            r = search(step_measure(sampler, target, tol, half_width, battles),
-                       getattr(m, stat), target, tol, half_width, max_steps,
-                       lo=STATS[stat])
-        finally:
-            sampler.close()
-        r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,
-                 battles=sum(t[1] for t in sampler.tally.values()))
+        r = calibrate_one(src, m, rules.targets[m.difficulty], players, bots, options, seed,
+                          tol, half_width, max_steps, battles, stat)
+        r.update(id=mid, name=m.name, difficulty=m.difficulty)
         out.append(r)
         if log:
             log(r)
     return out
+
+
+def _label(stat):
+    return "HP" if stat == "hp" else stat
 
 
 def line(r):
@@ -328,7 +388,7 @@ def line(r):
     f = r["final"]
     lo, hi = f["ci95"]
     verdict = "reached" if r["reached"] else f"not reached ({r['why']})"
-    return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  "
-            f"{r['stat'].upper()} {r['start']} -> {r['proposed']}  "
+    moves = ", ".join(f"{_label(k)} {r['start'][k]} -> {v}" for k, v in r["proposed"].items())
+    return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  {moves}  "
             f"win {f['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {f['battles']}  "
             f"steps {len(r['steps'])}  {verdict}")

@@ -1,7 +1,8 @@
-"""`companion calibrate battle-builder --out DIR`: search each monster's HP until the players'
-win rate against it sits on its difficulty's target (85/65/40% for easy/medium/hard, within 3
-points, 95% half-width at most 3 points, at most 8 steps), and write the proposed data folder:
-a copy of the data with only those HP values changed (docs/lab.md, "Calibration"):
+"""`companion calibrate battle-builder --out DIR`: search each monster's attack, then its HP,
+until the players' win rate against it sits on its difficulty's target (85/65/40% for
+easy/medium/hard, within 3 points, 95% half-width at most 3 points, at most 8 steps in all), and
+write the proposed data folder: a copy of the data with only those values changed (docs/lab.md,
+"Calibration"):
 
     companion calibrate battle-builder --out ~/bb-proposed
     companion calibrate battle-builder --monster troll --battles 300 --out /tmp/bb-try
@@ -14,11 +15,11 @@ from companion.core.errors import ConfigError
 
 
 def register(sub):
-    p = sub.add_parser("calibrate", help="search a monster stat (Battle Builder: HP) until "
+    p = sub.add_parser("calibrate", help="search monster stats (Battle Builder: attack, HP) until "
                                          "the bots' win rate sits on the design targets")
     games = p.add_subparsers(dest="calibrate_game", metavar="GAME")
-    bb = games.add_parser("battle-builder", help="each monster's HP against its difficulty's "
-                                                 "target win rate")
+    bb = games.add_parser("battle-builder", help="each monster's attack and HP against its "
+                                                 "difficulty's target win rate")
     bb.add_argument("--out", required=True, metavar="DIR",
                     help="new or empty folder for the proposed copy of the data folder")
     bb.add_argument("--data", default=None, metavar="DIR",
@@ -28,15 +29,20 @@ def register(sub):
     bb.add_argument("--battles", type=int, default=None, metavar="N",
                     help="at most N battles per step (default: as many as a 3-point "
                          "half-width needs, about 550-1100)")
-    bb.add_argument("--stat", default="hp", choices=("hp", "attack"),
-                    help="the monster stat searched (default hp)")
-    bb.add_argument("--steps", type=int, default=8, help="most steps per monster (default 8)")
+    bb.add_argument("--stat", default="attack+hp", choices=("attack+hp", "hp", "attack"),
+                    help="the monster stat searched: attack+hp (default: attack brackets the "
+                         "target, then HP closes in), hp or attack alone")
+    bb.add_argument("--steps", type=int, default=8,
+                    help="most steps per monster, every stat together (default 8)")
     bb.add_argument("--tolerance", type=float, default=3.0,
                     help="win-rate points from the target that count as on it (default 3)")
     bb.add_argument("--half-width", type=float, default=3.0,
                     help="largest 95%% half-width in points (default 3)")
     bb.add_argument("--players", type=int, default=2)
-    bb.add_argument("--bots", default="greedy")
+    bb.add_argument("--bots", default="casual",
+                    help="the players' bots (default casual: greedy with one answer in five "
+                         "any legal one, a table of ordinary players; greedy alone gives a "
+                         "staircase, docs/lab.md)")
     bb.add_argument("--seed", type=int, default=0)
     bb.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
     bb.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -82,5 +88,5 @@ def run(args):
         print()
     else:
         print(f"{reached} of {len(results)} monsters reached the target; proposed data "
-              f"(only monsters.toml's {args.stat} changed): {out}")
+              f"(only monsters.toml's {' and '.join(args.stat.split('+'))} changed): {out}")
     return 0
