@@ -289,38 +289,55 @@ def step_measure(sampler, target, tol=0.03, half_width=0.03, cap=None, chunk=12)
 
 
 def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, seed=0,
-              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT):
+              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT,
+              jobs=1, cluster=None):
     """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
     ``battles``: at most this many battles per step (default: as the half-width goal needs).
-    Returns a list of results (see :func:`search`) with the monster's id, name, difficulty."""
+    Returns a list of results (see :func:`search`) with the monster's id, name, difficulty.
+    The monsters are calibrated one per worker (``jobs`` local processes, 0 = one per core, or
+    ``cluster``'s: :class:`~companion.core.workers.Workers`); each search plays the same games
+    wherever it runs, and ``log(result)`` sees the results in the monsters' order."""
+    from companion.core.workers import Workers
     from companion.games import get
     from companion.games.battle_builder.data import DATA
     src = os.path.abspath(src or DATA)
-    game = get("battle-builder", data=src) if src != os.path.abspath(DATA) else \
-        get("battle-builder")
+    shipped = src == os.path.abspath(DATA)
+    game = get("battle-builder") if shipped else get("battle-builder", data=src)
     rules = game.rules
     ids = monsters or list(rules.monsters)
-    out = []
     for mid in ids:
         if mid not in rules.monsters:
             raise ValueError(f"no monster {mid!r}; the monsters are {', '.join(rules.monsters)}")
-        m = rules.monsters[mid]
-        target = rules.targets[m.difficulty]
-        if stat not in STATS:
-            raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}")
-        sampler = Sampler(src, m, players, bots, options, seed, stat=stat)
-        try:
-            r = search(step_measure(sampler, target, tol, half_width, battles),
-                       getattr(m, stat), target, tol, half_width, max_steps,
-                       lo=STATS[stat])
-        finally:
-            sampler.close()
-        r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,
-                 battles=sum(t[1] for t in sampler.tally.values()))
-        out.append(r)
-        if log:
-            log(r)
+    if stat not in STATS:
+        raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}")
+    out = []
+    with Workers(jobs, cluster) as w:        # the shipped data: the worker's own copy of it
+        for r in w.map(_calibrate_one, [(None if shipped else src, mid, players, bots, options,
+                                         seed, tol, half_width, max_steps, battles, stat)
+                                        for mid in ids]):
+            out.append(r)
+            if log:
+                log(r)
     return out
+
+
+def _calibrate_one(src, mid, players, bots, options, seed, tol, half_width, max_steps, battles,
+                   stat):
+    """One monster's search (a chunk for :class:`~companion.core.workers.Workers`)."""
+    from companion.games import get
+    from companion.games.battle_builder.data import DATA
+    rules = (get("battle-builder", data=src) if src else get("battle-builder")).rules
+    m, src = rules.monsters[mid], src or DATA
+    target = rules.targets[m.difficulty]
+    sampler = Sampler(src, m, players, bots, options, seed, stat=stat)
+    try:
+        r = search(step_measure(sampler, target, tol, half_width, battles),
+                   getattr(m, stat), target, tol, half_width, max_steps, lo=STATS[stat])
+    finally:
+        sampler.close()
+    r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,
+             battles=sum(t[1] for t in sampler.tally.values()))
+    return r
 
 
 def line(r):
