@@ -90,7 +90,7 @@ def connect(address, timeout=None, workers_timeout=None) -> Cluster:
             client.run(_probe)
         except Exception as e:     # noqa: BLE001  (whatever the worker raised, as a sentence)
             raise ConfigError(f"--cluster {address}: a worker cannot run companion's games "
-                              f"({type(e).__name__}: {e}); install the same companion on "
+                              f"({e}); install the same companion on "
                               f"every worker.") from None
     except BaseException:
         client.close()

@@ -24,10 +24,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _stop(procs):
+    """Terminate each process in turn (the workers before their scheduler: a worker that has
+    lost its scheduler is slow to stop), killing one that takes more than 5 s."""
     for p in procs:
         if p.poll() is None:
             p.terminate()
-    for p in procs:
         try:
             p.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -44,31 +45,41 @@ def address(tmp_path_factory):
         DASK_TEMPORARY_DIRECTORY=str(tmp))
     dask = [sys.executable, "-m", "dask"]
     file = tmp / "scheduler.json"
-    procs = []
+    procs, logs = [], []
+
+    def log(name):
+        logs.append(open(tmp / name, "w"))
+        return logs[-1]
     try:
         procs.append(subprocess.Popen(
             dask + ["scheduler", "--scheduler-file", str(file), "--host", "127.0.0.1",
                     "--port", "0", "--no-dashboard"],
-            cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "scheduler.log", "w")))
+            cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=log("scheduler.log")))
         deadline = time.monotonic() + 20
-        while not file.exists() or not file.read_text().strip():
+        addr = None
+        while addr is None:
             assert procs[0].poll() is None, (tmp / "scheduler.log").read_text()
             assert time.monotonic() < deadline, "the scheduler did not start"
             time.sleep(0.1)
+            try:
+                addr = json.loads(file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                pass                # not written yet, or half written
         for i in range(2):
             procs.append(subprocess.Popen(
                 dask + ["worker", "--scheduler-file", str(file), "--host", "127.0.0.1",
                         "--nthreads", "1", "--nworkers", "1", "--no-nanny", "--no-dashboard",
                         "--name", f"w{i}"],
                 cwd=tmp, env=env, stdout=subprocess.DEVNULL,
-                stderr=open(tmp / f"worker{i}.log", "w")))
-        addr = json.loads(file.read_text())["address"]
+                stderr=log(f"worker{i}.log")))
         import distributed
         with distributed.Client(addr, timeout=20, set_as_default=False) as c:
             c.wait_for_workers(2, timeout=30)
         yield addr
     finally:
         _stop(procs[::-1])
+        for f in logs:
+            f.close()
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +171,19 @@ def test_an_address_that_is_not_one_is_one_sentence(capsys):
     assert capsys.readouterr().err == ("companion: --cluster wants a Dask scheduler's address, "
                                        "tcp://HOST:PORT (as 'dask scheduler' prints it), not "
                                        "'localhost'.\n")
+
+
+def test_dask_stays_out_unless_cluster_is_given():
+    """The table and every command without --cluster run without importing dask."""
+    code = ("import sys, contextlib, io, companion.core.session, companion.games, "
+            "companion.service.hub, companion.lab.calibrate, companion.lab.impact, "
+            "companion.lab.paired, companion.lab.report; "
+            "from companion.cli.main import main; "
+            "out = io.StringIO(); ctx = contextlib.redirect_stdout(out); ctx.__enter__(); "
+            "code = main(['simulate', 'battle-builder', '--players', '2', '--games', '60', "
+            "'--jobs', '2', '--json']); ctx.__exit__(None, None, None); "
+            "assert code == 0, code; "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')); "
+            "assert not bad, bad")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr

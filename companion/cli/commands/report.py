@@ -116,7 +116,12 @@ def _check(game, players, count, what):
 
 
 def _wants_page(args):
-    return bool(args.sessions or args.simulate or args.out)
+    if args.sessions or args.simulate or args.out:
+        return True
+    if getattr(args, "cluster", None):
+        raise ConfigError("--cluster plays a report page's games (--simulate N); this report "
+                          "plays its games in this process.")
+    return False
 
 
 def run_battle_builder(args):
