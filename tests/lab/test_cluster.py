@@ -140,7 +140,7 @@ def test_a_calibration_on_the_cluster_is_the_local_one(on):
     kw = dict(monsters=["slime", "troll"], battles=40, max_steps=2)
     there = calibrate.calibrate(cluster=on, **kw)
     assert [r["id"] for r in there] == ["slime", "troll"]
-    assert there == calibrate.calibrate(jobs=1, **kw)
+    assert there == calibrate.calibrate(jobs=1, **kw) == calibrate.calibrate(jobs=2, **kw)
 
 
 @pytest.mark.parametrize("command", [
@@ -187,3 +187,15 @@ def test_dask_stays_out_unless_cluster_is_given():
             "assert not bad, bad")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
+
+
+def test_the_report_page_with_cluster_writes_the_local_csv(address, tmp_path, capsys):
+    def page(*extra):
+        out = tmp_path / ("cluster" if extra else "local")
+        assert main(["report", "market-trading", "--simulate", "12", "--out", str(out),
+                     "--db", str(tmp_path / "s.db"), "--jobs", "1", *extra]) == 0
+        return {p.name: p.read_text() for p in sorted(out.glob("*.csv"))}
+    here = page()
+    there = page("--cluster", address)
+    assert "cluster tcp://" in capsys.readouterr().out
+    assert there == here and here
