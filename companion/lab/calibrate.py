@@ -1,14 +1,17 @@
-"""Battle Builder calibration: search one monster stat (HP) until the players' win rate against
-that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
+"""Battle Builder calibration: search a monster's attack, then its HP, until the players' win
+rate against that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
 
-**The stat is HP** by default (``stat="attack"`` the other). HP is the finest-grained stat
-(10-40 against attack's 2-8, speed's 3/5/7) and the win rate falls as it rises: one more HP is
-one more point of damage the players must deal. Measured, the fall is a staircase, not a slope
-(docs/lab.md, "Calibration"). The rulebook's tiers give HP ranges per difficulty, so a proposal
-outside them is itself a finding for the designer.
+**The stats: attack, then HP** by default (``stat="attack+hp"``; ``"hp"`` or ``"attack"`` alone).
+Attack moves the win rate in big steps and is the only stat that matters against a monster too
+weak to down anyone; when the target falls between two attack values, attack is held at the
+too-easy one and HP, finer at that attack, closes in. **The players are casual bots** by default
+(greedy with one answer in five any legal one): greedy bots decide a battle the same way on every
+deal, so their win rate falls as a staircase, not a slope (docs/lab.md, "Calibration"). The
+rulebook's tiers give stat ranges per difficulty, so a proposal outside them is itself a finding
+for the designer.
 
 **The win rate** of a monster is the share of monster battles won by the players, over every
-battle fought against it in bot games (default: 2 players, greedy bots, default options), where
+battle fought against it in bot games (default: 2 players, casual bots, default options), where
 the monster deck holds that monster alone: a scratch copy of the data in which it is the only
 monster of its difficulty, played with ``monster_pool`` = its difficulty. Every battle of such a
 game (9 with the default arc) is against it, the players' decks growing through the shop as in a
@@ -310,8 +313,8 @@ def _easy_side(result, target):
     return result["proposed"]
 
 
-def calibrate_one(src, m, target, players=2, bots="greedy", options=None, seed=0, tol=0.03,
-                  half_width=0.03, max_steps=8, battles=None, stat=STAT):
+def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0, tol=0.03,
+                  half_width=0.03, max_steps=8, battles=None, stat="attack+hp"):
     """One monster: each stat of ``stat`` in turn (``attack+hp``: attack brackets the target,
     then HP, with attack held at its too-easy neighbour, closes in), sharing ``max_steps``.
     Returns the last stage's :func:`search` result with ``proposed`` / ``start`` per stat
@@ -352,31 +355,49 @@ def calibrate_one(src, m, target, players=2, bots="greedy", options=None, seed=0
                 battles=battles_n)
 
 
-def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, seed=0,
-              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT):
+def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, seed=0,
+              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat="attack+hp",
+              jobs=1, cluster=None):
     """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
     ``battles``: at most this many battles per step (default: as the half-width goal needs).
-    Returns a list of :func:`calibrate_one` results with the monster's id, name, difficulty."""
+    Returns a list of :func:`calibrate_one` results with the monster's id, name, difficulty.
+    The monsters are calibrated one per worker (``jobs`` local processes, 0 = one per core, or
+    ``cluster``'s: :class:`~companion.core.workers.Workers`); each search plays the same games
+    wherever it runs, and ``log(result)`` sees the results in the monsters' order."""
+    from companion.core.workers import Workers
     from companion.games import get
     from companion.games.battle_builder.data import DATA
     stages(stat)
     src = os.path.abspath(src or DATA)
-    game = get("battle-builder", data=src) if src != os.path.abspath(DATA) else \
-        get("battle-builder")
+    shipped = src == os.path.abspath(DATA)
+    game = get("battle-builder") if shipped else get("battle-builder", data=src)
     rules = game.rules
     ids = monsters or list(rules.monsters)
-    out = []
     for mid in ids:
         if mid not in rules.monsters:
             raise ValueError(f"no monster {mid!r}; the monsters are {', '.join(rules.monsters)}")
-        m = rules.monsters[mid]
-        r = calibrate_one(src, m, rules.targets[m.difficulty], players, bots, options, seed,
-                          tol, half_width, max_steps, battles, stat)
-        r.update(id=mid, name=m.name, difficulty=m.difficulty)
-        out.append(r)
-        if log:
-            log(r)
+    out = []
+    with Workers(jobs, cluster) as w:        # the shipped data: the worker's own copy of it
+        for r in w.map(_calibrate_one, [(None if shipped else src, mid, players, bots, options,
+                                         seed, tol, half_width, max_steps, battles, stat)
+                                        for mid in ids]):
+            out.append(r)
+            if log:
+                log(r)
     return out
+
+
+def _calibrate_one(src, mid, players, bots, options, seed, tol, half_width, max_steps, battles,
+                   stat):
+    """One monster's search (a chunk for :class:`~companion.core.workers.Workers`)."""
+    from companion.games import get
+    from companion.games.battle_builder.data import DATA
+    rules = (get("battle-builder", data=src) if src else get("battle-builder")).rules
+    m, src = rules.monsters[mid], src or DATA
+    r = calibrate_one(src, m, rules.targets[m.difficulty], players, bots, options, seed, tol,
+                      half_width, max_steps, battles, stat)
+    r.update(id=mid, name=m.name, difficulty=m.difficulty)
+    return r
 
 
 def _label(stat):

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 
+from companion.cli.common import add_cluster_arg, cluster
 from companion.core.errors import ConfigError
 
 
@@ -45,6 +46,10 @@ def register(sub):
                          "staircase, docs/lab.md)")
     bb.add_argument("--seed", type=int, default=0)
     bb.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
+    bb.add_argument("--jobs", type=int, default=0,
+                    help="worker processes, one monster each (0: one per core; the searches "
+                         "do not depend on it)")
+    add_cluster_arg(bb)
     bb.add_argument("--json", action="store_true", help="print the results as JSON")
     bb.set_defaults(func=run)
 
@@ -76,9 +81,10 @@ def run(args):
         if not args.json:
             print(line(r), flush=True)
     try:
-        results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
-                            args.tolerance / 100, args.half_width / 100, args.steps,
-                            args.battles, log, args.stat)
+        with cluster(args) as on:
+            results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
+                                args.tolerance / 100, args.half_width / 100, args.steps,
+                                args.battles, log, args.stat, jobs=args.jobs, cluster=on)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
