@@ -304,55 +304,97 @@ def stages(stat):
     return names
 
 
-def _easy_side(result, target):
-    """The value a coarse stage hands to the next: the hardest value measured that is still
-    too easy (the next stage makes it harder), else the one nearest the target."""
-    easy = [r for r in result["steps"] if r["win_rate"] > target]
-    if easy:
-        return max(easy, key=lambda r: r["value"])["value"]
-    return result["proposed"]
+def _neighbours(result, target):
+    """The values a coarse stage hands to the next, nearest first: the hardest value measured
+    that is still too easy (the next stage makes it harder), then the easiest that is already
+    too hard (the next stage makes it easier); else the value nearest the target."""
+    easy = [r["value"] for r in result["steps"] if r["win_rate"] > target]
+    hard = [r["value"] for r in result["steps"] if r["win_rate"] < target]
+    out = ([max(easy)] if easy else []) + ([min(hard)] if hard else [])
+    return out or [result["proposed"]]
+
+
+class _Stages:
+    """The steps, games and battles of one monster's stages, the budget they share."""
+
+    def __init__(self, src, m, target, players, bots, options, seed, tol, half_width, battles,
+                 max_steps):
+        self.args = (src, m, players, bots, options, seed)
+        self.m, self.target, self.tol, self.half_width = m, target, tol, half_width
+        self.battles, self.max_steps = battles, max_steps
+        self.rows, self.games, self.battles_n = [], 0, 0
+        self.tallies = {}               # (fixed items, stat) -> the sampler's tally
+
+    def _key(self, fixed, name, value):
+        """The monster as measured: every searchable stat's value."""
+        stats = {k: getattr(self.m, k) for k in STATS}
+        stats.update(fixed)
+        stats[name] = value
+        return tuple(sorted(stats.items()))
+
+    def left(self):
+        return self.max_steps - len(self.rows)
+
+    def run(self, name, fixed):
+        """Search ``name`` with ``fixed`` stats held; a value measured by an earlier stage
+        (the same monster, the same stats) is carried over, not measured again or counted."""
+        src, m, players, bots, options, seed = self.args
+        start = getattr(m, name)
+        sampler = Sampler(src, m, players, bots, options, seed, stat=name, fixed=fixed)
+        carried = self.tallies.get(self._key(fixed, name, start))
+        if carried is not None:
+            sampler.tally[start] = list(carried)
+        try:
+            result = search(step_measure(sampler, self.target, self.tol, self.half_width,
+                                         self.battles),
+                            start, self.target, self.tol, self.half_width,
+                            self.left() + (carried is not None), lo=STATS[name])
+        finally:
+            sampler.close()
+        for v, t in sampler.tally.items():
+            self.tallies[self._key(fixed, name, v)] = t
+        self.games += sampler.games
+        self.battles_n += sum(t[1] for t in sampler.tally.values()) - (
+            carried[1] if carried is not None else 0)
+        self.rows.extend(dict(r, stat=name, held=dict(fixed))
+                         for r in result["steps"][carried is not None:])
+        return result
 
 
 def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0, tol=0.03,
                   half_width=0.03, max_steps=8, battles=None, stat="attack+hp"):
-    """One monster: each stat of ``stat`` in turn (``attack+hp``: attack brackets the target,
-    then HP, with attack held at its too-easy neighbour, closes in), sharing ``max_steps``.
-    Returns the last stage's :func:`search` result with ``proposed`` / ``start`` per stat
-    (dicts), every stage's steps (each row names its ``stat``) and the games and battles."""
+    """One monster: the first stat of ``stat``; if the target falls between two of its values,
+    the second stat with the first held at its too-easy neighbour, then (steps left) at its
+    too-hard one (``attack+hp``: attack brackets, HP closes in). All stages share
+    ``max_steps``. Returns the best stage's :func:`search` result with ``proposed`` and
+    ``start`` per stat (dicts), every step (each row names its ``stat`` and what was ``held``)
+    and the games and battles."""
     names = stages(stat)
-    fixed, start, rows, games, battles_n = {}, {}, [], 0, 0
-    result = carried = None
-    for i, name in enumerate(names):
-        left = max_steps - len(rows)
-        if left <= 0:
-            break
-        start[name] = getattr(m, name)
-        sampler = Sampler(src, m, players, bots, options, seed, stat=name, fixed=fixed)
-        if carried is not None:         # the start of this stage is the last stage's value,
-            sampler.tally[start[name]] = list(carried)  # measured already: not a new step
-        try:
-            result = search(step_measure(sampler, target, tol, half_width, battles),
-                            start[name], target, tol, half_width,
-                            left + (carried is not None), lo=STATS[name])
-        finally:
-            sampler.close()
-        games += sampler.games
-        battles_n += sum(t[1] for t in sampler.tally.values())
-        if carried is not None:
-            battles_n -= carried[1]
-        steps = result["steps"][carried is not None:]
-        rows.extend(dict(r, stat=name) for r in steps)
-        if len(rows) >= max_steps and not result["reached"]:
-            result = dict(result, why=f"{max_steps} steps")
-        if result["reached"] or i == len(names) - 1:
-            fixed[name] = result["proposed"]
-            break
-        fixed[name] = _easy_side(result, target)
-        carried = sampler.tally[fixed[name]]
-    final = result["final"]
-    return dict(result, stat="+".join(names), start=start, proposed=dict(fixed), steps=rows,
-                final=dict(final, stat=names[len(fixed) - 1]), games=games,
-                battles=battles_n)
+    st = _Stages(src, m, target, players, bots, options, seed, tol, half_width, battles,
+                 max_steps)
+    first = st.run(names[0], {})
+    tried = [({}, names[0], first)]
+    if not first["reached"] and len(names) > 1:
+        for held in _neighbours(first, target):
+            if st.left() <= 0:
+                break
+            r = st.run(names[1], {names[0]: held})
+            tried.append(({names[0]: held}, names[1], r))
+            if r["reached"]:
+                break
+
+    def nearness(t):
+        f = t[2]["final"]
+        return (not t[2]["reached"], abs(f["win_rate"] - target), f["half_width"])
+    fixed, name, result = min(tried, key=nearness)
+    proposed = dict(fixed, **{name: result["proposed"]})
+    why = result["why"]
+    if not result["reached"] and st.left() <= 0:
+        why = f"{max_steps} steps"
+    return dict(result, why=why, stat="+".join(names),
+                start={k: getattr(m, k) for k in proposed}, proposed=proposed,
+                steps=st.rows, final=dict(result["final"], stat=name), games=st.games,
+                battles=st.battles_n)
 
 
 def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, seed=0,

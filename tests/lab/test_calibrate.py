@@ -164,3 +164,23 @@ def test_two_stat_proposal_changes_only_those_lines(tmp_path):
     b = open(os.path.join(out, "monsters.toml"), encoding="utf-8").read()
     diff = [(x, y) for x, y in zip(a.splitlines(), b.splitlines()) if x != y]
     assert diff == [("hp = 22", "hp = 28"), ("attack = 5", "attack = 7")]
+
+
+def test_hp_is_tried_at_both_attack_neighbours():
+    """Capped at 108 battles a step nothing is reached, so after attack brackets Bat Swarm's
+    85% the HP stage runs at the too-easy attack, then at the too-hard one, each starting from
+    the attack stage's measurement (not measured again: at the easy side, 85.2% of 108 is
+    already on target but too wide, so that stage adds no step), within the shared budget."""
+    from companion.games import get
+    m = get("battle-builder").rules.monsters["bat-swarm"]
+    r = cal.calibrate_one(DATA, m, 0.85, bots="casual", battles=108, max_steps=14,
+                          stat="attack+hp")
+    assert len(r["steps"]) <= 14 and not r["reached"]
+    attack = {row["value"]: row["win_rate"] for row in r["steps"] if row["stat"] == "attack"}
+    easy = max(v for v, w in attack.items() if w > 0.85)
+    hard = min(v for v, w in attack.items() if w < 0.85)
+    assert easy < hard
+    held = [row["held"]["attack"] for row in r["steps"] if row["stat"] == "hp"]
+    assert hard in held and set(held) <= {easy, hard} and held == sorted(held)
+    assert all(row["value"] != m.hp for row in r["steps"] if row["stat"] == "hp")
+    assert r["proposed"]["attack"] in attack
