@@ -38,6 +38,7 @@ from companion.core.clock import FakeClock
 from companion.core.errors import ConfigError
 from companion.core.play import play_out, resolve_bots, wilson
 from companion.core.session import LeanSession
+from companion.core.workers import Workers
 
 from .simulate import _Watched, seeds_for
 
@@ -343,25 +344,19 @@ def _chunk(name, data, players, seeds, bots, options):
     return rows, names
 
 
-def simulate_rows(game, players, games, seed=0, bots="greedy", options=None, jobs=1):
+def simulate_rows(game, players, games, seed=0, bots="greedy", options=None, jobs=1,
+                  cluster=None):
     """``(rows, names)`` of ``games`` bot games (the seeds of ``companion simulate``)."""
     adapter_for(game)
     resolve_bots(game, bots, len(players))
     options = game.resolve_options(options)
     data = getattr(game, "data_dir", None)
     seeds = seeds_for(seed, games)
-    if jobs == 1 or games < 50:
-        return _chunk(game.name, data, players, seeds, bots, options)
-    import concurrent.futures
-    import os
-    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-    size = max(10, games // (workers * 4))
     rows, names = [], {}
-    with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-        futures = [ex.submit(_chunk, game.name, data, players, seeds[i:i + size], bots, options)
-                   for i in range(0, games, size)]
-        for f in futures:
-            r, nm = f.result()
+    with Workers(jobs, cluster, games) as w:
+        size = games if w.here else max(10, games // (w.count * 4))
+        for r, nm in w.map(_chunk, [(game.name, data, players, seeds[i:i + size], bots,
+                                     options) for i in range(0, games, size)]):
             rows.extend(r)
             names.update(nm)
     return rows, names
@@ -636,7 +631,7 @@ def side_by_side(live, sim) -> list:
 # -- a whole study: simulated games, reruns and the table's sessions -------------------------
 
 def study(game, *, players, games, seed=0, bots="greedy", options=None, jobs=1, reruns=RERUNS,
-          log=None, sessions=None, progress=None, rule=FLAG_RULE) -> dict:
+          log=None, sessions=None, progress=None, cluster=None, rule=FLAG_RULE) -> dict:
     """The per-card figures of ``games`` bot games (rerun ``reruns`` times, re-seeded, for the
     flags' stability) and, with ``log``, of the table sessions a report would read
     (:func:`companion.lab.report.select_live`: finished, not bots, the same data), side by
@@ -652,7 +647,7 @@ def study(game, *, players, games, seed=0, bots="greedy", options=None, jobs=1, 
 
     def run(k):
         rows, nm = simulate_rows(game, names, games, seed=rerun_seed(seed, k), bots=bots,
-                                 options=options, jobs=jobs)
+                                 options=options, jobs=jobs, cluster=cluster)
         if k == 0:
             first["rows"] = rows
         tables[k] = card_table(rows, nm, rule=rule)
@@ -873,7 +868,8 @@ def _restricted_chunk(name, data, players, seeds, bots, options, card):
     return out
 
 
-def restricted(game, card, *, players, games, seed=0, bots="greedy", options=None, jobs=1):
+def restricted(game, card, *, players, games, seed=0, bots="greedy", options=None, jobs=1,
+               cluster=None):
     """Jaffe's restricted play: ``games`` seeds, each played as usual and again with one seat
     (rotating: seat i mod n) forbidden ``card``, the same seed and bots otherwise (common
     random numbers: a game where the seat never holds the card is the same game twice).
@@ -891,20 +887,12 @@ def restricted(game, card, *, players, games, seed=0, bots="greedy", options=Non
     options = game.resolve_options(options)
     data = getattr(game, "data_dir", None)
     seeds = list(enumerate(seeds_for(seed, games)))
-    if jobs == 1 or games < 50:
-        got = _restricted_chunk(game.name, data, names, seeds, bots, options, card)
-    else:
-        import concurrent.futures
-        import os
-        workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-        size = max(10, games // (workers * 4))
-        got = []
-        with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            futures = [ex.submit(_restricted_chunk, game.name, data, names,
-                                 seeds[i:i + size], bots, options, card)
-                       for i in range(0, games, size)]
-            for f in futures:
-                got.extend(f.result())
+    got = []
+    with Workers(jobs, cluster, games) as w:
+        size = games if w.here else max(10, games // (w.count * 4))
+        for r in w.map(_restricted_chunk, [(game.name, data, names, seeds[i:i + size], bots,
+                                            options, card) for i in range(0, games, size)]):
+            got.extend(r)
     n = len(got)
     d = [w - b for b, w, _ in got]
     mean = sum(d) / n

@@ -95,7 +95,7 @@ def choose_setup(game, live, players=None, given=None):
 
 
 def build(game, log, *, out, sessions=None, simulate=0, players=None, options=None, seed=0,
-          bots="greedy", jobs=1, progress=None, impact=0) -> dict:
+          bots="greedy", jobs=1, progress=None, impact=0, cluster=None) -> dict:
     """Write ``report.html`` and the CSV files into the folder ``out``; returns what was
     written and how long each part took."""
     t0 = time.perf_counter()
@@ -107,7 +107,7 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         from .simulate import simulate as run_sim
         names = [f"Seat {i + 1}" for i in range(n)]
         sim = run_sim(game, names, simulate, seed=seed, bots=bots, options=resolved, jobs=jobs,
-                      progress=progress)
+                      progress=progress, cluster=cluster)
     t2 = time.perf_counter()
     match = [f for f in sel.live if f.n == n and f.options == opts]
     page = Page(game, data_ref(game), sel, match, sim, n, opts, seed, bots)
@@ -115,7 +115,7 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         from . import impact as lab_impact
         page.impact = lab_impact.study(game, players=n, games=impact, seed=seed, bots=bots,
                                        options=resolved, jobs=jobs, log=log,
-                                       sessions=sessions)
+                                       sessions=sessions, cluster=cluster)
     os.makedirs(out, exist_ok=True)
     written = page.write(out)
     t3 = time.perf_counter()

@@ -1,7 +1,8 @@
-"""`companion calibrate battle-builder --out DIR`: search each monster's HP until the players'
-win rate against it sits on its difficulty's target (85/65/40% for easy/medium/hard, within 3
-points, 95% half-width at most 3 points, at most 8 steps), and write the proposed data folder:
-a copy of the data with only those HP values changed (docs/lab.md, "Calibration"):
+"""`companion calibrate battle-builder --out DIR`: search each monster's attack, then its HP,
+until the players' win rate against it sits on its difficulty's target (85/65/40% for
+easy/medium/hard, within 3 points, 95% half-width at most 3 points, at most 8 steps in all), and
+write the proposed data folder: a copy of the data with only those values changed (docs/lab.md,
+"Calibration"):
 
     companion calibrate battle-builder --out ~/bb-proposed
     companion calibrate battle-builder --monster troll --battles 300 --out /tmp/bb-try
@@ -10,15 +11,16 @@ import json
 import os
 import sys
 
+from companion.cli.common import add_cluster_arg, cluster
 from companion.core.errors import ConfigError
 
 
 def register(sub):
-    p = sub.add_parser("calibrate", help="search a monster stat (Battle Builder: HP) until "
+    p = sub.add_parser("calibrate", help="search monster stats (Battle Builder: attack, HP) until "
                                          "the bots' win rate sits on the design targets")
     games = p.add_subparsers(dest="calibrate_game", metavar="GAME")
-    bb = games.add_parser("battle-builder", help="each monster's HP against its difficulty's "
-                                                 "target win rate")
+    bb = games.add_parser("battle-builder", help="each monster's attack and HP against its "
+                                                 "difficulty's target win rate")
     bb.add_argument("--out", required=True, metavar="DIR",
                     help="new or empty folder for the proposed copy of the data folder")
     bb.add_argument("--data", default=None, metavar="DIR",
@@ -28,17 +30,26 @@ def register(sub):
     bb.add_argument("--battles", type=int, default=None, metavar="N",
                     help="at most N battles per step (default: as many as a 3-point "
                          "half-width needs, about 550-1100)")
-    bb.add_argument("--stat", default="hp", choices=("hp", "attack"),
-                    help="the monster stat searched (default hp)")
-    bb.add_argument("--steps", type=int, default=8, help="most steps per monster (default 8)")
+    bb.add_argument("--stat", default="attack+hp", choices=("attack+hp", "hp", "attack"),
+                    help="the monster stat searched: attack+hp (default: attack brackets the "
+                         "target, then HP closes in), hp or attack alone")
+    bb.add_argument("--steps", type=int, default=8,
+                    help="most steps per monster, every stat together (default 8)")
     bb.add_argument("--tolerance", type=float, default=3.0,
                     help="win-rate points from the target that count as on it (default 3)")
     bb.add_argument("--half-width", type=float, default=3.0,
                     help="largest 95%% half-width in points (default 3)")
     bb.add_argument("--players", type=int, default=2)
-    bb.add_argument("--bots", default="greedy")
+    bb.add_argument("--bots", default="casual",
+                    help="the players' bots (default casual: greedy with one answer in five "
+                         "any legal one, a table of ordinary players; greedy alone gives a "
+                         "staircase, docs/lab.md)")
     bb.add_argument("--seed", type=int, default=0)
     bb.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
+    bb.add_argument("--jobs", type=int, default=0,
+                    help="worker processes, one monster each (0: one per core; the searches "
+                         "do not depend on it)")
+    add_cluster_arg(bb)
     bb.add_argument("--json", action="store_true", help="print the results as JSON")
     bb.set_defaults(func=run)
 
@@ -70,9 +81,10 @@ def run(args):
         if not args.json:
             print(line(r), flush=True)
     try:
-        results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
-                            args.tolerance / 100, args.half_width / 100, args.steps,
-                            args.battles, log, args.stat)
+        with cluster(args) as on:
+            results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
+                                args.tolerance / 100, args.half_width / 100, args.steps,
+                                args.battles, log, args.stat, jobs=args.jobs, cluster=on)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
@@ -82,5 +94,5 @@ def run(args):
         print()
     else:
         print(f"{reached} of {len(results)} monsters reached the target; proposed data "
-              f"(only monsters.toml's {args.stat} changed): {out}")
+              f"(only monsters.toml's {' and '.join(args.stat.split('+'))} changed): {out}")
     return 0

@@ -9,7 +9,7 @@ import json
 import math
 import sys
 
-from companion.cli.common import add_db_arg, open_log
+from companion.cli.common import add_cluster_arg, add_db_arg, cluster, open_log
 from companion.games import get
 
 
@@ -29,6 +29,7 @@ def register(sub):
     p.add_argument("--option", action="append", help="rule setting key=value (repeatable)")
     p.add_argument("--jobs", type=int, default=0,
                    help="worker processes (0: one per core; the figures do not depend on it)")
+    add_cluster_arg(p)
     p.add_argument("--sessions", default=None, metavar="ID,ID",
                    help="only these table sessions (default: every finished table session "
                         "of the game played with the same data)")
@@ -66,19 +67,21 @@ def run(args):
     game.check_players(args.players)
     log = None if args.no_live else open_log(args)
     sessions = [s for s in args.sessions.split(",") if s] if args.sessions else None
-    result = impact.study(game, players=args.players, games=args.games, seed=args.seed,
-                          bots=args.bots, options=_options(args.option), jobs=args.jobs,
-                          reruns=args.reruns, log=log, sessions=sessions,
-                          rule=args.flag_rule or impact.FLAG_RULE,
-                          progress=lambda k, n: print(f"  rerun {k}/{n}", file=sys.stderr))
-    cards = [c for c in (args.without or "").split(",") if c]
-    if args.without_flagged:
-        cards += [c for c in result["stability"]["stable_set"] if c not in cards
-                  and not c.startswith(("bid:", "monster:"))]       # (no restricted play)
-    result["without"] = [impact.restricted(game, c, players=args.players, games=args.games,
-                                           seed=args.seed, bots=args.bots,
-                                           options=_options(args.option), jobs=args.jobs)
-                         for c in cards]
+    with cluster(args) as on:
+        result = impact.study(game, players=args.players, games=args.games, seed=args.seed,
+                              bots=args.bots, options=_options(args.option), jobs=args.jobs,
+                              reruns=args.reruns, log=log, sessions=sessions, cluster=on,
+                              rule=args.flag_rule or impact.FLAG_RULE,
+                              progress=lambda k, n: print(f"  rerun {k}/{n}", file=sys.stderr))
+        cards = [c for c in (args.without or "").split(",") if c]
+        if args.without_flagged:
+            cards += [c for c in result["stability"]["stable_set"] if c not in cards
+                      and not c.startswith(("bid:", "monster:"))]   # (no restricted play)
+        result["without"] = [impact.restricted(game, c, players=args.players, games=args.games,
+                                               seed=args.seed, bots=args.bots,
+                                               options=_options(args.option), jobs=args.jobs,
+                                               cluster=on)
+                             for c in cards]
     if args.json:
         print(json.dumps(_clean(result)))
     else:
