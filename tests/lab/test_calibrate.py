@@ -107,6 +107,8 @@ def test_the_command_end_to_end_on_one_monster(tmp_path, capsys):
     assert "Orc Brute" in text and "medium" in text and "target 65%" in text
     assert "not reached" in text                 # 60 battles cannot give +-3 points
     assert "attack 5 -> " in text and "steps " in text and "casual bots" in text
+    # the proposal measured again on fresh seeds (60 battles: --battles caps the check too)
+    assert "Orc Brute     fresh games: " in text and " of 6" in text and "on fresh games" in text
     assert _digest(DATA) == before
     mb = {m["id"]: m for m in tomllib.loads((out / "monsters.toml").read_text())["monster"]}
     assert mb["troll"]["hp"] == 40 and mb["orc-brute"]["attack"] >= 5
@@ -125,7 +127,8 @@ def test_attack_proposal_changes_only_attack(tmp_path):
 def test_stages_parse_and_refuse_unknown_stats():
     assert cal.stages("attack+hp") == ["attack", "hp"]
     assert cal.stages("hp") == ["hp"]
-    for bad in ("speed", "hp+hp", "", "attack+"):
+    assert cal.stages("attack+hp+speed") == ["attack", "hp", "speed"]
+    for bad in ("defense", "hp+hp", "", "attack+"):
         if bad == "attack+":
             assert cal.stages(bad) == ["attack"]
             continue
@@ -184,3 +187,18 @@ def test_hp_is_tried_at_both_attack_neighbours():
     assert hard in held and set(held) <= {easy, hard} and held == sorted(held)
     assert all(row["value"] != m.hp for row in r["steps"] if row["stat"] == "hp")
     assert r["proposed"]["attack"] in attack
+
+
+def test_check_measures_the_proposal_on_fresh_seeds(tmp_path):
+    """check() plays the written copy on seeds the search never used (seed + CHECK_SEED on):
+    the same counts as a sampler started there, and the same again when repeated."""
+    out = cal.write_proposal(DATA, tmp_path / "p", {"orc-brute": {"attack": 10}})
+    a = cal.check(out, ["orc-brute"], battles=100)
+    b = cal.check(out, ["orc-brute"], battles=100)
+    assert a == b and a[0]["battles"] >= 100 and a[0]["target"] == 0.65
+    sampler = cal.Sampler(out, __import__("companion.games", fromlist=["get"]).get(
+        "battle-builder", data=out).rules.monsters["orc-brute"], seed=cal.CHECK_SEED,
+        bots="casual")
+    w, n = sampler.more(25, 12)
+    sampler.close()
+    assert (w, n) == (a[0]["wins"], a[0]["battles"])      # seeds seed + CHECK_SEED on

@@ -30,9 +30,10 @@ def register(sub):
     bb.add_argument("--battles", type=int, default=None, metavar="N",
                     help="at most N battles per step (default: as many as a 3-point "
                          "half-width needs, about 550-1100)")
-    bb.add_argument("--stat", default="attack+hp", choices=("attack+hp", "hp", "attack"),
-                    help="the monster stat searched: attack+hp (default: attack brackets the "
-                         "target, then HP closes in), hp or attack alone")
+    bb.add_argument("--stat", default="attack+hp", metavar="STAT[+STAT...]",
+                    help="the monster stats searched, coarse first: attack+hp (default: attack "
+                         "brackets the target, then HP closes in), attack+hp+speed, or hp, "
+                         "attack or speed alone")
     bb.add_argument("--steps", type=int, default=8,
                     help="most steps per monster, every stat together (default 8)")
     bb.add_argument("--tolerance", type=float, default=3.0,
@@ -50,13 +51,16 @@ def register(sub):
                     help="worker processes, one monster each (0: one per core; the searches "
                          "do not depend on it)")
     add_cluster_arg(bb)
+    bb.add_argument("--no-check", dest="check", action="store_false",
+                    help="skip measuring the proposal again on fresh games (default: measure)")
     bb.add_argument("--json", action="store_true", help="print the results as JSON")
     bb.set_defaults(func=run)
 
 
 def run(args):
     from companion.cli.commands.report import _options
-    from companion.lab.calibrate import calibrate, line, write_proposal
+    from companion.lab.calibrate import (calibrate, check, check_line, line, stages,
+                                         write_proposal)
     from companion.games.battle_builder.data import DATA
     src = os.path.abspath(args.data or DATA)
     out = os.path.abspath(args.out)
@@ -72,6 +76,10 @@ def run(args):
     opts = _options(args.option)
     if "monster_pool" in opts:
         raise ConfigError("--option monster_pool: calibration sets the monster pool itself")
+    try:
+        stages(args.stat)
+    except ValueError as e:
+        raise ConfigError(f"--stat: {e}") from None
     if not args.json:
         print(f"Battle Builder calibration of {args.stat}: {args.players} players, "
               f"{args.bots} bots, target +-{args.tolerance:g} points, 95% half-width <= "
@@ -89,10 +97,23 @@ def run(args):
         raise ConfigError(str(e)) from None
     write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
     reached = sum(r["reached"] for r in results)
-    if args.json:
-        json.dump({"out": out, "results": results}, sys.stdout, indent=1)
-        print()
-    else:
+    if not args.json:
         print(f"{reached} of {len(results)} monsters reached the target; proposed data "
-              f"(only monsters.toml's {' and '.join(args.stat.split('+'))} changed): {out}")
+              f"(only monsters.toml's {', '.join(stages(args.stat))} changed): {out}",
+              flush=True)
+    checked = []
+    if args.check:
+        if not args.json:
+            print("The proposal on fresh games (seeds the search never played):", flush=True)
+        checked = check(out, [r["id"] for r in results], args.players, args.bots, opts,
+                        args.seed, args.tolerance / 100, args.battles)
+        if not args.json:
+            for c in checked:
+                print(check_line(c))
+            print(f"{sum(c['on'] for c in checked)} of {len(checked)} on target on fresh "
+                  f"games; {sum(c['band_in_ci'] for c in checked)} of {len(checked)} with "
+                  f"a 95% interval that reaches the target band")
+    if args.json:
+        json.dump({"out": out, "results": results, "check": checked}, sys.stdout, indent=1)
+        print()
     return 0
