@@ -187,10 +187,13 @@ def greedy_bot(game, view, rng):
     raise RuntimeError(f"greedy bot cannot answer {moves}")
 
 
-def search_bot(iterations, horizon=None, model=greedy_bot):
+def search_bot(iterations, horizon=1, model=greedy_bot):
     """The information-set search bot (companion/core/search.py) with a thinking budget of
     ``iterations`` re-deals per decision (:mod:`.redeal`); the other seats and the rollouts
-    are played by ``model``."""
+    are played by ``model``. A rollout stops ``horizon`` turns after the current one (None:
+    at the end of the game) and is scored by its VP lead: against three greedy bots, 24
+    games each, search-100 won 42% with horizon 0, 58% with 1, 54% with 2 and 38% with whole
+    games (noisier, and 2.6x slower than horizon 1; docs/lab.md)."""
     from companion.core.search import Searcher
 
     from . import redeal
