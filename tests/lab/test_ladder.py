@@ -41,3 +41,13 @@ def test_spearman_is_rank_based_and_says_when_it_is_undefined():
     assert ladder.spearman([1, 2, 3], [5, 5, 5]) is None
     assert ladder.spearman([1, 2], [1, 2]) is None
     assert abs(ladder.spearman([1, 2, 3, 4], [1, 3, 2, 4]) - 0.8) < 1e-12
+
+
+def test_the_command_prints_the_rungs_and_the_balance(capsys):
+    from companion.cli.main import main
+    assert main(["ladder", "great-powers", "--rungs", "random,greedy", "--games", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy vs 3 x random" in out and "holds" in out
+    assert main(["ladder", "great-powers", "--balance", "--games", "8", "--weak", "random",
+                 "--strong", "greedy"]) == 0
+    assert "Spearman rank correlation (position)" in capsys.readouterr().out
