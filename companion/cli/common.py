@@ -19,6 +19,19 @@ def add_db_arg(p):
                    "$COMPANION_DB or ~/.local/share/table-companion/sessions.db")
 
 
+def add_cluster_arg(p):
+    p.add_argument("--cluster", default=None, metavar="tcp://HOST:PORT",
+                   help="play the games on the Dask cluster whose scheduler listens here "
+                        "instead of local processes (needs the lab extra; the figures are "
+                        "those of a local run: docs/lab.md)")
+
+
+def cluster(args):
+    """The ``--cluster`` to send games to, as a context manager (None without the flag)."""
+    from companion.lab.cluster import maybe
+    return maybe(getattr(args, "cluster", None))
+
+
 def open_log(args):
     return SQLiteLog(args.db or default_db())
 

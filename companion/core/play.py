@@ -180,38 +180,32 @@ def _play_chunk(game, players, seeds, bots, options):
 
 
 def simulate(game, players, games, seed=0, bots="greedy", options=None, progress=None,
-             jobs=1):
+             jobs=1, cluster=None):
     """Play ``games`` bot games. Returns a dict of aggregate figures.
 
     Every game's seed is drawn from ``seed`` first, so the figures do not depend on ``jobs``
-    (worker processes; 0 = one per core). Shared wins count 1/k to each winner, so win rates
-    add up to 1. ``summaries`` holds each game's ``game.summary(state)`` for game reports.
+    (worker processes; 0 = one per core) or ``cluster`` (where the games run instead: see
+    :class:`~.workers.Workers`). Shared wins count 1/k to each winner, so win rates add up to
+    1. ``summaries`` holds each game's ``game.summary(state)`` for game reports.
     """
+    from .workers import Workers
     n = len(players)
     resolve_bots(game, bots, n)                  # fail early with a clear error
     options = game.resolve_options(options)
     master = random.Random(seed)
     seeds = [master.getrandbits(48) for _ in range(games)]
     results = []
-    if jobs == 1 or games < 50:
-        step = max(1, min(200, games // 20 or 1))
-        for i in range(0, games, step):
-            results.extend(_play_chunk(game, players, seeds[i:i + step], bots, options))
+    with Workers(jobs, cluster, games) as w:
+        if w.here:
+            size, ref = max(1, min(200, games // 20 or 1)), game
+        else:
+            size, ref = max(10, games // (w.count * 8)), _game_ref(game)
+        chunks = [(ref, players, seeds[i:i + size], bots, options)
+                  for i in range(0, games, size)]
+        for r in w.map(_play_chunk, chunks):
+            results.extend(r)
             if progress is not None:
                 progress(len(results), games)
-    else:
-        import concurrent.futures
-        import os
-        workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-        size = max(10, games // (workers * 8))
-        chunks = [seeds[i:i + size] for i in range(0, games, size)]
-        with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-            ref = _game_ref(game)
-            futures = [ex.submit(_play_chunk, ref, players, c, bots, options) for c in chunks]
-            for f in futures:
-                results.extend(f.result())
-                if progress is not None:
-                    progress(len(results), games)
     wins = [0.0] * n
     spreads, lead_changes, lengths, summaries = [], [], [], []
     for winners, scores, changes, length, summary in results:

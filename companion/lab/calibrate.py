@@ -1,14 +1,17 @@
-"""Battle Builder calibration: search one monster stat (HP) until the players' win rate against
-that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
+"""Battle Builder calibration: search a monster's attack, then its HP, until the players' win
+rate against that monster sits on its difficulty's target (issue 23, part 4; docs/lab.md).
 
-**The stat is HP** by default (``stat="attack"`` the other). HP is the finest-grained stat
-(10-40 against attack's 2-8, speed's 3/5/7) and the win rate falls as it rises: one more HP is
-one more point of damage the players must deal. Measured, the fall is a staircase, not a slope
-(docs/lab.md, "Calibration"). The rulebook's tiers give HP ranges per difficulty, so a proposal
-outside them is itself a finding for the designer.
+**The stats: attack, then HP** by default (``stat="attack+hp"``; ``"hp"`` or ``"attack"`` alone).
+Attack moves the win rate in big steps and is the only stat that matters against a monster too
+weak to down anyone; when the target falls between two attack values, attack is held at the
+too-easy one and HP, finer at that attack, closes in. **The players are casual bots** by default
+(greedy with one answer in five any legal one): greedy bots decide a battle the same way on every
+deal, so their win rate falls as a staircase, not a slope (docs/lab.md, "Calibration"). The
+rulebook's tiers give stat ranges per difficulty, so a proposal outside them is itself a finding
+for the designer.
 
 **The win rate** of a monster is the share of monster battles won by the players, over every
-battle fought against it in bot games (default: 2 players, greedy bots, default options), where
+battle fought against it in bot games (default: 2 players, casual bots, default options), where
 the monster deck holds that monster alone: a scratch copy of the data in which it is the only
 monster of its difficulty, played with ``monster_pool`` = its difficulty. Every battle of such a
 game (9 with the default arc) is against it, the players' decks growing through the shop as in a
@@ -34,7 +37,7 @@ from companion.core.clock import FakeClock
 from companion.core.play import play_out, resolve_bots, wilson
 
 STAT = "hp"
-STATS = {"hp": 1, "attack": 0}         # the stats that can be searched, with their least value
+STATS = {"hp": 1, "attack": 0, "speed": 0}   # the stats that can be searched, and their least
 Z = 1.96
 
 
@@ -203,8 +206,9 @@ def write_proposal(src, out, values, stat=STAT):
     path = os.path.join(out, "monsters.toml")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    for mid, v in values.items():
-        text = set_stat(text, mid, v, stat)
+    for mid, v in values.items():          # {id: value of ``stat``} or {id: {stat: value}}
+        for name, value in (v.items() if isinstance(v, dict) else ((stat, v),)):
+            text = set_stat(text, mid, value, name)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return out
@@ -218,7 +222,7 @@ class Sampler:
     value (common random numbers); a value measured again continues where it stopped."""
 
     def __init__(self, src, monster, players=2, bots="greedy", options=None, seed=0,
-                 scratch=None, stat=STAT):
+                 scratch=None, stat=STAT, fixed=None):
         self.src, self.monster, self.stat = src, monster, stat
         self.players = [f"Player {i + 1}" for i in range(players)]
         self.bots, self.seed = bots, seed
@@ -227,6 +231,8 @@ class Sampler:
         self.scratch = scratch or tempfile.mkdtemp(prefix=f"calibrate-{monster.id}-")
         with open(os.path.join(src, "monsters.toml"), encoding="utf-8") as f:
             self.text = alone(f.read(), monster.id, monster.difficulty)
+        for other, value in (fixed or {}).items():     # a stat settled by an earlier stage
+            self.text = set_stat(self.text, monster.id, value, other)
         self.tally = {}                  # value -> [wins, battles, games]
         self.games = 0
 
@@ -288,39 +294,204 @@ def step_measure(sampler, target, tol=0.03, half_width=0.03, cap=None, chunk=12)
     return measure
 
 
-def calibrate(src=None, monsters=None, players=2, bots="greedy", options=None, seed=0,
-              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat=STAT):
+def stages(stat):
+    """``"hp"``, ``"attack"``, ``"speed"`` or several joined by ``+`` (``"attack+hp"``): the
+    stats searched, coarse first."""
+    names = [x.strip() for x in str(stat).split("+") if x.strip()]
+    bad = [x for x in names if x not in STATS]
+    if not names or bad or len(set(names)) != len(names):
+        raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}, or several "
+                         f"joined by + (coarse first: attack+hp)")
+    return names
+
+
+def _neighbours(result, target):
+    """The values a coarse stage hands to the next, nearest first: the hardest value measured
+    that is still too easy (the next stage makes it harder), then the easiest that is already
+    too hard (the next stage makes it easier); else the value nearest the target."""
+    easy = [r["value"] for r in result["steps"] if r["win_rate"] > target]
+    hard = [r["value"] for r in result["steps"] if r["win_rate"] < target]
+    out = ([max(easy)] if easy else []) + ([min(hard)] if hard else [])
+    return out or [result["proposed"]]
+
+
+class _Stages:
+    """The steps, games and battles of one monster's stages, the budget they share."""
+
+    def __init__(self, src, m, target, players, bots, options, seed, tol, half_width, battles,
+                 max_steps):
+        self.args = (src, m, players, bots, options, seed)
+        self.m, self.target, self.tol, self.half_width = m, target, tol, half_width
+        self.battles, self.max_steps = battles, max_steps
+        self.rows, self.games, self.battles_n = [], 0, 0
+        self.tallies = {}               # (fixed items, stat) -> the sampler's tally
+
+    def _key(self, fixed, name, value):
+        """The monster as measured: every searchable stat's value."""
+        stats = {k: getattr(self.m, k) for k in STATS}
+        stats.update(fixed)
+        stats[name] = value
+        return tuple(sorted(stats.items()))
+
+    def left(self):
+        return self.max_steps - len(self.rows)
+
+    def run(self, name, fixed):
+        """Search ``name`` with ``fixed`` stats held; a value measured by an earlier stage
+        (the same monster, the same stats) is carried over, not measured again or counted."""
+        src, m, players, bots, options, seed = self.args
+        start = getattr(m, name)
+        sampler = Sampler(src, m, players, bots, options, seed, stat=name, fixed=fixed)
+        carried = self.tallies.get(self._key(fixed, name, start))
+        if carried is not None:
+            sampler.tally[start] = list(carried)
+        try:
+            result = search(step_measure(sampler, self.target, self.tol, self.half_width,
+                                         self.battles),
+                            start, self.target, self.tol, self.half_width,
+                            self.left() + (carried is not None), lo=STATS[name])
+        finally:
+            sampler.close()
+        for v, t in sampler.tally.items():
+            self.tallies[self._key(fixed, name, v)] = t
+        self.games += sampler.games
+        self.battles_n += sum(t[1] for t in sampler.tally.values()) - (
+            carried[1] if carried is not None else 0)
+        self.rows.extend(dict(r, stat=name, held=dict(fixed))
+                         for r in result["steps"][carried is not None:])
+        return result
+
+
+def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0, tol=0.03,
+                  half_width=0.03, max_steps=8, battles=None, stat="attack+hp"):
+    """One monster: the first stat of ``stat``; if the target falls between two of its values,
+    the next stat with the first held at its too-easy neighbour, then (steps left) at its
+    too-hard one, and so on down the stats, depth first (``attack+hp``: attack brackets, HP
+    closes in; ``attack+hp+speed``: speed after HP). All stages share ``max_steps``. Returns the best stage's :func:`search` result with ``proposed`` and
+    ``start`` per stat (dicts), every step (each row names its ``stat`` and what was ``held``)
+    and the games and battles."""
+    names = stages(stat)
+    st = _Stages(src, m, target, players, bots, options, seed, tol, half_width, battles,
+                 max_steps)
+    tried = []
+
+    def explore(level, fixed):          # depth first: each stat at each neighbour of the last
+        r = st.run(names[level], fixed)
+        tried.append((fixed, names[level], r))
+        if r["reached"] or level == len(names) - 1:
+            return r["reached"]
+        for held in _neighbours(r, target):
+            if st.left() <= 0:
+                return False
+            if explore(level + 1, dict(fixed, **{names[level]: held})):
+                return True
+        return False
+    explore(0, {})
+
+    def nearness(t):
+        f = t[2]["final"]
+        return (not t[2]["reached"], abs(f["win_rate"] - target), f["half_width"])
+    fixed, name, result = min(tried, key=nearness)
+    proposed = dict(fixed, **{name: result["proposed"]})
+    why = result["why"]
+    if not result["reached"] and st.left() <= 0:
+        why = f"{max_steps} steps"
+    return dict(result, why=why, stat="+".join(names),
+                start={k: getattr(m, k) for k in proposed}, proposed=proposed,
+                steps=st.rows, final=dict(result["final"], stat=name), games=st.games,
+                battles=st.battles_n)
+
+
+def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, seed=0,
+              tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat="attack+hp",
+              jobs=1, cluster=None):
     """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
     ``battles``: at most this many battles per step (default: as the half-width goal needs).
-    Returns a list of results (see :func:`search`) with the monster's id, name, difficulty."""
+    Returns a list of :func:`calibrate_one` results with the monster's id, name, difficulty.
+    The monsters are calibrated one per worker (``jobs`` local processes, 0 = one per core, or
+    ``cluster``'s: :class:`~companion.core.workers.Workers`); each search plays the same games
+    wherever it runs, and ``log(result)`` sees the results in the monsters' order."""
+    from companion.core.workers import Workers
     from companion.games import get
     from companion.games.battle_builder.data import DATA
+    stages(stat)
     src = os.path.abspath(src or DATA)
-    game = get("battle-builder", data=src) if src != os.path.abspath(DATA) else \
-        get("battle-builder")
+    shipped = src == os.path.abspath(DATA)
+    game = get("battle-builder") if shipped else get("battle-builder", data=src)
     rules = game.rules
     ids = monsters or list(rules.monsters)
-    out = []
     for mid in ids:
         if mid not in rules.monsters:
             raise ValueError(f"no monster {mid!r}; the monsters are {', '.join(rules.monsters)}")
+    out = []
+    with Workers(jobs, cluster) as w:        # the shipped data: the worker's own copy of it
+        for r in w.map(_calibrate_one, [(None if shipped else src, mid, players, bots, options,
+                                         seed, tol, half_width, max_steps, battles, stat)
+                                        for mid in ids]):
+            out.append(r)
+            if log:
+                log(r)
+    return out
+
+
+def _calibrate_one(src, mid, players, bots, options, seed, tol, half_width, max_steps, battles,
+                   stat):
+    """One monster's search (a chunk for :class:`~companion.core.workers.Workers`)."""
+    from companion.games import get
+    from companion.games.battle_builder.data import DATA
+    rules = (get("battle-builder", data=src) if src else get("battle-builder")).rules
+    m, src = rules.monsters[mid], src or DATA
+    r = calibrate_one(src, m, rules.targets[m.difficulty], players, bots, options, seed, tol,
+                      half_width, max_steps, battles, stat)
+    r.update(id=mid, name=m.name, difficulty=m.difficulty)
+    return r
+
+
+#: Fresh games for :func:`check`: seeds this far from the search's, never played by it.
+CHECK_SEED = 1_000_000
+
+
+def check(out, ids, players=2, bots="casual", options=None, seed=0, tol=0.03, battles=None):
+    """The proposal measured again on fresh games: each monster of ``ids`` as written in the
+    data folder ``out``, on seeds the search never played (``seed + CHECK_SEED`` on), with the
+    sample the half-width goal plans (or ``battles``). A search that kept the value nearest the
+    target out of several tried is a little optimistic (the winner's curse); this says by how
+    much. Returns ``[{"id", "name", "target", "wins", "battles", "win_rate", "ci95", "on",
+    "band_in_ci"}]``: ``on`` within ``tol`` of the target, ``band_in_ci`` the 95% interval
+    reaches the band (the difference may be chance)."""
+    from companion.games import get
+    rules = get("battle-builder", data=out).rules
+    rows = []
+    for mid in ids:
         m = rules.monsters[mid]
         target = rules.targets[m.difficulty]
-        if stat not in STATS:
-            raise ValueError(f"stat {stat!r}: calibrate one of {', '.join(STATS)}")
-        sampler = Sampler(src, m, players, bots, options, seed, stat=stat)
+        sampler = Sampler(out, m, players, bots, options, seed + CHECK_SEED)
         try:
-            r = search(step_measure(sampler, target, tol, half_width, battles),
-                       getattr(m, stat), target, tol, half_width, max_steps,
-                       lo=STATS[stat])
+            want = battles or plan(target, tol)
+            w, n = 0, 0
+            while n < want:
+                w, n = sampler.more(m.hp, 12)
         finally:
             sampler.close()
-        r.update(id=mid, name=m.name, difficulty=m.difficulty, stat=stat, games=sampler.games,
-                 battles=sum(t[1] for t in sampler.tally.values()))
-        out.append(r)
-        if log:
-            log(r)
-    return out
+        rows.append({"id": mid, "name": m.name, "target": target, "wins": w, "battles": n,
+                     "win_rate": w / n, "ci95": list(wilson(w, n)),
+                     "on": abs(w / n - target) <= tol + 1e-12,
+                     "band_in_ci": wilson(w, n)[0] <= target + tol
+                     and wilson(w, n)[1] >= target - tol})
+    return rows
+
+
+def check_line(c):
+    lo, hi = c["ci95"]
+    verdict = ("on target" if c["on"] else
+               "off target, its interval reaches the band" if c["band_in_ci"] else
+               "off target")
+    return (f"{c['name']:<13} fresh games: {c['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of "
+            f"{c['battles']}  {(c['win_rate'] - c['target']) * 100:+.1f} points: {verdict}")
+
+
+def _label(stat):
+    return "HP" if stat == "hp" else stat
 
 
 def line(r):
@@ -328,7 +499,7 @@ def line(r):
     f = r["final"]
     lo, hi = f["ci95"]
     verdict = "reached" if r["reached"] else f"not reached ({r['why']})"
-    return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  "
-            f"{r['stat'].upper()} {r['start']} -> {r['proposed']}  "
+    moves = ", ".join(f"{_label(k)} {r['start'][k]} -> {v}" for k, v in r["proposed"].items())
+    return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  {moves}  "
             f"win {f['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {f['battles']}  "
             f"steps {len(r['steps'])}  {verdict}")

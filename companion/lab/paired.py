@@ -208,11 +208,12 @@ def _pair_chunk(name, data_a, data_b, players, items, lineups, games=None):
 
 
 def play_pairs(base, edited, players, bots="greedy", options=None, seed=0, jobs=1,
-               batch=None, sink=None):
+               batch=None, sink=None, cluster=None):
     """Pairs of real games, lazily: yields ``{key: b - a}`` pair by pair (seed by seed from
     ``seed``, as ``companion simulate`` draws them, every distinct rotation of each), playing
-    ``batch`` pairs at a time (split over ``jobs`` worker processes; 0 = one per core;
-    default 20 in this process, 100 a worker). A stop wastes at most the rest of one batch:
+    ``batch`` pairs at a time (split over ``jobs`` worker processes, 0 = one per core, or over
+    ``cluster``'s workers: :class:`~companion.core.workers.Workers`; default 20 in this
+    process, 100 a worker). A stop wastes at most the rest of one batch:
     only the pairs taken from the iterator count. ``sink(record)`` sees every taken pair's
     ``(values A, values B, spread A, spread B)``."""
     n = len(players)
@@ -220,33 +221,28 @@ def play_pairs(base, edited, players, bots="greedy", options=None, seed=0, jobs=
     master = random.Random(seed)
     name = base.name
     data = getattr(base, "data_dir", None), getattr(edited, "data_dir", None)
-    pool, workers = None, 1
-    if jobs != 1:
-        import concurrent.futures
-        import os
-        workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-        pool = concurrent.futures.ProcessPoolExecutor(workers)
-    batch = batch or (20 if pool is None else 100 * workers)
+    from companion.core.workers import Workers
+    w = Workers(jobs, cluster)
+    batch = batch or (20 if w.here else 100 * w.count)
     try:
         while True:
             items = []
             while len(items) < batch:
                 gseed = master.getrandbits(48)
                 items.extend((gseed, r) for r in range(len(lineups)))
-            if pool is None:
+            if w.here:
                 records = _pair_chunk(name, *data, players, items, lineups, (base, edited))
             else:
-                size = max(10, len(items) // (workers * 2))
-                futures = [pool.submit(_pair_chunk, name, *data, players, items[i:i + size],
-                                       lineups) for i in range(0, len(items), size)]
-                records = [rec for f in futures for rec in f.result()]
+                size = max(10, len(items) // (w.count * 2))
+                records = [rec for got in w.map(_pair_chunk, [
+                    (name, *data, players, items[i:i + size], lineups)
+                    for i in range(0, len(items), size)]) for rec in got]
             for rec in records:
                 if sink is not None:
                     sink(rec)
                 yield differences(rec[0], rec[1])
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        w.close()
 
 
 # -- synthetic games, for checking the procedure ---------------------------------------------

@@ -95,7 +95,7 @@ def choose_setup(game, live, players=None, given=None):
 
 
 def build(game, log, *, out, sessions=None, simulate=0, players=None, options=None, seed=0,
-          bots="greedy", jobs=1, progress=None, impact=0) -> dict:
+          bots="greedy", jobs=1, progress=None, impact=0, cluster=None) -> dict:
     """Write ``report.html`` and the CSV files into the folder ``out``; returns what was
     written and how long each part took."""
     t0 = time.perf_counter()
@@ -107,7 +107,7 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         from .simulate import simulate as run_sim
         names = [f"Seat {i + 1}" for i in range(n)]
         sim = run_sim(game, names, simulate, seed=seed, bots=bots, options=resolved, jobs=jobs,
-                      progress=progress)
+                      progress=progress, cluster=cluster)
     t2 = time.perf_counter()
     match = [f for f in sel.live if f.n == n and f.options == opts]
     page = Page(game, data_ref(game), sel, match, sim, n, opts, seed, bots)
@@ -115,7 +115,7 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         from . import impact as lab_impact
         page.impact = lab_impact.study(game, players=n, games=impact, seed=seed, bots=bots,
                                        options=resolved, jobs=jobs, log=log,
-                                       sessions=sessions)
+                                       sessions=sessions, cluster=cluster)
     os.makedirs(out, exist_ok=True)
     written = page.write(out)
     t3 = time.perf_counter()
@@ -534,7 +534,8 @@ def _impact_csv(res):
     head = ["source", "card", "name", "games"]
     for k in _FIGS:
         head += [f"{k}_games", f"{k}_wins", f"{k}_rate", f"{k}_ci95_low", f"{k}_ci95_high"]
-    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged"]
+    head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged", "p",
+             "p_flag"]
     counts = res["stability"]["counts"]
     rows = []
     for row in res["cards"]:
@@ -551,7 +552,9 @@ def _impact_csv(res):
             d, (lo, hi) = x["diff"], x["diff_ci95"]
             r += ["" if d is None else round(d, 4), "" if lo != lo else round(lo, 4),
                   "" if hi != hi else round(hi, 4), int(x["flagged"]),
-                  counts.get(x["card"], 0) if src == "sim" else ""]
+                  counts.get(x["card"], 0) if src == "sim" else "",
+                  "" if x.get("p") is None else f"{x['p']:.3g}",
+                  "" if x.get("p_flag") is None else f"{x['p_flag']:.3g}"]
             rows.append(r)
     return head, rows
 
@@ -574,14 +577,14 @@ def _impact_diff(x):
 def _impact_html(res, top=40):
     if not res:
         return ""
-    from .impact import FLAG_POINTS, STABLE
+    from .impact import STABLE, rule_text
     st = res["stability"]
     names = {r["card"]: r["name"] for r in res["cards"]}
     out = [f"<h2>Per-card impact</h2><p>For each card, the win rate of the seats that had it "
            f"in hand (drawn), never had it, had it in the opening hand, and played it, with 95% "
            f"Wilson intervals; the difference is drawn minus never, in points, with Newcombe's "
-           f"interval. Flagged: a difference of at least {100 * FLAG_POINTS:.0f} points whose "
-           f"interval is clear of 0. Simulated: {res['games']} games per rerun, "
+           f"95% interval. What the columns mean here: {_e(res.get('columns', ''))}. Flagged "
+           f"when {_e(rule_text(res))}. Simulated: {res['games']} games per rerun, "
            f"{st['reruns']} re-seeded reruns; table sessions: {res['live_games']}. A difference "
            f"is an association, not a cause (docs/lab.md).</p>"]
     steady = ", ".join(names.get(c, c) for c in st["stable_set"]) or "none"
@@ -592,6 +595,29 @@ def _impact_html(res, top=40):
         out.append("<table><tr><th>card</th><th>reruns flagged</th></tr>" + "".join(
             f"<tr><td>{_e(names.get(c, c))}</td><td>{k} of {st['reruns']}</td></tr>"
             for c, k in st["counts"].items()) + "</table>")
+    groups = res.get("groups") or {}
+    if groups.get("sim"):
+        live_g = {g["group"]: g["win"] for g in groups.get("live") or ()}
+        out.append("<h3>Per Leader</h3><table><tr><th>Leader</th><th>win rate (sim)</th>"
+                   "<th>win rate (table)</th></tr>" + "".join(
+                       f"<tr><td>{_e(g['group'])}</td>{_impact_cell(g['win'])}"
+                       f"{_impact_cell(live_g.get(g['group']))}</tr>" for g in groups["sim"])
+                   + "</table>")
+    mons = res.get("monsters")
+    if mons:
+        live_m = {m["monster"]: m["battles"] for m in mons["live"]["monsters"]}
+        live_d = {d["difficulty"]: d["battles"] for d in mons["live"]["difficulties"]}
+        rows_m = []
+        for d in mons["sim"]["difficulties"]:
+            rows_m.append(f"<tr><td><b>{_e(d['difficulty'])}</b></td>"
+                          f"{_impact_cell(d['battles'])}"
+                          f"{_impact_cell(live_d.get(d['difficulty']))}</tr>")
+            rows_m += [f"<tr><td>{_e(m['name'])}</td>{_impact_cell(m['battles'])}"
+                       f"{_impact_cell(live_m.get(m['monster']))}</tr>"
+                       for m in mons["sim"]["monsters"] if m["difficulty"] == d["difficulty"]]
+        out.append("<h3>Monster battles won</h3><p>Each battle once, however many seats "
+                   "fought it.</p><table><tr><th>monster</th><th>won (sim)</th>"
+                   "<th>won (table)</th></tr>" + "".join(rows_m) + "</table>")
     head = "".join(f"<th>{h}</th>" for h in ("card", "games", "drawn", "never", "opening",
                                              "played", "drawn - never (sim)",
                                              "drawn - never (table)"))

@@ -73,32 +73,23 @@ def seeds_for(seed, games):
 
 
 def simulate(game, players, games, seed=0, bots="greedy", options=None, jobs=1,
-             progress=None) -> list:
+             progress=None, cluster=None) -> list:
     """``games`` bot games of ``game`` (built from whatever data it was built from); a list of
-    :class:`Facts`. ``jobs``: worker processes (0 = one per core); the games do not depend on
-    it."""
+    :class:`Facts`. ``jobs``: worker processes (0 = one per core), ``cluster``: where the games
+    run instead (:class:`~companion.core.workers.Workers`); the games depend on neither."""
+    from companion.core.workers import Workers
     resolve_bots(game, bots, len(players))
     options = game.resolve_options(options)
     data = getattr(game, "data_dir", None)
     seeds = seeds_for(seed, games)
     out = []
-    if jobs == 1 or games < 50:
-        step = max(1, min(200, games // 20 or 1))
-        for i in range(0, games, step):
-            out.extend(_chunk(game.name, data, players, seeds[i:i + step], bots, options))
-            if progress is not None:
-                progress(len(out), games)
-        return out
-    import concurrent.futures
-    import os
-    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-    size = max(10, games // (workers * 8))
-    chunks = [seeds[i:i + size] for i in range(0, games, size)]
-    with concurrent.futures.ProcessPoolExecutor(workers) as ex:
-        futures = [ex.submit(_chunk, game.name, data, players, c, bots, options)
-                   for c in chunks]
-        for f in futures:
-            out.extend(f.result())
+    with Workers(jobs, cluster, games) as w:
+        size = (max(1, min(200, games // 20 or 1)) if w.here
+                else max(10, games // (w.count * 8)))
+        chunks = [(game.name, data, players, seeds[i:i + size], bots, options)
+                  for i in range(0, games, size)]
+        for r in w.map(_chunk, chunks):
+            out.extend(r)
             if progress is not None:
                 progress(len(out), games)
     return out

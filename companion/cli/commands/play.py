@@ -12,7 +12,8 @@ import random
 import sys
 import time
 
-from companion.cli.common import add_db_arg, final_table, open_log, print_win_rates
+from companion.cli.common import (add_cluster_arg, add_db_arg, cluster, final_table, open_log,
+                                  print_win_rates)
 from companion.core.clock import FakeClock
 from companion.core.errors import ConfigError
 from companion.core.play import play_out, resolve_bots, simulate
@@ -92,6 +93,7 @@ def register(sub):
                    "edition=E), e.g. trade or tariff for trade-warz")
     s.add_argument("--jobs", type=int, default=1, help="worker processes (0 = one per core); "
                    "the figures do not depend on it")
+    add_cluster_arg(s)
     s.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_data_arg(s, "simulate")
     s.add_argument("--compare", metavar="DIR", default=None,
@@ -168,8 +170,11 @@ def run_simulate(args):
     if args.edition is not None:
         options["edition"] = args.edition
     if args.compare is not None:
-        return _compare(args, game, get(args.game, data=args.compare), players, options)
-    r = _simulate(args, game, players, options)
+        edited = get(args.game, data=args.compare)
+        with cluster(args) as on:
+            return _compare(args, game, edited, players, options, on)
+    with cluster(args) as on:
+        r = _simulate(args, game, players, options, on)
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
@@ -186,11 +191,11 @@ def run_simulate(args):
     return 0
 
 
-def _simulate(args, game, players, options):
+def _simulate(args, game, players, options, on=None):
     t0 = time.perf_counter()
     r = simulate(game, players, args.games, seed=args.seed, bots=args.bots,
                  options=options, progress=_progress(args.games),
-                 jobs=args.jobs)
+                 jobs=args.jobs, cluster=on)
     r["seconds"] = round(time.perf_counter() - t0, 3)
     summaries = r.pop("summaries")
     report = getattr(game, "report", None)
@@ -200,7 +205,7 @@ def _simulate(args, game, players, options):
     return r
 
 
-def _compare(args, base, edited, players, options):
+def _compare(args, base, edited, players, options, on=None):
     """The same seeds and seat rotations on two sets of data, game for game: the paired
     difference of every win rate (companion/lab/paired.py)."""
     from companion.lab import paired
@@ -218,7 +223,8 @@ def _compare(args, base, edited, players, options):
     sides = paired.Sides()
     t0 = time.perf_counter()
     stream = paired.play_pairs(base, edited, players, bots=args.bots, options=options,
-                               seed=args.seed, jobs=args.jobs, sink=sides.see)
+                               seed=args.seed, jobs=args.jobs, sink=sides.see,
+                               cluster=on)
     c = paired.feed(paired.Comparison(args.delta / 100, args.alpha, args.beta), stream,
                     args.games, until=args.until)
     stream.close()

@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from companion.cli.common import add_db_arg, open_log, print_win_rates
+from companion.cli.common import add_cluster_arg, add_db_arg, cluster, open_log, print_win_rates
 from companion.core.errors import ConfigError
 from companion.games import get
 
@@ -59,8 +59,10 @@ def _page_args(p, default_players=None):
     p.add_argument("--jobs", type=int, default=0,
                    help="simulation worker processes (default 0: one per core; the games and "
                         "figures do not depend on it)")
+    add_cluster_arg(p)
     p.add_argument("--impact", type=int, default=0, metavar="N", help="add per-card impact "
-                   "(Trade Warz): N bot games per rerun, 5 reruns (docs/lab.md)")
+                   "(Trade Warz, Great Powers, Battle Builder, Market Trading): N bot games "
+                   "per rerun, 5 reruns (docs/lab.md)")
     add_db_arg(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,
@@ -115,7 +117,12 @@ def _check(game, players, count, what):
 
 
 def _wants_page(args):
-    return bool(args.sessions or args.simulate or args.out)
+    if args.sessions or args.simulate or args.out:
+        return True
+    if getattr(args, "cluster", None):
+        raise ConfigError("--cluster plays a report page's games (--simulate N); this report "
+                          "plays its games in this process.")
+    return False
 
 
 def run_battle_builder(args):
@@ -227,10 +234,11 @@ def run_page(args):
         if args.sessions else None
     out = args.out or f"{name}-report"
     log = open_log(args)
-    r = build(game, log, out=out, sessions=sessions, simulate=args.simulate,
-              players=args.players, options=_options(args.option), seed=args.seed,
-              bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate),
-              impact=args.impact)
+    with cluster(args) as on:
+        r = build(game, log, out=out, sessions=sessions, simulate=args.simulate,
+                  players=args.players, options=_options(args.option), seed=args.seed,
+                  bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate),
+                  impact=args.impact, cluster=on)
     if args.json:
         print(json.dumps(r, indent=2, default=str))
         return 0
@@ -242,8 +250,8 @@ def run_page(args):
           f"{r['players']} players and the compared options")
     if r["simulated"]:
         print(f"  simulated: {r['simulated']} games in {secs['simulate']:.1f} s "
-              f"({r['simulated'] / max(secs['simulate'], 1e-9):,.0f} games/s, jobs "
-              f"{args.jobs})")
+              f"({r['simulated'] / max(secs['simulate'], 1e-9):,.0f} games/s, "
+              f"{'cluster ' + args.cluster if args.cluster else f'jobs {args.jobs}'})")
     print(f"  page and CSV written in {secs['write']:.1f} s; {secs['total']:.1f} s in all")
     if r["bots"]:
         print(f"  left out: {r['bots']} bot games stored by companion play")

@@ -384,5 +384,21 @@ def _greedy_shop(game, view, moves):
     return "done_shopping", {}
 
 
-BOTS = {"random": random_bot, "greedy": greedy_bot}
+# -- casual ----------------------------------------------------------------------------------------
+
+#: How often the casual bot answers as the random bot would instead of the greedy one.
+CASUAL_SLIPS = 0.2
+
+
+def casual_bot(game, view, rng):
+    """A table of ordinary players: greedy, but one answer in five (``CASUAL_SLIPS``) is any
+    legal answer, as a player who misreads a card or tries something. Calibration plays it by
+    default (docs/lab.md, "Calibration"): greedy bots alone decide a battle the same way on every
+    deal, so their win rate against a monster falls as a staircase, not a slope."""
+    if rng.random() < CASUAL_SLIPS:
+        return random_bot(game, view, rng)
+    return greedy_bot(game, view, rng)
+
+
+BOTS = {"random": random_bot, "greedy": greedy_bot, "casual": casual_bot}
 __all__ = ["BOTS", "BBObservation"]
