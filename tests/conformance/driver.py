@@ -74,7 +74,9 @@ def configurations(game, per_count=None):
 
 
 def bots_for(game, n, seed):
-    names = sorted(game.bots)
+    """The fast bots in turn (a search bot, which has a thinking budget of ``iterations``,
+    takes seconds a game: the stored games and these checks are the fast bots')."""
+    names = sorted(k for k, b in game.bots.items() if not getattr(b, "iterations", None))
     return [game.bots[names[(seed + i) % len(names)]] for i in range(n)]
 
 

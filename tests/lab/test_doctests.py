@@ -6,7 +6,7 @@ import pytest
 
 
 @pytest.mark.parametrize("name", ["companion.core.datadir", "companion.core.play",
-                                  "companion.lab.sequential"])
+                                  "companion.lab.sequential", "companion.lab.ladder"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0

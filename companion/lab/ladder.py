@@ -1,0 +1,180 @@
+"""The skill ladder and balance under stronger bots (docs/lab.md, "The search bot and the
+ladder").
+
+A *rung* is one bot against the bot below it: one seat plays the stronger bot, every other seat
+the weaker, the strong seat rotated over every seat on the same deals (the same game seeds), so
+each deal is played once from each seat. The rung *holds* when the strong seat's win rate is
+clearly above its fair share 1/n: the lower bound of its 95% Wilson interval is above it.
+
+*Balance* asks whether the game's win rates per seat, per Leader (Trade Warz) and per turn
+position (seats after the first player) look the same when every seat is played by a strong
+bot as by a weak one: the two sets of rates side by side, with their Spearman rank
+correlation. Balance that holds only for weak bots is a finding about the game.
+"""
+import math
+
+from companion.core.play import simulate as play_simulate, wilson
+
+RUNGS = ("random", "greedy", "search-100", "search-400")
+
+
+def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progress=None):
+    """One rung: ``strong`` in one seat against ``weak`` in the others, ``games`` games in
+    all, the strong seat rotated over the seats, every rotation on the same deals (the first
+    ``games / n`` games of ``seed``, as ``companion simulate`` draws them)."""
+    n = len(players)
+    per = [games // n + (1 if k < games % n else 0) for k in range(n)]
+    wins, played, per_seat = 0.0, 0, []
+    for k in range(n):
+        if not per[k]:
+            continue
+        spec = [weak] * n
+        spec[k] = strong
+        res = play_simulate(game, players, per[k], seed=seed, bots=",".join(spec),
+                            options=options, jobs=jobs)
+        w = res["seats"][k]["wins"]
+        wins += w
+        played += per[k]
+        per_seat.append({"seat": k, "games": per[k], "wins": w})
+        if progress is not None:
+            progress(strong, weak, played, games)
+    lo, hi = wilson(round(wins), played)
+    fair = 1.0 / n
+    return {"strong": strong, "weak": weak, "players": n, "games": played, "wins": wins,
+            "win_rate": wins / played if played else 0.0, "ci95": [lo, hi], "fair": fair,
+            "holds": lo > fair, "seats": per_seat}
+
+
+def ladder(game, players, games, rungs=RUNGS, seed=0, options=None, jobs=1, progress=None,
+           per_rung=None):
+    """Every rung of ``rungs`` (weakest first) against the one below it. ``per_rung``: games
+    per rung by the strong bot's name, where it differs from ``games`` (search rungs are
+    slow)."""
+    out = []
+    for weak, strong in zip(rungs, rungs[1:]):
+        g = (per_rung or {}).get(strong, games)
+        out.append(rung(game, players, strong, weak, g, seed=seed, options=options, jobs=jobs,
+                        progress=progress))
+    return out
+
+
+def text(rows) -> str:
+    lines = ["rung (one seat vs the rest)        games   win rate   95% interval    fair  holds"]
+    for r in rows:
+        lo, hi = r["ci95"]
+        lines.append(f"{r['strong']:>12} vs {r['players'] - 1} x {r['weak']:<12} "
+                     f"{r['games']:>6}   {100 * r['win_rate']:6.1f}%   "
+                     f"[{100 * lo:4.1f}, {100 * hi:4.1f}]%  {100 * r['fair']:4.1f}%  "
+                     f"{'yes' if r['holds'] else 'no'}")
+    return "\n".join(lines)
+
+
+# -- balance under weak and strong bots ----------------------------------------------------------
+
+def ranks(xs) -> list:
+    """Average ranks (1 = smallest; ties share the mean of their ranks).
+
+    >>> ranks([10, 30, 20, 20])
+    [1.0, 4.0, 2.5, 2.5]
+    """
+    order = sorted(range(len(xs)), key=xs.__getitem__)
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation (Pearson's over average ranks); None when it is undefined
+    (fewer than 3 pairs, or one side all equal).
+
+    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40])
+    1.0
+    >>> spearman([1, 2, 3, 4], [4, 3, 2, 1])
+    -1.0
+    """
+    if len(xs) != len(ys) or len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def groups(facts) -> dict:
+    """``{(kind, key): rate}`` of one set of games: per seat, per Leader (when the game has
+    them) and per turn position (0 = the first player of round 1)."""
+    from . import stats
+    out = {}
+    for r in stats.seats(facts):
+        out[("seat", r["seat"] + 1)] = r
+    for r in stats.factions(facts):
+        out[("Leader", r["key"])] = r
+    pos_w, pos_g = {}, {}
+    for f in facts:
+        if f.first is None or not f.winners:
+            continue
+        share = 1.0 / len(f.winners)
+        for s in range(f.n):
+            p = (s - f.first) % f.n + 1
+            pos_g[p] = pos_g.get(p, 0) + 1
+            if s in f.winners:
+                pos_w[p] = pos_w.get(p, 0.0) + share
+    for p in sorted(pos_g):
+        out[("position", p)] = stats.rate(pos_w.get(p, 0.0), pos_g[p])
+    return out
+
+
+def balance(game, players, games, weak="greedy", strong="search-100", seed=0, options=None,
+            jobs=1, strong_games=None, progress=None) -> dict:
+    """Win rates per seat, Leader and turn position with every seat played by ``weak``, and
+    with every seat played by ``strong``, side by side, and the Spearman rank correlation of
+    the two columns (over all rows, and per kind of row)."""
+    from .simulate import simulate as lab_simulate
+    a = groups(lab_simulate(game, players, games, seed=seed, bots=weak, options=options,
+                            jobs=jobs))
+    if progress is not None:
+        progress(weak, games)
+    sg = strong_games or games
+    b = groups(lab_simulate(game, players, sg, seed=seed, bots=strong, options=options,
+                            jobs=jobs))
+    if progress is not None:
+        progress(strong, sg)
+    keys = [k for k in a if k in b]
+    rows = [{"kind": k[0], "key": k[1], "weak": a[k], "strong": b[k]} for k in keys]
+    corr = {"all": spearman([a[k]["win_rate"] for k in keys], [b[k]["win_rate"] for k in keys])}
+    for kind in dict.fromkeys(k[0] for k in keys):
+        ks = [k for k in keys if k[0] == kind]
+        corr[kind] = spearman([a[k]["win_rate"] for k in ks], [b[k]["win_rate"] for k in ks])
+    return {"game": game.name, "players": len(players), "weak": weak, "strong": strong,
+            "games": {"weak": games, "strong": sg}, "fair": 1.0 / len(players), "rows": rows,
+            "spearman": corr}
+
+
+def balance_text(res) -> str:
+    def cell(r):
+        lo, hi = r["ci95"]
+        return f"{100 * r['win_rate']:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
+
+    w, s = res["weak"], res["strong"]
+    lines = [f"Balance under {w} ({res['games']['weak']} games) and {s} "
+             f"({res['games']['strong']} games), every seat the same bot; fair share "
+             f"{100 * res['fair']:.1f}%",
+             f"{'':22}{w:>24}  {s:>24}"]
+    for r in res["rows"]:
+        lines.append(f"{r['kind'] + ' ' + str(r['key']):22}{cell(r['weak']):>24}  "
+                     f"{cell(r['strong']):>24}")
+    for kind, rho in res["spearman"].items():
+        lines.append(f"Spearman rank correlation ({kind}): "
+                     f"{'undefined' if rho is None else f'{rho:+.2f}'}")
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""The skill ladder and balance under weak and strong bots (companion/lab/ladder.py)."""
+from companion.games import get
+from companion.lab import ladder
+
+GP = get("great-powers")
+PLAYERS = ["A", "B", "C", "D"]
+
+
+def test_a_rung_rotates_the_strong_seat_and_says_whether_it_holds():
+    r = ladder.rung(GP, PLAYERS, "greedy", "random", 120, seed=3)
+    assert r["games"] == 120 and [s["seat"] for s in r["seats"]] == [0, 1, 2, 3]
+    assert all(s["games"] == 30 for s in r["seats"])
+    assert r["fair"] == 0.25
+    lo, hi = r["ci95"]
+    assert lo <= r["win_rate"] <= hi
+    assert r["holds"] == (lo > 0.25) and r["holds"]       # greedy beats random clearly
+    back = ladder.rung(GP, PLAYERS, "random", "greedy", 120, seed=3)
+    assert not back["holds"]                              # and not the other way round
+    assert "greedy vs 3 x random" in ladder.text([r, back])
+
+
+def test_the_ladder_plays_each_rung_against_the_one_below():
+    rows = ladder.ladder(GP, PLAYERS, 8, rungs=("random", "greedy", "random"))
+    assert [(r["strong"], r["weak"]) for r in rows] == [("greedy", "random"),
+                                                        ("random", "greedy")]
+
+
+def test_balance_sets_weak_and_strong_side_by_side_with_their_rank_correlation():
+    res = ladder.balance(GP, PLAYERS, 60, weak="random", strong="greedy", seed=1)
+    kinds = {r["kind"] for r in res["rows"]}
+    assert kinds == {"seat", "position"}                 # Great Powers has no Leaders
+    for r in res["rows"]:
+        assert r["weak"]["games"] == 60 and r["strong"]["games"] == 60
+    assert set(res["spearman"]) == {"all", "seat", "position"}
+    text = ladder.balance_text(res)
+    assert "Spearman" in text and "position 1" in text
+
+
+def test_spearman_is_rank_based_and_says_when_it_is_undefined():
+    assert ladder.spearman([1, 2, 3], [1, 4, 9]) == 1.0
+    assert ladder.spearman([1, 2, 3], [5, 5, 5]) is None
+    assert ladder.spearman([1, 2], [1, 2]) is None
+    assert abs(ladder.spearman([1, 2, 3, 4], [1, 3, 2, 4]) - 0.8) < 1e-12
+
+
+def test_the_command_prints_the_rungs_and_the_balance(capsys):
+    from companion.cli.main import main
+    assert main(["ladder", "great-powers", "--rungs", "random,greedy", "--games", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy vs 3 x random" in out and "holds" in out
+    assert main(["ladder", "great-powers", "--balance", "--games", "8", "--weak", "random",
+                 "--strong", "greedy"]) == 0
+    assert "Spearman rank correlation (position)" in capsys.readouterr().out
