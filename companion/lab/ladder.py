@@ -16,6 +16,8 @@ import math
 from companion.core.play import simulate as play_simulate, wilson
 
 RUNGS = ("random", "greedy", "search-100", "search-400")
+#: The search bot a report's balance section plays (``companion report --balance``).
+STRONG = "search-100"
 
 
 def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progress=None):

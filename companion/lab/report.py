@@ -95,7 +95,7 @@ def choose_setup(game, live, players=None, given=None):
 
 
 def build(game, log, *, out, sessions=None, simulate=0, players=None, options=None, seed=0,
-          bots="greedy", jobs=1, progress=None, impact=0, cluster=None) -> dict:
+          bots="greedy", jobs=1, progress=None, impact=0, cluster=None, balance=0) -> dict:
     """Write ``report.html`` and the CSV files into the folder ``out``; returns what was
     written and how long each part took."""
     t0 = time.perf_counter()
@@ -116,6 +116,16 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         page.impact = lab_impact.study(game, players=n, games=impact, seed=seed, bots=bots,
                                        options=resolved, jobs=jobs, log=log,
                                        sessions=sessions, cluster=cluster)
+    if balance:                     # greedy vs search balance: ``balance`` search games
+        from . import ladder
+        if ladder.STRONG not in game.bots:
+            from companion.core.errors import ConfigError
+            raise ConfigError(f"--balance: {game.title} has no search bot yet (Great Powers "
+                              f"has one); the balance section needs it.")
+        names = [f"Seat {i + 1}" for i in range(n)]
+        page.balance = ladder.balance(game, names, max(simulate, 1000), weak=bots,
+                                      strong=ladder.STRONG, seed=seed, options=resolved,
+                                      jobs=jobs, strong_games=balance)
     os.makedirs(out, exist_ok=True)
     written = page.write(out)
     t3 = time.perf_counter()
@@ -185,6 +195,7 @@ class Page:
         self.all_live_stats = stats.summarise(game, sel.live)
         self.sim_stats = stats.summarise(game, sim)
         self.impact = None              # companion.lab.impact.study(), when asked for
+        self.balance = None             # companion.lab.ladder.balance(), when asked for
 
     # -- the files --------------------------------------------------------------------------
     def write(self, out) -> list:
@@ -279,12 +290,15 @@ class Page:
         yield "curves.csv", ["source", "session", "round", "seat", self.unit], rows
         if self.impact:
             yield "cards.csv", *_impact_csv(self.impact)
+        if self.balance:
+            yield "balance.csv", *_balance_csv(self.balance)
 
     # -- the page ---------------------------------------------------------------------------
     def html(self) -> str:
         parts = [self._head(), self._overview(), self._win_rates(), self._groups_section(),
                  self._curves(), self._length(), self._time(), self._sessions(),
-                 self._game_figures(), _impact_html(self.impact), "</main></body></html>"]
+                 self._game_figures(), _impact_html(self.impact), _balance_html(self.balance),
+                 "</main></body></html>"]
         return "\n".join(p for p in parts if p)
 
     def _head(self):
@@ -572,6 +586,43 @@ def _impact_diff(x):
     flag = " <b>flagged</b>" if x["flagged"] else ""
     return (f"<td>{100 * x['diff']:+.1f} <small>[{100 * lo:+.1f}, {100 * hi:+.1f}]</small>"
             f"{flag}</td>")
+
+
+def _balance_csv(res):
+    header = ["kind", "key", "bots", "games", "win_rate", "ci95_low", "ci95_high"]
+    rows = []
+    for r in res["rows"]:
+        for side in ("weak", "strong"):
+            x = r[side]
+            rows.append([r["kind"], r["key"], res[side], res["games"][side],
+                         round(x["win_rate"], 4), round(x["ci95"][0], 4), round(x["ci95"][1], 4)])
+    return header, rows
+
+
+def _balance_html(res):
+    """Win rates per seat, Leader and turn position under the greedy bots and under the search
+    bot, side by side, with their rank correlation (companion/lab/ladder.py)."""
+    if not res:
+        return ""
+
+    def cell(x):
+        lo, hi = x["ci95"]
+        return f"{100 * x['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    w, s = res["weak"], res["strong"]
+    out = [f"<h2>Balance under {_e(w)} and under {_e(s)} bots</h2><p>Every seat played by the "
+           f"same bot: {res['games']['weak']} games with {_e(w)}, {res['games']['strong']} with "
+           f"{_e(s)} (a search bot thinks: it plays fewer games). Fair share "
+           f"{100 * res['fair']:.1f}%; 95% Wilson intervals. Balance that holds only under the "
+           f"weaker bots is a finding: the Spearman rank correlation says whether the two "
+           f"agree on the order (+1 the same order, 0 none, -1 reversed).</p>",
+           f"<table><tr><th>figure</th><th>{_e(w)}</th><th>{_e(s)}</th></tr>"]
+    for r in res["rows"]:
+        out.append(f"<tr><td>{_e(r['kind'])} {_e(str(r['key']))}</td><td>{cell(r['weak'])}</td>"
+                   f"<td>{cell(r['strong'])}</td></tr>")
+    out.append("</table><p>Spearman rank correlation: " + ", ".join(
+        f"{_e(k)} {'undefined' if v is None else f'{v:+.2f}'}"
+        for k, v in res["spearman"].items()) + ".</p>")
+    return "".join(out)
 
 
 def _impact_html(res, top=40):

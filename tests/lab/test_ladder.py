@@ -51,3 +51,28 @@ def test_the_command_prints_the_rungs_and_the_balance(capsys):
     assert main(["ladder", "great-powers", "--balance", "--games", "8", "--weak", "random",
                  "--strong", "greedy"]) == 0
     assert "Spearman rank correlation (position)" in capsys.readouterr().out
+
+
+def test_the_report_page_has_the_balance_section(tmp_path, capsys):
+    """`companion report great-powers --balance N`: the page's section (greedy and search-100
+    side by side, the rank correlation) and balance.csv, one row per figure and bot; a game
+    without a search bot says so in one sentence."""
+    import csv
+    from companion.cli.main import main
+    out = tmp_path / "gp"
+    assert main(["report", "great-powers", "--players", "3", "--simulate", "60", "--balance",
+                 "1", "--jobs", "1", "--db", str(tmp_path / "s.db"), "--out", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "Balance under greedy and under search-100 bots" in page
+    assert "Spearman rank correlation" in page
+    rows = list(csv.DictReader(open(out / "balance.csv")))
+    assert {r["bots"] for r in rows} == {"greedy", "search-100"}
+    greedy = [r for r in rows if r["bots"] == "greedy" and r["kind"] == "seat"]
+    search = [r for r in rows if r["bots"] == "search-100" and r["kind"] == "seat"]
+    assert len(greedy) == len(search) == 3
+    assert {r["games"] for r in greedy} == {"1000"} and {r["games"] for r in search} == {"1"}
+    assert abs(sum(float(r["win_rate"]) for r in search) - 1) < 1e-9   # one game: its winners
+    capsys.readouterr()
+    assert main(["report", "trade-warz", "--players", "3", "--balance", "1",
+                 "--db", str(tmp_path / "s.db"), "--out", str(tmp_path / "tw")]) == 1
+    assert "no search bot yet" in capsys.readouterr().err

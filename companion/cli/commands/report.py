@@ -63,6 +63,9 @@ def _page_args(p, default_players=None):
     p.add_argument("--impact", type=int, default=0, metavar="N", help="add per-card impact "
                    "(Trade Warz, Great Powers, Battle Builder, Market Trading): N bot games "
                    "per rerun, 5 reruns (docs/lab.md)")
+    p.add_argument("--balance", type=int, default=0, metavar="N", help="add balance under "
+                   "the greedy bots and under the search bot side by side (Great Powers): N "
+                   "search-bot games, and --simulate's greedy games (at least 1,000)")
     add_db_arg(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,
@@ -230,6 +233,8 @@ def run_page(args):
     game = get(name, data=getattr(args, "data", None))
     if args.simulate < 0:
         raise ConfigError("--simulate must be 0 or more.")
+    if args.balance < 0:
+        raise ConfigError("--balance must be 0 or more.")
     sessions = [x.strip() for x in args.sessions.split(",") if x.strip()] \
         if args.sessions else None
     out = args.out or f"{name}-report"
@@ -238,7 +243,7 @@ def run_page(args):
         r = build(game, log, out=out, sessions=sessions, simulate=args.simulate,
                   players=args.players, options=_options(args.option), seed=args.seed,
                   bots=args.bots, jobs=args.jobs, progress=_progress(args.simulate),
-                  impact=args.impact, cluster=on)
+                  impact=args.impact, cluster=on, balance=args.balance)
     if args.json:
         print(json.dumps(r, indent=2, default=str))
         return 0
