@@ -761,10 +761,9 @@ def text(result, top=None) -> str:
 
 # -- restricted play: the same bot forbidden a card (Jaffe) -------------------------------
 
-class _Without:
-    """A seat's view with ``card`` taken out of its hand as its bot reads it (``view.hand``),
-    so the bot never plays it and picks its next best move. Discards see the whole hand (a
-    forbidden card may be discarded: that is not playing it)."""
+class _Forbidding:
+    """A seat's view as its bot reads it, with ``card`` forbidden; everything else is the
+    view's own (each game's subclass changes the one thing its bots read)."""
 
     def __init__(self, view, card):
         object.__setattr__(self, "_v", view)
@@ -772,22 +771,21 @@ class _Without:
 
     def __getattr__(self, k):
         return getattr(self._v, k)
+
+
+class _Without(_Forbidding):
+    """Trade Warz: ``card`` taken out of the hand as the bot reads it (``view.hand``), so the
+    bot never plays it and picks its next best move. Discards see the whole hand (a forbidden
+    card may be discarded: that is not playing it)."""
 
     @property
     def hand(self):
         return [c for c in self._v.hand if c != self._card]
 
 
-class _WithoutOffer:
+class _WithoutOffer(_Forbidding):
     """Great Powers: a seat's view whose prompt does not offer ``card`` (face up or among
     the three drawn), so the bot never takes it."""
-
-    def __init__(self, view, card):
-        object.__setattr__(self, "_v", view)
-        object.__setattr__(self, "_card", card)
-
-    def __getattr__(self, k):
-        return getattr(self._v, k)
 
     @property
     def prompt(self):
@@ -797,16 +795,9 @@ class _WithoutOffer:
         return p
 
 
-class _WithoutShop:
+class _WithoutShop(_Forbidding):
     """Battle Builder: a seat's view where ``card`` cannot be bought (its price is an
     illegal move, as a card the shop does not have), so the bot buys its next best."""
-
-    def __init__(self, view, card):
-        object.__setattr__(self, "_v", view)
-        object.__setattr__(self, "_card", card)
-
-    def __getattr__(self, k):
-        return getattr(self._v, k)
 
     def card_cost(self, cid):
         from companion.core.errors import IllegalMoveError

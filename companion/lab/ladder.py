@@ -163,11 +163,13 @@ def balance(game, players, games, weak="greedy", strong="search-100", seed=0, op
             "spearman": corr}
 
 
-def balance_text(res) -> str:
-    def cell(r):
-        lo, hi = r["ci95"]
-        return f"{100 * r['win_rate']:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
+def cell(r) -> str:
+    """A win rate and its 95% interval, in points: ``" 24.5% [21.9, 27.3]"``."""
+    lo, hi = r["ci95"]
+    return f"{100 * r['win_rate']:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
 
+
+def balance_text(res) -> str:
     w, s = res["weak"], res["strong"]
     lines = [f"Balance under {w} ({res['games']['weak']} games) and {s} "
              f"({res['games']['strong']} games), every seat the same bot; fair share "

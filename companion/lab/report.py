@@ -604,10 +604,7 @@ def _balance_html(res):
     bot, side by side, with their rank correlation (companion/lab/ladder.py)."""
     if not res:
         return ""
-
-    def cell(x):
-        lo, hi = x["ci95"]
-        return f"{100 * x['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    from .ladder import cell
     w, s = res["weak"], res["strong"]
     out = [f"<h2>Balance under {_e(w)} and under {_e(s)} bots</h2><p>Every seat played by the "
            f"same bot: {res['games']['weak']} games with {_e(w)}, {res['games']['strong']} with "
