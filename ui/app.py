@@ -624,9 +624,11 @@ def _report_first_frame(path):
     import json
     import time
 
-    def write():
-        with open(path, "w") as f:
+    def write():                # whole or not at all: the bench polls for the file, and
+        tmp = f"{path}.tmp"     # on the emulated arm64 box read it once between its creation
+        with open(tmp, "w") as f:                       # and its first byte
             json.dump({"wall": time.time(), "monotonic": time.monotonic()}, f)
+        os.replace(tmp, path)
     _on_first_frame(write)
 
 
