@@ -138,13 +138,15 @@ def groups(facts) -> dict:
 
 
 def balance(game, players, games, weak="greedy", strong="search-100", seed=0, options=None,
-            jobs=1, strong_games=None, progress=None) -> dict:
+            jobs=1, strong_games=None, progress=None, weak_facts=None) -> dict:
     """Win rates per seat, Leader and turn position with every seat played by ``weak``, and
     with every seat played by ``strong``, side by side, and the Spearman rank correlation of
     the two columns (over all rows, and per kind of row)."""
     from .simulate import simulate as lab_simulate
-    a = groups(lab_simulate(game, players, games, seed=seed, bots=weak, options=options,
-                            jobs=jobs))
+    if weak_facts is None:          # (a report hands in the greedy games it already played)
+        weak_facts = lab_simulate(game, players, games, seed=seed, bots=weak, options=options,
+                                  jobs=jobs)
+    a = groups(weak_facts)
     if progress is not None:
         progress(weak, games)
     sg = strong_games or games

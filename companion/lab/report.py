@@ -123,9 +123,11 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
             raise ConfigError(f"--balance: {game.title} has no search bot yet (Great Powers "
                               f"has one); the balance section needs it.")
         names = [f"Seat {i + 1}" for i in range(n)]
-        page.balance = ladder.balance(game, names, max(simulate, 1000), weak=bots,
-                                      strong=ladder.STRONG, seed=seed, options=resolved,
-                                      jobs=jobs, strong_games=balance)
+        weak = max(simulate, 1000)      # --simulate's games are these games when enough
+        page.balance = ladder.balance(game, names, weak, weak=bots, strong=ladder.STRONG,
+                                      seed=seed, options=resolved, jobs=jobs,
+                                      strong_games=balance,
+                                      weak_facts=sim if len(sim) == weak else None)
     os.makedirs(out, exist_ok=True)
     written = page.write(out)
     t3 = time.perf_counter()
