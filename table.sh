@@ -32,7 +32,7 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 # The table, its broker, and what Kivy needs to draw with no desktop (KMS/DRM: Mesa GL/EGL/GBM).
 RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3
   libgl1 libegl1 libgles2 libgbm1 libdrm2 libgl1-mesa-dri"
-TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils"   # poppler-utils: pdftoppm (tests/printing)
+TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils postgresql"   # poppler-utils: pdftoppm (tests/printing); postgresql: the club (tests/club)
 # The arm64 stand-in for a Pi (tests/box): build a Debian arm64 root and boot it under QEMU.
 BOX_PKGS="debootstrap qemu-user-static binfmt-support qemu-system-arm qemu-utils e2fsprogs"
 
