@@ -56,6 +56,7 @@ import threading
 import time
 
 from companion.cardcodes import UidBindings, identify
+from companion.club.membership import is_club_address
 from companion.core.errors import CompanionError, IllegalMoveError
 from hardware.config import NEUTRAL, default_path, load_config
 from hardware.cues import PATTERNS, UPKEEP_CUES
@@ -354,6 +355,15 @@ class HubGlue:
             log.exception("the power callback failed on %r", event.action)
 
     def _scan(self, event):
+        club = getattr(self.hub, "club", None)
+        if club is not None and is_club_address(event.code):
+            try:                        # the club page's QR held to the reader: join it
+                club.join(event.code)
+            except CompanionError as e:
+                self.hub.alert("club", str(e), key="club")
+                return
+            self._do("play", "ok")
+            return
         game = self.hub.public_view()["hub"]["game"]
         resolved = []
 

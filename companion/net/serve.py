@@ -69,7 +69,8 @@ class TableServer:
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
                  games=None, fresh: bool = False, publish_order: str = "ack-first",
-                 address_source=None, address_poll: float = 5.0, phones: str = "required"):
+                 address_source=None, address_poll: float = 5.0, phones: str = "required",
+                 club: str | None = None):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
@@ -97,6 +98,8 @@ class TableServer:
         self._address_stop = threading.Event()
         self._address_thread = None
         self.log = self.hub = self.broker = self.bridge = self.web = None
+        self.club_address = club        # join this club (docs/club.md); one joined before stays
+        self.club = None                # the ClubLink once started
         self.resumed = None
         self._unsubscribe = None
         self._started = False
@@ -127,6 +130,7 @@ class TableServer:
                     raise
                 self._without_phones(e)
             self._unsubscribe = self.hub.subscribe(self._on_hub_event)
+            self._start_club()
             self.hub.start_timers()
             if self.bridge is not None:
                 self.bridge.call_soon(self._maybe_start)
@@ -148,6 +152,23 @@ class TableServer:
         self._set_join_url()
         if self.public_host is None:                # --host is a choice: never moved
             self._watch_address()
+
+    def _start_club(self):
+        """Ship to and bridge to the club this table joined (or is told to join now); never
+        waits for the club (docs/club.md)."""
+        from companion.club.membership import ClubLink, parse_address
+        self.club = ClubLink(self).start()
+        self.hub.club = self.club           # the table's Club dialog and a scanned club QR
+        m = self.club.membership
+        if self.club_address and (m is None or
+                                  m.get("address") != parse_address(self.club_address)[0]):
+            self.club.join(self.club_address)
+
+    @property
+    def store_path(self) -> str | None:
+        """The session store's file (what the club shipper reads), None for a store in memory."""
+        path = getattr(self.log, "path", None)
+        return str(path) if path and str(path) != ":memory:" else None
 
     def _set_join_url(self):
         """The join address into the hub; ``join_offline`` when it is only the loopback found
@@ -186,8 +207,18 @@ class TableServer:
             if spec == "embedded":          # options only a mosquitto child takes
                 for k in MOSQUITTO_ONLY:
                     opts.pop(k, None)
+            elif self._club_bridge() is not None:   # a club joined before: bridged from
+                opts.setdefault("bridge", self._club_bridge())      # the start
             return make_broker(spec, **opts)
         return make_broker(spec, ws_url=self.ws_url, **self.broker_options)
+
+    def _club_bridge(self):
+        m = self.hub.kept("club") if self.hub is not None else None
+        if not m:
+            return None
+        from .brokers import BridgeTo
+        b = m["broker"]
+        return BridgeTo(b["host"], b["port"], b["username"], b["password"], self.table)
 
     def stop(self) -> None:
         """Stop everything that was started, newest first; safe to call twice."""
@@ -198,6 +229,9 @@ class TableServer:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self.club is not None:
+            self.club.stop()
+            self.club = None
         if self.hub is not None:
             self.hub.stop()
         self._stop_phones()

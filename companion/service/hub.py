@@ -155,6 +155,8 @@ class Hub:
         self.entropy = entropy
         self.clock = clock
         kept = self._table_meta()
+        #: what else the table keeps between runs (the club it joined), rewritten with the room
+        self._kept = {k: v for k, v in kept.items() if k not in ("room", "lobby")}
         self.room_code = room_code or kept.get("room") or "".join(
             ROOM_ALPHABET[b % len(ROOM_ALPHABET)] for b in entropy(ROOM_LENGTH))
         self.session = None
@@ -213,9 +215,27 @@ class Hub:
                      "seats": [{"name": x.name, "token_hash": x.token_hash, "phone": x.phone}
                                for x in self.seats]}
         try:
-            setter(self.table, {"room": self.room_code, "lobby": lobby})
+            setter(self.table, {**self._kept, "room": self.room_code, "lobby": lobby})
         except CompanionError as e:
             self._alert("storage", str(e), key="storage")
+
+    def kept(self, key, default=None):
+        """A fact this table keeps between runs besides its room and lobby (``"club"``)."""
+        with self._lock:
+            return self._kept.get(key, default)
+
+    def keep(self, key, value):
+        """Keep ``value`` under ``key`` (None forgets it) with the room and lobby, durably;
+        a storage error raises (the caller says it where it was asked)."""
+        with self._lock:
+            if value is None:
+                self._kept.pop(key, None)
+            else:
+                self._kept[key] = value
+            setter = getattr(self.log, "set_table_meta", None)
+            if setter is not None:
+                lobby = (self._table_meta() or {}).get("lobby")
+                setter(self.table, {**self._kept, "room": self.room_code, "lobby": lobby})
 
     # -- subscribers ------------------------------------------------------------------------------
     def subscribe(self, fn):

@@ -165,6 +165,10 @@ class TableMenu(Dialog):
         self.dismiss()
         JoinDialog().open()
 
+    def club(self):
+        self.dismiss()
+        ClubDialog().open()
+
     def end_game(self):
         self.dismiss()
         app = App.get_running_app()
@@ -368,6 +372,106 @@ class NameKeyboard(BoxLayout):
         self.text = self.text[:-1]
         self.shift = not self.text or self.text.endswith(" ")
         self._case()
+
+
+class AddressKeyboard(NameKeyboard):
+    """The keys of a club's address (``club.local:8100/join/k3x9``): digits, lower-case
+    letters and ``. : / -``; no Shift."""
+    rows = ListProperty(["1234567890", "qwertyuiop", "asdfghjkl:", "zxcvbnm./-"])
+    limit = NumericProperty(80)
+
+    def _case(self):
+        for b in self._keys:
+            b.text = b.char
+        self._shift.disabled = True
+        self._shift.opacity = 0
+
+    def type(self, ch):
+        if ch != " " and len(self.text) < self.limit:
+            self.text += ch
+
+
+def club_status_text(status: dict | None) -> str:
+    """What the Club dialog says about this table's club, in words.
+
+    >>> club_status_text(None)
+    'This table is in no club. Type the address the club page shows, or scan its QR with the card reader.'
+    >>> club_status_text({"club": "Thursday club", "record": {"connected": True, "sent": 120, "queued": 0}})
+    'In the club Thursday club: 120 records sent, none waiting.'
+    >>> club_status_text({"club": "C", "record": {"connected": False, "sent": 5, "queued": 12, "last_error": "The club record at 10.0.0.5 does not answer."}})
+    'In the club C: 5 records sent, 12 waiting (the club is away; they go when it is back). The club record at 10.0.0.5 does not answer.'
+    """
+    status = status or {}
+    if status.get("joining"):
+        return "Joining the club… the table plays on meanwhile."
+    if not status.get("club"):
+        text = ("This table is in no club. Type the address the club page shows, or scan "
+                "its QR with the card reader.")
+        return f"{status['error']} {text}" if status.get("error") else text
+    rec = status.get("record") or {}
+    waiting = rec.get("queued") or 0
+    text = (f"In the club {status['club']}: {rec.get('sent', 0)} records sent, "
+            + ("none waiting." if not waiting else f"{waiting} waiting"))
+    if waiting and not rec.get("connected"):
+        text += " (the club is away; they go when it is back)."
+    elif waiting:
+        text += "."
+    if rec.get("last_error") and not rec.get("connected"):
+        text += f" {rec['last_error']}"
+    return text
+
+
+class ClubDialog(Dialog):
+    """The table's club (docs/club.md): whether it is in one and how its record is going, an
+    address to type (or scan the club page's QR with the card reader), Join and Leave. The
+    table plays on whatever the club does."""
+    status_text = StringProperty("")
+    member = BooleanProperty(False)
+
+    def on_open(self):
+        from kivy.clock import Clock
+        self._tick = Clock.schedule_interval(lambda _dt: self.refresh(), 1.0)
+        kb = self.ids.kb
+        kb.bind(text=self._typed)
+        kb.text = ""
+        self._typed(kb, "")
+        self.refresh()
+
+    def on_dismiss(self):
+        self._tick.cancel()
+
+    def _club(self):
+        return getattr(App.get_running_app().hub, "club", None)
+
+    def refresh(self):
+        club = self._club()
+        st = club.status() if club is not None else {"error": "This table runs without a "
+                                                      "store on disk: it cannot join a club."}
+        self.member = bool(st.get("club"))
+        self.status_text = club_status_text(st)
+
+    def _typed(self, _kb, text):
+        self.ids.go.disabled = not text.strip() or self._club() is None
+
+    def join(self):
+        from companion.core.errors import CompanionError
+        club, address = self._club(), self.ids.kb.text.strip()
+        try:
+            club.join(address)
+        except CompanionError as e:
+            App.get_running_app().show_toast(str(e))
+            return
+        self.ids.kb.text = ""
+        self.refresh()
+
+    def leave(self):
+        self.dismiss()
+        club = self._club()
+        ConfirmDialog(title="Leave the club?",
+                      text="This table stops sending its games to the club and leaves its "
+                           "page. What was sent stays in the club's record.",
+                      go_text="Leave the club", go_tid="confirm:leave-club", tone="warn",
+                      action=lambda: App.get_running_app().command(club.leave)).open()
 
 
 class RenameDialog(Dialog):

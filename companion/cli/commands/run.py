@@ -60,6 +60,8 @@ def register(sub):
                    "simulator (type a card's name on this terminal and press Enter to scan "
                    "it), or 'none'. Default: the hardware config's, else a reader found on "
                    "USB, else the simulator when the hardware is simulated")
+    p.add_argument("--club", default=None, metavar="http://CLUB:PORT/join/CODE",
+                   help="join this club (the Menu's Club does the same by touch; docs/club.md)")
     p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     p.add_argument("--size", default=None, help="window size, e.g. 800x480 (with --windowed)")
     add_data_arg(p, "play")
@@ -156,7 +158,8 @@ def run(args):
                          broker=args.broker, http_port=args.http_port,
                          mqtt_port=args.mqtt_port, ws_port=args.ws_port,
                          public_host=args.host, fresh=args.new,
-                         phones="optional")    # a broker that cannot start: touch play only
+                         phones="optional",    # a broker that cannot start: touch play only
+                         club=args.club)
     signal.signal(signal.SIGTERM, _terminate)
     link = None
     try:

@@ -52,6 +52,9 @@ def register(sub):
                    "the password of its 'hub' login")
     p.add_argument("--seat-logins", default=None, help="external broker: a file of seat "
                    "logins, one 'username:password' a line, in seat order")
+    p.add_argument("--club", default=None, metavar="http://CLUB:PORT/join/CODE",
+                   help="join this club: the table's games go to its record and its page "
+                        "(docs/club.md); a club joined before is kept")
     p.add_argument("--quiet", action="store_true", help="print only the join details")
     add_data_arg(p, "play")
     add_db_arg(p)
@@ -178,7 +181,7 @@ def run_serve(args):
         seed=args.seed, broker=args.broker, bind=args.bind, http_port=args.http_port,
         mqtt_port=args.mqtt_port, ws_port=args.ws_port, public_host=args.host,
         ws_url=args.ws_url, hub_password=hub_password if external else None,
-        seat_logins=_seat_logins(args.seat_logins))
+        seat_logins=_seat_logins(args.seat_logins), club=args.club)
     stop = threading.Event()
     try:
         server.start()

@@ -1,0 +1,238 @@
+"""A box's side of the club: joining with one address, and the two links it then keeps
+(the record shipped to PostgreSQL, the public topics bridged to the club broker).
+
+The table never waits for any of it. Joining is one HTTP request on a thread of its own; the
+reply is kept in the store with the table's room code (``hub.keep("club", ...)``), so after a
+restart the box ships and bridges at once, even while the club is away. The shipper is a
+thread reading the store; the bridge is mosquitto's own. Neither is in the command path.
+
+>>> parse_address("club.local:8100/join/k3x9")
+('http://club.local:8100/join/k3x9', 'club.local')
+>>> parse_address("http://10.0.0.5:8100/join/k3x9")
+('http://10.0.0.5:8100/join/k3x9', '10.0.0.5')
+>>> parse_address("10.0.0.5")
+Traceback (most recent call last):
+...
+companion.core.errors.ConfigError: '10.0.0.5' is not a club address: it looks like http://CLUB:PORT/join/CODE (the club page shows it).
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from companion.core.errors import CompanionError, ConfigError
+
+log = logging.getLogger(__name__)
+
+JOIN_TIMEOUT = 5.0          # seconds a join request may take before it is said to have failed
+
+
+class ClubError(CompanionError):
+    """The club could not be joined, in words the table can show."""
+
+
+def parse_address(address: str) -> tuple[str, str]:
+    """``(the join URL, the club's host)`` from what was typed or scanned."""
+    text = (address or "").strip()
+    if text and "://" not in text:
+        text = "http://" + text
+    u = urllib.parse.urlsplit(text)
+    parts = [p for p in u.path.split("/") if p]
+    if u.scheme not in ("http", "https") or not u.hostname or len(parts) != 2 \
+            or parts[0] != "join":
+        raise ConfigError(f"{address!r} is not a club address: it looks like "
+                          f"http://CLUB:PORT/join/CODE (the club page shows it).")
+    return urllib.parse.urlunsplit((u.scheme, u.netloc, u.path, "", "")), u.hostname
+
+
+def is_club_address(text) -> bool:
+    """Whether a scanned code is a club's join address (the club page's QR), not a card.
+
+    >>> is_club_address("http://10.0.0.5:8100/join/k3x9"), is_club_address("TW:1:export-7")
+    (True, False)
+    """
+    try:
+        parse_address(text if isinstance(text, str) and "://" in text else "")
+        return True
+    except ConfigError:
+        return False
+
+
+def _loopback(host) -> bool:
+    if not host or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _rehost(url: str, host: str) -> str:
+    """The record's address as this box reaches it: a club that runs its own PostgreSQL gives
+    its loopback; the box then uses the host it reached the club page on."""
+    u = urllib.parse.urlsplit(url)
+    if not _loopback(u.hostname) or _loopback(host):
+        return url
+    netloc = u.netloc.rsplit("@", 1)
+    hostport = host + (f":{u.port}" if u.port else "")
+    netloc = f"{netloc[0]}@{hostport}" if len(netloc) == 2 else hostport
+    return urllib.parse.urlunsplit((u.scheme, netloc, u.path, u.query, u.fragment))
+
+
+def join(address: str, table: str, *, timeout: float = JOIN_TIMEOUT) -> dict:
+    """Ask the club at ``address`` for this table's place in it. Returns what the box keeps:
+    ``{"address", "club", "record", "broker": {"host", "port", "username", "password"},
+    "joined"}``. Raises :class:`ClubError` with the reason in a sentence."""
+    url, host = parse_address(address)
+    req = urllib.request.Request(url, data=json.dumps({"table": table}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            reply = json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        try:
+            why = json.loads(e.read().decode()).get("error") or e.reason
+        except (ValueError, AttributeError, OSError):
+            why = e.reason
+        raise ClubError(f"The club at {host} refused table {table}: {why}") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", e)
+        raise ClubError(f"The club at {host} did not answer ({reason}); the table plays on, "
+                        f"try again when the club is up.") from None
+    try:
+        broker = dict(reply["broker"])
+        broker["port"] = int(broker["port"])
+        broker["host"] = host if _loopback(broker.get("host")) else broker["host"]
+        return {"address": url, "club": str(reply.get("club") or host),
+                "record": _rehost(str(reply["record"]), host), "broker": broker,
+                "joined": time.time()}
+    except (KeyError, TypeError, ValueError):
+        raise ClubError(f"The club at {host} answered something that is not a club's "
+                        f"join reply.") from None
+
+
+class ClubLink:
+    """The club links of one table: :meth:`start` re-attaches a club joined before,
+    :meth:`join` joins one (on its own thread), :meth:`leave` stops shipping and bridging.
+
+    ``server`` is the :class:`~companion.net.serve.TableServer` (its hub keeps the membership,
+    its store is what is shipped, its broker bridges). ``status()`` is what the table's
+    settings show."""
+
+    def __init__(self, server):
+        self.server = server
+        self.shipper = None
+        self.error = None               # the last join's failure, in words
+        self.joining = None             # the address being joined
+        self._lock = threading.Lock()
+        self._unsubscribe = None
+
+    @property
+    def membership(self) -> dict | None:
+        hub = self.server.hub
+        return hub.kept("club") if hub is not None else None
+
+    # -- life ---------------------------------------------------------------------------------
+    def start(self):
+        m = self.membership
+        if m:
+            self._attach(m)
+        return self
+
+    def stop(self):
+        with self._lock:
+            self._detach_shipper()
+
+    def join(self, address: str, *, wait: bool = False):
+        """Join the club at ``address``; the table goes on meanwhile. An address that is not a
+        club's raises :class:`ConfigError` at once; the rest is said in :attr:`error`."""
+        parse_address(address)
+        self.joining, self.error = address, None
+        t = threading.Thread(target=self._join, args=(address,), name="tc-club-join",
+                             daemon=True)
+        t.start()
+        if wait:
+            t.join()
+            if self.error:
+                raise ClubError(self.error)
+        return t
+
+    def _join(self, address):
+        try:
+            m = join(address, self.server.table)
+            self.server.hub.keep("club", m)
+            self._attach(m)
+            self.server.hub.alert("club", f"Joined the club {m['club']}: this table's games "
+                                          f"go to its record and its page.", key="club")
+        except CompanionError as e:
+            self.error = str(e)
+            log.warning("joining the club failed: %s", e)
+            if self.server.hub is not None:
+                self.server.hub.alert("club", str(e), key="club")
+        finally:
+            self.joining = None
+
+    def leave(self):
+        """Stop shipping and bridging and forget the club (what was shipped stays there)."""
+        with self._lock:
+            self._detach_shipper()
+            self._set_bridge(None)
+        self.server.hub.keep("club", None)
+
+    # -- the two links --------------------------------------------------------------------------
+    def _attach(self, m):
+        with self._lock:
+            self._detach_shipper()
+            db = self.server.store_path
+            if db is not None:
+                from .shipper import Shipper
+                self.shipper = Shipper(db, self.server.table, m["record"])
+                self.shipper.start()
+                self._unsubscribe = self.server.hub.subscribe(self._on_hub_event)
+            else:
+                log.info("this table keeps no store on disk: nothing to ship to the club")
+            self._set_bridge(m)
+
+    def _detach_shipper(self):
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.shipper is not None:
+            self.shipper.stop()
+            self.shipper = None
+
+    def _set_bridge(self, m):
+        broker = self.server.broker
+        setter = getattr(broker, "set_bridge", None)
+        if broker is None:
+            return
+        if setter is None:
+            if m is not None:
+                log.warning("the %s broker cannot bridge to the club (mosquitto can): the "
+                            "club page will not show this table live; its record still goes",
+                            getattr(broker, "mode", "external"))
+            return
+        from companion.net.brokers import BridgeTo
+        b = m and m["broker"]
+        setter(None if m is None else
+               BridgeTo(b["host"], b["port"], b["username"], b["password"], self.server.table))
+
+    def _on_hub_event(self, event):
+        sh = self.shipper
+        if sh is not None and event.get("kind") == "changed":
+            sh.notify()
+
+    def status(self) -> dict:
+        """What the settings show: the club, the record's progress, the last error."""
+        m = self.membership
+        out = {"club": m and m.get("club"), "address": m and m.get("address"),
+               "joining": self.joining, "error": self.error}
+        if self.shipper is not None:
+            out["record"] = self.shipper.status()
+        return out
