@@ -58,14 +58,14 @@ class Club:
 class Table:
     """One box: its mosquitto bridged to the club, a hub and seats on it with their logins."""
 
-    def __init__(self, name, club):
+    def __init__(self, name, club_port, club_password):
         self.name, self.t = name, TableTopics(name)
-        self.club_password = club.add_table(name)
+        self.club_password = club_password
         self.hub_cred = cred.hub_credential()
         self.seat_creds = [cred.seat_credential(cred.new_seat_id(next(_serial)))
                            for _ in range(SEATS)]
         self.seats = [c.username for c in self.seat_creds]
-        self.bridge = BridgeTo("127.0.0.1", club.tcp_port, name, self.club_password, name)
+        self.bridge = BridgeTo("127.0.0.1", club_port, name, club_password, name)
         self.broker = MosquittoBroker(binary=MOSQUITTO, users=[self.hub_cred, *self.seat_creds],
                                       bridge=self.bridge).start()
         self.clients = []
@@ -159,7 +159,7 @@ def tables(club, watcher):
     made = {}
     try:
         for name in TABLES:
-            made[name] = Table(name, club.broker)
+            made[name] = Table(name, club.broker.tcp_port, club.broker.add_table(name))
         yield made
     finally:
         for t in made.values():
@@ -386,3 +386,31 @@ def test_a_running_box_joins_a_club(club, watcher, tmp_path):
         with MqttClient(box.url, hub.username, hub.password) as c:      # same logins
             c.publish(t.events, b"t4-joined")
         watcher.wait_for(lambda m: m.payload == b"t4-joined", "t4's event at the club")
+
+
+def test_the_bridge_alone_keeps_private_topics_on_the_box(tables):
+    """Each wall holds alone: behind a club broker that would take anything from the table's
+    login, the bridge still sends only the public topics (the club's wall is not what stops
+    them). Then the bridge's own lines, as rendered."""
+    hub_open = cred.hub_credential()
+    t9 = cred.Credential("t9", cred.new_password())
+    anything = "user hub\ntopic readwrite #\nuser t9\ntopic readwrite #\n"
+    with MosquittoBroker(binary=MOSQUITTO, users=[hub_open, t9], acl_text=anything) as open_club:
+        spy = MqttClient(open_club.url, hub_open.username, hub_open.password).connect()
+        spy.subscribe([("#", 1)])
+        table = Table("t9", open_club.tcp_port, t9.password)
+        try:
+            table.play(1)
+            table.hub.publish(table.t.events, b"sentinel-t9")
+            got = spy.wait_for(lambda m: m.payload == b"sentinel-t9", timeout=30)
+        finally:
+            spy.close()
+            table.close()
+    topics_seen = {m.topic for m in got}
+    assert public_topics(table) <= topics_seen, public_topics(table) - topics_seen
+    assert not [m.topic for m in got if not is_public(m.topic)]
+    assert not [m.payload for m in got if b"secret" in m.payload]
+
+    lines = BridgeTo("h", 1, "t9", "pw", "t9").config_lines()
+    assert [x for x in lines if x.startswith("topic ")] == [
+        f"topic {p} out 1" for p in topics.public_patterns("t9")]
