@@ -1308,9 +1308,10 @@ class BridgeTo:
         check_table_id(self.table)
         cred.check_username(self.username)
         cred.check_password(self.password)
-        if not isinstance(self.host, str) or not self.host or any(c.isspace() or c in "[]#"
+        if not isinstance(self.host, str) or not self.host or any(c.isspace() or c in "[]#:"
                                                                    for c in self.host):
-            raise BrokerError(f"{self.host!r} is not a club broker host name or address.")
+            # (mosquitto's "address host:port" line cannot hold an IPv6 literal: use a name)
+            raise BrokerError(f"{self.host!r} is not a club broker host name or IPv4 address.")
         if not isinstance(self.port, int) or not 0 < self.port < 65536:
             raise BrokerError(f"{self.port!r} is not a club broker port.")
         if any(c.isspace() for c in self.password):
