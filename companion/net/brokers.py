@@ -12,6 +12,8 @@
   supervised (restarted on the same ports if it dies), and dying with the table (Linux:
   ``PR_SET_PDEATHSIG``, the child forked by one long-lived thread; :func:`_reap_orphan` at the
   next start is the second line of defence).
+  With a :class:`BridgeTo`, the child also bridges the table's public topics out to a club's
+  broker (mosquitto's own bridge, one way; never a view, cmd or reply).
 * :class:`ExternalBroker`: a broker somebody else runs (``mqtt://host:port``). No child, and its
   logins and ACL are the operator's job: :meth:`add_user` raises :class:`BrokerError`.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import dataclasses
 import logging
 import os
 import queue
@@ -57,7 +60,7 @@ from . import amqtt_glue
 from . import credentials as cred
 from .client import ConnectError, parse_url
 from .protocol import MAX_PAYLOAD_BYTES
-from .topics import mosquitto_acl
+from .topics import check_table_id, club_link, mosquitto_acl, public_patterns
 
 log = logging.getLogger(__name__)
 
@@ -873,13 +876,18 @@ class MosquittoBroker(Broker):
     """
 
     mode = "mosquitto"
+    #: What a login may be called here (the table's wall depends on it); the club overrides it.
+    check_username = staticmethod(cred.check_username)
 
     def __init__(self, host: str = "127.0.0.1", tcp_port: int = 0, ws_port: int | None = 0,
                  users=None, max_payload: int = MAX_PAYLOAD_BYTES, *, binary: str | None = None,
                  run_dir=None, persistence: bool = True, max_queued_messages: int = 100_000,
-                 start_timeout: float = 10.0):
+                 start_timeout: float = 10.0, bridge: "BridgeTo | None" = None,
+                 acl_text: str | None = None):
         super().__init__(host, tcp_port, ws_port, users, max_payload)
         self.binary = binary
+        self.bridge = bridge                # set before start, or later with set_bridge()
+        self.acl_text = acl_text            # None: the table's wall (mosquitto_acl())
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self._own_run_dir = run_dir is None
         self.persistence = persistence
@@ -887,7 +895,7 @@ class MosquittoBroker(Broker):
         self.start_timeout = start_timeout
         self._hashes: dict[str, str] = {}
         for name, password in self._initial_users:
-            self._hashes[cred.check_username(name)] = cred.mosquitto_hash(
+            self._hashes[self.check_username(name)] = cred.mosquitto_hash(
                 cred.check_password(password))
         self._probe_password = ""
         self._proc: subprocess.Popen | None = None
@@ -936,6 +944,9 @@ class MosquittoBroker(Broker):
         lines += ["", f"listener {self.tcp_port} {self.host}", "protocol mqtt"]
         if self.ws_port is not None:
             lines += ["", f"listener {self.ws_port} {self.host}", "protocol websockets"]
+        if self.bridge is not None:
+            lines += ["", "# The table's public topics, out to its club (BridgeTo).",
+                      *self.bridge.config_lines()]
         return "\n".join(lines) + "\n"
 
     def _write_passwd(self):
@@ -947,7 +958,7 @@ class MosquittoBroker(Broker):
     def _write_files(self):
         (self.run_dir / "data").mkdir(mode=0o700, exist_ok=True)
         self._write_passwd()
-        cred.write_private_file(self.run_dir / "acl", mosquitto_acl())
+        cred.write_private_file(self.run_dir / "acl", self.acl_text or mosquitto_acl())
         cred.write_private_file(self.config_path, self.config_text())
 
     def _log_tail(self, lines: int = 8) -> str:
@@ -1075,6 +1086,8 @@ class MosquittoBroker(Broker):
             proc = self._proc
             if not self._running or proc is None or proc.poll() is None:
                 continue
+            if proc is not self._proc:          # replaced on purpose (set_bridge)
+                continue
             self._down = True
             code = proc.returncode
             log.warning("mosquitto (pid %s) exited with code %s; restarting it", proc.pid, code)
@@ -1099,6 +1112,8 @@ class MosquittoBroker(Broker):
         with self._lock:
             if not self._running:
                 return False
+            if self._proc is not None and self._proc.poll() is None:
+                return True                     # set_bridge() started a new one meanwhile
             taken = self._taken()
             if taken is not None:
                 self._kill_child()              # (the dead one: forget it)
@@ -1152,6 +1167,28 @@ class MosquittoBroker(Broker):
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    def set_bridge(self, bridge: "BridgeTo | None") -> None:
+        """Link the table to a club (a box that joins while it runs), replace the link, or
+        drop it (None). mosquitto reads bridges only when it starts, so a running child is
+        restarted on the same ports with the same logins and its persistence file: phones and
+        the hub reconnect by themselves, as after a crash, and retained messages are kept."""
+        with self._lock:
+            self.bridge = bridge
+            if not self._running:
+                return                          # the next start writes it
+            binary = find_mosquitto(self.binary)
+            self._kill_child()
+            self._write_files()
+            self._spawn(binary)
+            err = self._wait_ready()
+            if err is None:
+                _note_child(self.tcp_port, self._proc.pid, self.run_dir)
+                return
+            if self._proc.poll() is None:       # hung: the supervisor restarts a dead one
+                self._proc.kill()
+                self._proc.wait(5)
+        raise BrokerError(f"mosquitto did not restart with the new club bridge: {err}")
+
     # logins
     def _reload(self, timeout: float = 5.0):
         """Rewrite passwd, SIGHUP, and wait until mosquitto accepts the new probe password:
@@ -1172,7 +1209,7 @@ class MosquittoBroker(Broker):
         raise BrokerError(f"mosquitto did not reload its password file within {timeout:g} s.")
 
     def add_user(self, username: str, password: str) -> None:
-        cred.check_username(username)
+        self.check_username(username)
         hashed = cred.mosquitto_hash(cred.check_password(password))
         with self._lock:
             self._hashes[username] = hashed
@@ -1252,6 +1289,63 @@ class ExternalBroker(Broker):
 
     def users(self) -> list[str]:
         return []
+
+
+# -- the bridge to a club ---------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class BridgeTo:
+    """Where a box's mosquitto sends its table's public topics: the club broker at
+    ``host:port`` (TCP), logged in as ``username`` (the table id) with ``password``. One way
+    out, public topics only (:func:`companion.net.topics.public_patterns`)."""
+    host: str
+    port: int
+    username: str
+    password: str = dataclasses.field(repr=False)
+    table: str
+
+    def __post_init__(self):
+        check_table_id(self.table)
+        cred.check_username(self.username)
+        cred.check_password(self.password)
+        if not isinstance(self.host, str) or not self.host or any(c.isspace() or c in "[]#:"
+                                                                   for c in self.host):
+            # (mosquitto's "address host:port" line cannot hold an IPv6 literal: use a name)
+            raise BrokerError(f"{self.host!r} is not a club broker host name or IPv4 address.")
+        if not isinstance(self.port, int) or not 0 < self.port < 65536:
+            raise BrokerError(f"{self.port!r} is not a club broker port.")
+        if any(c.isspace() for c in self.password):
+            # mosquitto's config reader would cut it at the first space
+            raise BrokerError("A club broker password cannot contain spaces.")
+
+    def config_lines(self) -> list[str]:
+        """mosquitto's own bridge section for this link, one setting a line (why: the comments)."""
+        lines = [
+            f"connection tc-club-{self.table}",
+            f"address {self.host}:{self.port}",
+            "bridge_protocol_version mqttv311",
+            # an ordinary client to the club: a one-way bridge has no remote subscriptions for
+            # the bridge flag to help with, and any broker accepts it
+            "try_private false",
+            f"remote_clientid tc-bridge-{self.table}",
+            f"remote_username {self.username}",
+            f"remote_password {self.password}",
+            # nothing piles up on the box while the club is away (the record goes by the
+            # shipper); at every connect mosquitto sends the retained state, status and
+            # presence again, which is the live picture; stale events are not replayed as live
+            "cleansession true",
+            "start_type automatic",
+            "restart_timeout 2 15",   # back at the club within 15 s of its return
+            # a vanished box is noticed by the club within 1.5 x this (its link turns 0)
+            "keepalive_interval 30",
+            "notifications true",
+            "notifications_local_only false",      # the club must see it, not only the box
+            f"notification_topic {club_link(self.table)}",
+            # send the club publishes only (no UNSUBSCRIBE for the out topics)
+            "bridge_attempt_unsubscribe false",
+        ]
+        lines += [f"topic {t} out 1" for t in public_patterns(self.table)]
+        return lines
 
 
 def mosquitto_available(binary: str | None = None) -> bool:
