@@ -1,7 +1,9 @@
 """Shared bits of the CLI: where sessions live, printing a game's final table."""
 import os
 import pathlib
+import time
 
+from companion.core.errors import ConfigError, SessionNotFoundError
 from companion.core.log import SQLiteLog
 
 
@@ -15,8 +17,54 @@ def default_db() -> str:
 
 
 def add_db_arg(p):
-    p.add_argument("--db", default=None, help="session store (SQLite file); default "
-                   "$COMPANION_DB or ~/.local/share/table-companion/sessions.db")
+    p.add_argument("--db", default=None, help="session store (SQLite file) or a club record "
+                   "(postgresql://...); default $COMPANION_DB or "
+                   "~/.local/share/table-companion/sessions.db")
+
+
+def add_filter_args(p):
+    """``--table T`` and ``--evening YYYY-MM-DD``: the sessions of one table, one evening."""
+    p.add_argument("--table", default=None, metavar="T",
+                   help="only the sessions played at this table (a club record's table id; in "
+                        "a local store, the table named in the session)")
+    p.add_argument("--evening", default=None, metavar="YYYY-MM-DD",
+                   help="only the sessions started on this (local) day")
+
+
+def _evening(text):
+    """The local day ``YYYY-MM-DD`` as (start, end) in seconds since the epoch."""
+    try:
+        day = time.strptime(text, "%Y-%m-%d")
+    except ValueError:
+        raise ConfigError(f"--evening wants a date as YYYY-MM-DD, not {text!r}.") from None
+    start = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, 0, 0, 0, 0, 0, -1))
+    end = time.mktime((day.tm_year, day.tm_mon, day.tm_mday + 1, 0, 0, 0, 0, 0, -1))
+    return start, end
+
+
+class _Only:
+    """A local store's read side showing only some sessions (``--table``, ``--evening``)."""
+
+    def __init__(self, log, keep):
+        self._log, self._keep = log, keep
+        self.path = log.path
+
+    def sessions(self):
+        return [i for i in self._log.sessions() if self._keep(i)]
+
+    def info(self, session_id):
+        info = self._log.info(session_id)
+        if not self._keep(info):
+            raise SessionNotFoundError(f"No session {session_id} in {self.path} for the "
+                                       f"table or evening asked for.")
+        return info
+
+    def read(self, session_id):
+        self.info(session_id)
+        return self._log.read(session_id)
+
+    def __getattr__(self, name):
+        return getattr(self._log, name)
 
 
 def add_cluster_arg(p):
@@ -33,7 +81,19 @@ def cluster(args):
 
 
 def open_log(args):
-    return SQLiteLog(args.db or default_db())
+    """The store ``--db`` names: a local SQLite file, or the club's record
+    (``postgresql://...``, read-only), showing only ``--table`` and ``--evening`` if given."""
+    db = args.db or default_db()
+    table = getattr(args, "table", None)
+    since, until = _evening(args.evening) if getattr(args, "evening", None) else (None, None)
+    if db.startswith(("postgresql://", "postgres://")):
+        from companion.club.record import ClubLog
+        return ClubLog(db, table=table, since=since, until=until)
+    log = SQLiteLog(db)
+    if table is None and since is None:
+        return log
+    return _Only(log, lambda i: (table is None or (i.meta or {}).get("table") == table)
+                 and (since is None or since <= i.created < until))
 
 
 def final_table(session) -> str:

@@ -17,7 +17,8 @@ import os
 import sys
 import time
 
-from companion.cli.common import add_cluster_arg, add_db_arg, cluster, open_log, print_win_rates
+from companion.cli.common import (add_cluster_arg, add_db_arg, add_filter_args, cluster,
+                                  open_log, print_win_rates)
 from companion.core.errors import ConfigError
 from companion.games import get
 
@@ -67,6 +68,7 @@ def _page_args(p, default_players=None):
                    "the greedy bots and under the search bot side by side (Great Powers): N "
                    "search-bot games, and --simulate's greedy games (at least 1,000)")
     add_db_arg(p)
+    add_filter_args(p)
     if default_players is None:
         p.add_argument("--players", type=int, default=None,
                        help="player count to simulate (default: the table sessions' most "

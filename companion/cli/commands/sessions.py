@@ -13,7 +13,7 @@ import pathlib
 import sqlite3
 import time
 
-from companion.cli.common import add_db_arg, default_db, final_table, open_log
+from companion.cli.common import add_db_arg, add_filter_args, default_db, final_table, open_log
 from companion.core.log import APPLICATION_ID, SQLiteLog
 from companion.core.play import wilson
 from companion.core.session import fold
@@ -61,6 +61,7 @@ def register(sub):
     s.add_argument("--game", default=None, help="only this game")
     s.add_argument("--json", action="store_true")
     add_db_arg(s)
+    add_filter_args(s)
     s.set_defaults(func=run_stats)
 
 

@@ -1,0 +1,309 @@
+"""The club's playtest record in PostgreSQL: the schema, the ingest and the read side.
+
+Every box ships what its own store holds (:mod:`companion.core.log`), keyed by the table it
+came from: a session id is unique in one store, not across the club, so every key starts with
+``table_id``. Records and replies never change, so they are inserted with ``ON CONFLICT DO
+NOTHING``: a record sent twice (a box that crashed mid-way, the same box shipping twice, a
+club restart) is there once. A session's own row changes while it is played (status, summary,
+meta, clock, when it was last played) and is upserted; an older copy never overwrites a newer
+one.
+
+:class:`ClubLog` reads the record through the store's read contract (``sessions()``,
+``info()``, ``read()``), so ``companion stats`` and ``companion report`` work on the whole club
+with ``--db postgresql://...``, for one table or one evening if asked.
+"""
+import json
+import urllib.parse
+
+import psycopg
+
+from companion.core.errors import CompanionError, SessionNotFoundError
+from companion.core.log import SessionInfo
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+    CREATE TABLE IF NOT EXISTS club_schema(version INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS club_sessions(
+        table_id TEXT NOT NULL, session_id TEXT NOT NULL, game TEXT NOT NULL,
+        created DOUBLE PRECISION NOT NULL, meta JSONB NOT NULL, status TEXT NOT NULL,
+        summary JSONB, clock DOUBLE PRECISION, updated DOUBLE PRECISION,
+        received TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY(table_id, session_id));
+    CREATE INDEX IF NOT EXISTS club_sessions_created ON club_sessions(created);
+    CREATE TABLE IF NOT EXISTS club_events(
+        table_id TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL,
+        type TEXT NOT NULL, data TEXT NOT NULL,
+        received TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY(table_id, session_id, version));
+    CREATE TABLE IF NOT EXISTS club_replies(
+        table_id TEXT NOT NULL, session_id TEXT NOT NULL, seat INTEGER NOT NULL,
+        tx TEXT NOT NULL, reply TEXT NOT NULL,
+        received TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY(table_id, session_id, seat, tx));
+"""
+
+
+class ClubRecordError(CompanionError):
+    """The club record cannot be used as asked (a newer schema, a write to the read side)."""
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password, for messages and ``log.path``."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = parts.username or ""
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[-1]}"))
+
+
+def is_club_url(text) -> bool:
+    return isinstance(text, str) and text.startswith(("postgresql://", "postgres://"))
+
+
+def connect(url, *, connect_timeout=3, read_only=False, autocommit=False):
+    """A psycopg connection to the record; a dead club fails within ``connect_timeout``."""
+    kw = {"options": "-c default_transaction_read_only=on"} if read_only else {}
+    return psycopg.connect(url, connect_timeout=connect_timeout, autocommit=autocommit, **kw)
+
+
+def ensure_schema(db):
+    """Create the club's tables if they are missing (one transaction; concurrent first
+    connections wait on an advisory lock instead of racing); refuse a newer schema."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(2024062401)")
+        db.execute(SCHEMA)
+        row = db.execute("SELECT max(version) FROM club_schema").fetchone()
+        if row[0] is None:
+            db.execute("INSERT INTO club_schema(version) VALUES (%s)", (SCHEMA_VERSION,))
+        elif row[0] > SCHEMA_VERSION:
+            raise ClubRecordError(f"The club record was written by a newer Table Companion "
+                                  f"(schema {row[0]}); update this one to use it.")
+
+
+def _json_text(value):
+    """A store's JSON column (text) or a Python value, as JSON text for a JSONB column."""
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+class Record:
+    """The write side: what a box sends and what the club already has."""
+
+    def __init__(self, url, *, connect_timeout=3):
+        self.url = url
+        self.db = connect(url, connect_timeout=connect_timeout)
+        try:
+            ensure_schema(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+
+    def ingest(self, table_id, sessions=(), events=(), replies=()) -> dict:
+        """Store one box's rows in one transaction. ``sessions``: dicts with the store's
+        columns (id, game, created, meta, status, summary, clock, updated; meta and summary as
+        JSON text or values); ``events``: ``(session_id, version, type, data)`` with ``data``
+        the record's JSON text; ``replies``: ``(session_id, seat, tx, reply)``. Returns how
+        many rows were new (events, replies) or changed (sessions)."""
+        sessions, events, replies = list(sessions), list(events), list(replies)
+        out = {"sessions": 0, "events": 0, "replies": 0}
+        with self.db.transaction():
+            cur = self.db.cursor()
+            if sessions:
+                cur.executemany(
+                    "INSERT INTO club_sessions AS c(table_id, session_id, game, created, meta, "
+                    "status, summary, clock, updated) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+                    "ON CONFLICT (table_id, session_id) DO UPDATE SET status=excluded.status, "
+                    "summary=excluded.summary, meta=excluded.meta, clock=excluded.clock, "
+                    "updated=excluded.updated "
+                    "WHERE COALESCE(excluded.updated, excluded.created) >= "
+                    "COALESCE(c.updated, c.created) AND (c.status, c.summary, c.meta, c.clock, "
+                    "c.updated) IS DISTINCT FROM (excluded.status, excluded.summary, "
+                    "excluded.meta, excluded.clock, excluded.updated)",
+                    [(table_id, s["id"], s["game"], s["created"], _json_text(s["meta"]),
+                      s["status"], _json_text(s.get("summary")), s.get("clock"),
+                      s.get("updated")) for s in sessions])
+                out["sessions"] = max(cur.rowcount, 0)
+            if events:
+                cur.executemany(
+                    "INSERT INTO club_events(table_id, session_id, version, type, data) "
+                    "VALUES (%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                    [(table_id, sid, v, t, d) for sid, v, t, d in events])
+                out["events"] = max(cur.rowcount, 0)
+            if replies:
+                cur.executemany(
+                    "INSERT INTO club_replies(table_id, session_id, seat, tx, reply) "
+                    "VALUES (%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                    [(table_id, sid, seat, tx, r) for sid, seat, tx, r in replies])
+                out["replies"] = max(cur.rowcount, 0)
+        return out
+
+    def heads(self, table_id) -> dict:
+        """``{session_id: newest version}`` the club holds for ``table_id`` (-1: the session's
+        row but none of its records yet)."""
+        with self.db.transaction():
+            rows = self.db.execute(
+                "SELECT s.session_id, COALESCE(max(e.version), -1) FROM club_sessions s "
+                "LEFT JOIN club_events e ON e.table_id = s.table_id "
+                "AND e.session_id = s.session_id WHERE s.table_id = %s GROUP BY s.session_id",
+                (table_id,)).fetchall()
+            orphans = self.db.execute(        # records whose session row has not come (yet)
+                "SELECT session_id, max(version) FROM club_events WHERE table_id = %s "
+                "AND session_id NOT IN (SELECT session_id FROM club_sessions WHERE "
+                "table_id = %s) GROUP BY session_id", (table_id, table_id)).fetchall()
+        return dict(rows + orphans)
+
+    def session_rows(self, table_id) -> dict:
+        """``{session_id: (status, summary, meta, clock, updated)}`` as the club holds them
+        for ``table_id`` (summary and meta parsed), so a box resends only rows that changed."""
+        with self.db.transaction():
+            return {r[0]: tuple(r[1:]) for r in self.db.execute(
+                "SELECT session_id, status, summary, meta, clock, updated FROM club_sessions "
+                "WHERE table_id = %s", (table_id,)).fetchall()}
+
+    def reply_counts(self, table_id) -> dict:
+        """``{session_id: replies held}`` for ``table_id``."""
+        with self.db.transaction():
+            return dict(self.db.execute(
+                "SELECT session_id, count(*) FROM club_replies WHERE table_id = %s "
+                "GROUP BY session_id", (table_id,)).fetchall())
+
+    def ping(self):
+        """Raise (psycopg.Error) if the club has gone away."""
+        with self.db.transaction():
+            self.db.execute("SELECT 1")
+
+    def close(self):
+        self.db.close()
+
+
+class ClubLog:
+    """The club record read like a session store: the read contract of
+    :class:`companion.core.log.SQLiteLog` over every table's sessions, or those of ``table``,
+    created between ``since`` and ``until`` (seconds since the epoch; ``until`` excluded).
+
+    A session id is unique only within its table: where two selected tables hold the same id,
+    each is named ``ID@TABLE``; otherwise the plain id (``ID@TABLE`` is always understood).
+    Read-only: every write raises :class:`ClubRecordError`."""
+
+    def __init__(self, url, table=None, since=None, until=None, *, connect_timeout=5):
+        self.url = url
+        self.path = safe_url(url)           # what messages name, like a store's file
+        self.table, self.since, self.until = table, since, until
+        try:
+            self.db = connect(url, connect_timeout=connect_timeout, read_only=True,
+                              autocommit=True)
+        except psycopg.Error as e:
+            raise ClubRecordError(f"Cannot reach the club record at {self.path}: "
+                                  f"{str(e).strip().splitlines()[0]}") from None
+        # no table has shipped yet: an empty record (the tables are the shippers' to make)
+        self._empty = self.db.execute(
+            "SELECT to_regclass('club_sessions') IS NULL").fetchone()[0]
+
+    def _where(self, alias="s"):
+        conds, params = [], []
+        if self.table is not None:
+            conds.append(f"{alias}.table_id = %s")
+            params.append(self.table)
+        if self.since is not None:
+            conds.append(f"{alias}.created >= %s")
+            params.append(float(self.since))
+        if self.until is not None:
+            conds.append(f"{alias}.created < %s")
+            params.append(float(self.until))
+        return (" AND ".join(conds) or "TRUE"), params
+
+    _SELECT = ("SELECT s.table_id, s.session_id, s.game, s.created, s.meta, s.status, "
+               "s.summary, (SELECT count(*) FROM club_events e WHERE e.table_id = s.table_id "
+               "AND e.session_id = s.session_id), s.clock, s.updated FROM club_sessions s ")
+
+    def _info(self, row, name):
+        _table, sid, game, created, meta, status, summary, length, clock, updated = row
+        return SessionInfo(name, game, created, meta, status, summary, length, clock, updated)
+
+    def sessions(self):
+        if self._empty:
+            return []
+        where, params = self._where()
+        rows = self.db.execute(self._SELECT + f"WHERE {where} ORDER BY s.created, s.table_id",
+                               params).fetchall()
+        seen = {}
+        for r in rows:
+            seen[r[1]] = seen.get(r[1], 0) + 1
+        return [self._info(r, r[1] if seen[r[1]] == 1 else f"{r[1]}@{r[0]}") for r in rows]
+
+    def _resolve(self, name):
+        """``(table_id, session_id, shown name)`` of ``name`` among the selected sessions."""
+        if self._empty:
+            raise SessionNotFoundError(f"No session {name} in {self.path}.")
+        where, params = self._where()
+        tables = [r[0] for r in self.db.execute(
+            f"SELECT s.table_id FROM club_sessions s WHERE s.session_id = %s AND {where}",
+            [name, *params]).fetchall()]
+        if len(tables) == 1:
+            return tables[0], name, name
+        if len(tables) > 1:
+            raise SessionNotFoundError(
+                f"Session {name} was played at more than one table ({', '.join(sorted(tables))}) "
+                f"in {self.path}; name one as {name}@TABLE.")
+        if "@" in name:
+            sid, table = name.rsplit("@", 1)
+            if self.table is None or table == self.table:
+                row = self.db.execute(
+                    f"SELECT 1 FROM club_sessions s WHERE s.session_id = %s AND "
+                    f"s.table_id = %s AND {where}", [sid, table, *params]).fetchone()
+                if row:
+                    return table, sid, name
+        raise SessionNotFoundError(f"No session {name} in {self.path}.")
+
+    def info(self, session_id):
+        table, sid, name = self._resolve(session_id)
+        row = self.db.execute(self._SELECT + "WHERE s.table_id = %s AND s.session_id = %s",
+                              (table, sid)).fetchone()
+        return self._info(row, name)
+
+    def read(self, session_id):
+        table, sid, _name = self._resolve(session_id)
+        rows = self.db.execute("SELECT data FROM club_events WHERE table_id = %s AND "
+                               "session_id = %s ORDER BY version", (table, sid)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def table_of(self, session_id) -> str:
+        """The table that played ``session_id`` (as :meth:`sessions` names it)."""
+        return self._resolve(session_id)[0]
+
+    def tables(self) -> list:
+        """Every table with a session in the selection."""
+        if self._empty:
+            return []
+        where, params = self._where()
+        return [r[0] for r in self.db.execute(
+            f"SELECT DISTINCT s.table_id FROM club_sessions s WHERE {where} ORDER BY 1",
+            params).fetchall()]
+
+    def get_reply(self, session_id, seat, tx):
+        table, sid, _name = self._resolve(session_id)
+        row = self.db.execute("SELECT reply FROM club_replies WHERE table_id = %s AND "
+                              "session_id = %s AND seat = %s AND tx = %s",
+                              (table, sid, seat, tx)).fetchone()
+        return row[0] if row else None
+
+    def table_meta(self, table):
+        return None                         # a box's own keeping, never shipped
+
+    def _read_only(self, *_args, **_kw):
+        raise ClubRecordError(f"The club record ({self.path}) is read here, never written: "
+                              f"tables ship their sessions to it from their own stores.")
+
+    create = append = set_meta = set_status = mark_time = put_reply = set_table_meta = \
+        _read_only
+
+    def batch(self):
+        self._read_only()
+
+    def close(self):
+        if self.db is not None:
+            self.db.close()
+            self.db = None
