@@ -1,0 +1,145 @@
+"""``companion club``: the club side in one step (docs/club.md).
+
+A club machine runs three things, all existing servers but the page: PostgreSQL (Debian's,
+started in a folder of the club's own, :mod:`companion.club.pg`; or one given by address),
+mosquitto (:class:`~companion.club.broker.ClubBroker`: the bridges come in on TCP, the page
+reads over WebSockets) and the club page with its join address
+(:class:`~companion.club.server.ClubServer`). Everything it must remember between runs (the
+join code, the ports, the logins, the database) lives in one folder, so a restarted club
+answers the boxes that joined it before at the same address with the same logins.
+
+    with Club("/var/lib/table-companion/club", name="Thursday club").start() as club:
+        print(club.join_url)            # http://192.168.1.5:8100/join/K3X9PQ2M
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from companion.core.errors import ConfigError
+from companion.net import credentials as cred
+from companion.net.brokers import WS_PATH
+
+log = logging.getLogger(__name__)
+
+DEFAULTS = {"page_port": 8100, "mqtt_port": 1884, "ws_port": 9002, "pg_port": 5433}
+SETTINGS = "club.json"
+BOX_ROLE = "tc_box"             # the PostgreSQL login boxes get: owns the club database only
+DATABASE = "club"
+
+
+class Club:
+    """The club side: ``start()`` brings up what this machine runs for the club, ``stop()``
+    stops it in reverse. ``record`` (a ``postgresql://`` URL) uses an existing PostgreSQL
+    instead of starting one; it is handed to boxes as given (a loopback host is replaced by the
+    address each box reached the club page on)."""
+
+    def __init__(self, folder, *, name: str | None = None, record: str | None = None,
+                 bind: str = "0.0.0.0", host: str | None = None,
+                 page_port: int | None = None, mqtt_port: int | None = None,
+                 ws_port: int | None = None, pg_port: int | None = None):
+        self.folder = Path(folder)
+        self.settings = self._load()
+        given = {"page_port": page_port, "mqtt_port": mqtt_port, "ws_port": ws_port,
+                 "pg_port": pg_port}
+        for k, v in given.items():              # a port given now is remembered
+            if v is not None:
+                self.settings[k] = int(v)
+            self.settings.setdefault(k, DEFAULTS[k])
+        if name:
+            self.settings["name"] = name
+        self.settings.setdefault("name", "Our club")
+        self.settings.setdefault("code", None)
+        self.record_given = record
+        self.bind, self.public_host = bind, host
+        self.pg = self.broker = self.server = None
+        self.record_url = None          # what boxes are given
+        self.admin_url = None           # the club's own reading address (reports, stats)
+
+    # -- what it remembers -----------------------------------------------------------------------
+    def _load(self) -> dict:
+        try:
+            return json.loads((self.folder / SETTINGS).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"The club's settings in {self.folder / SETTINGS} cannot be "
+                              f"read: {e}.") from None
+
+    def _save(self):
+        cred.write_private_file(self.folder / SETTINGS,
+                                json.dumps(self.settings, indent=1, sort_keys=True) + "\n")
+
+    # -- life --------------------------------------------------------------------------------------
+    def start(self) -> "Club":
+        from . import pg
+        from .broker import ClubBroker
+        from .record import Record
+        from .server import ClubServer
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if os.geteuid() == 0:               # PostgreSQL runs as postgres: it must reach its
+            os.chmod(self.folder, 0o711)    # folder (nothing in it is readable by others)
+        s = self.settings
+        try:
+            if self.record_given:
+                self.record_url = self.admin_url = self.record_given
+            else:
+                self.pg = pg.Server(self.folder / "postgresql", s["pg_port"], "*").start()
+                self.record_url = self.pg.create_owned_database(DATABASE, BOX_ROLE)
+                self.admin_url = self.record_url
+            Record(self.record_url).close()         # the schema, before any box ships
+            self.broker = ClubBroker(self.bind, s["mqtt_port"], s["ws_port"],
+                                     run_dir=self.folder / "mosquitto").start()
+            self.server = ClubServer(
+                s["name"], self.record_url, "", self.broker.tcp_port,
+                f"ws://{{host}}:{self.broker.ws_port}{WS_PATH}", self.broker.viewer.password,
+                self.broker.add_table, host=self.bind, port=s["page_port"], code=s["code"],
+                public_host=self.public_host).start()
+            s["code"] = self.server.code            # the same join address next time
+            self._save()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self):
+        for part in ("server", "broker"):
+            obj = getattr(self, part)
+            if obj is not None:
+                try:
+                    obj.stop()
+                except Exception:
+                    log.warning("stopping the club's %s failed", part, exc_info=True)
+                setattr(self, part, None)
+        if self.pg is not None:
+            try:
+                self.pg.stop()
+            except Exception:
+                log.warning("stopping the club's PostgreSQL failed", exc_info=True)
+            self.pg = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- what it tells --------------------------------------------------------------------------------
+    @property
+    def join_url(self) -> str:
+        return self.server.join_url()
+
+    @property
+    def page_url(self) -> str:
+        return self.server.url
+
+    def describe(self) -> dict:
+        """One line of JSON for scripts and tests (no password but the file that holds them)."""
+        from .record import safe_url
+        return {"v": 1, "name": self.settings["name"], "page": self.page_url,
+                "join": self.join_url, "record": safe_url(self.admin_url),
+                "mqtt_port": self.broker.tcp_port, "ws_port": self.broker.ws_port,
+                "logins": str(self.folder / "mosquitto" / "logins.json"),
+                "folder": str(self.folder)}
