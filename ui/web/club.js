@@ -14,7 +14,8 @@
 "use strict";
 (function () {
   const $ = (sel) => document.querySelector(sel);
-  const C = { tables: {}, config: null, connected: false, client: null };
+  // pending: messages received whose cards are not drawn yet (drawn at the next frame)
+  const C = { tables: {}, config: null, connected: false, client: null, pending: false };
   window.club = C;
   const cards = new Map();          // table id -> {root, parts: {...}, sigs: {...}}
   const dirty = new Set();
@@ -118,12 +119,14 @@
   }
   function touch(id) {
     dirty.add(id);
+    C.pending = true;
     if (frame === null) frame = requestAnimationFrame(flush);
   }
   function flush() {
     frame = null;
     for (const id of dirty) renderCard(id);
     dirty.clear();
+    C.pending = false;
     renderCount();
   }
 
@@ -142,6 +145,9 @@
   }
 
   // -- the timer (drawn from its deadline on the table's session clock, as /watch does) ------
+  // A state received live is as old as its way here; a retained one may be older (it was
+  // sent when the table last changed) and its timer then reads long until the table's next
+  // state: the page has no /clock of the table to ask, as a phone has.
   function activeTimer(d) {
     if (!d || !d.timers || d.outcome) return null;
     let best = null;
@@ -279,7 +285,9 @@
     if (!changed(card, "timer", sig)) return;
     const box = card.parts.timer;
     if (!x) { box.replaceChildren(); box.className = "t-timer"; delete box.dataset.timer; return; }
-    box.replaceChildren(el("span", { class: "digits", text: x.digits }), x.note ? el("span", { class: "t-note", text: x.note }) : null);
+    const kids = [el("span", { class: "digits", text: x.digits })];
+    if (x.note) kids.push(el("span", { class: "t-note", text: x.note }));
+    box.replaceChildren(...kids);
     box.className = "t-timer " + x.cls;
     box.dataset.timer = x.name;
   }
@@ -340,7 +348,10 @@
     client.on("connect", () => {
       C.connected = true;
       setConn("on", "live");
-      client.subscribe(TOPICS.map((t) => t), { qos: 1 });
+      // QoS 0: every topic read here is retained, so a reconnect (clean session) gets each
+      // table's latest anew; QoS 1 would have the broker wait for the page's ack of every
+      // message of the first burst (100 tables: several seconds on a small box)
+      client.subscribe(TOPICS, { qos: 0 });
       renderCount();
     });
     client.on("message", (topic, payload) => onMessage(topic, payload));
