@@ -98,6 +98,7 @@ def join(address: str, table: str, *, timeout: float = JOIN_TIMEOUT) -> dict:
     except urllib.error.HTTPError as e:
         try:
             why = json.loads(e.read().decode()).get("error") or e.reason
+            why = why.get("message", e.reason) if isinstance(why, dict) else why
         except (ValueError, AttributeError, OSError):
             why = e.reason
         raise ClubError(f"The club at {host} refused table {table}: {why}") from None
@@ -192,8 +193,7 @@ class ClubLink:
             db = self.server.store_path
             if db is not None:
                 from .shipper import Shipper
-                self.shipper = Shipper(db, self.server.table, m["record"])
-                self.shipper.start()
+                self.shipper = Shipper(db, self.server.table, m["record"])     # starts
                 self._unsubscribe = self.server.hub.subscribe(self._on_hub_event)
             else:
                 log.info("this table keeps no store on disk: nothing to ship to the club")

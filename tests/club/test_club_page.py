@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import sync_playwright
 
+from companion.club.broker import ClubBroker
 from companion.club.server import VIEWER_USER, ClubServer
 from companion.core.choices import sample
 from companion.core.clock import SessionClock
@@ -21,9 +22,9 @@ from companion.core.log import MemoryLog
 from companion.games import get
 from companion.net import credentials as cred
 from companion.net import protocol
-from companion.net.brokers import MosquittoBroker, mosquitto_available
+from companion.net.brokers import mosquitto_available
 from companion.net.client import MqttClient
-from companion.net.topics import HUB_USER, TableTopics, mosquitto_acl
+from companion.net.topics import TableTopics
 from companion.service.hub import Hub
 
 from ..waiting import wait_until
@@ -36,61 +37,59 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
          "--disable-dev-shm-usage"]
 
-#: The club broker's ACL for this test: the table wall (every login reads the public topics;
-#: the hub login, our publisher, writes everything) and the viewer reading the bridges' link
-#: notices. Once topics.club_acl() exists this is the one line to change.
-ACL = mosquitto_acl() + f"\nuser {VIEWER_USER}\ntopic read tc/v1/+/club/link\n"
 RECORD = "postgresql://club@127.0.0.1:5432/club"
 PAGE_WAIT = 120_000         # ms: generous, the machine is shared (and see test_a_hundred_tables)
 
 
-class ClubTestBroker(MosquittoBroker):
-    """mosquitto with a given ACL and logins the table's naming rules refuse (``_viewer``):
-    what :mod:`companion.club.broker` will give the club; here only what this test needs."""
-
-    def __init__(self, acl: str, logins: dict, **kw):
-        super().__init__(**kw)
-        self.acl = acl
-        for name, password in logins.items():
-            self._hashes[name] = cred.mosquitto_hash(password)
-
-    def _write_files(self):
-        super()._write_files()
-        cred.write_private_file(self.run_dir / "acl", self.acl)
-
-
 @pytest.fixture(scope="module")
-def logins():
-    return {VIEWER_USER: cred.new_password(), HUB_USER: cred.new_password()}
-
-
-@pytest.fixture(scope="module")
-def broker(logins):
-    b = ClubTestBroker(ACL, logins, host="127.0.0.1", tcp_port=0, ws_port=0, persistence=False)
+def broker():
+    """The club's own broker (companion.club.broker): its wall, its logins."""
+    b = ClubBroker(host="127.0.0.1", tcp_port=0, ws_port=0, persistence=False)
     b.start()
     yield b
     b.stop()
 
 
 @pytest.fixture(scope="module")
+def logins(broker):
+    return {VIEWER_USER: broker.viewer.password}
+
+
+@pytest.fixture(scope="module")
 def club(broker, logins):
-    def add_table(table):
-        password = cred.new_password()
-        broker.add_user(table, password)
-        return password
     server = ClubServer("Friday Club", RECORD, "127.0.0.1", broker.tcp_port,
-                        f"ws://{{host}}:{broker.ws_port}/mqtt", logins[VIEWER_USER], add_table,
-                        host="127.0.0.1", port=0, public_host="127.0.0.1")
+                        f"ws://{{host}}:{broker.ws_port}/mqtt", logins[VIEWER_USER],
+                        broker.add_table, host="127.0.0.1", port=0, public_host="127.0.0.1")
     server.start()
     yield server
     server.stop()
 
 
+class Bridges:
+    """What the boxes' bridges do on the club broker: each table's topics published with
+    that table's own login (the club's wall lets a table write its own public topics only)."""
+
+    def __init__(self, broker):
+        self.broker, self.clients = broker, {}
+
+    def publish(self, topic, payload, **kw):
+        table = topic.split("/")[2]
+        c = self.clients.get(table)
+        if c is None:
+            c = self.clients[table] = MqttClient(self.broker.url, table,
+                                                 self.broker.add_table(table)).connect()
+        return c.publish(topic, payload, **kw)
+
+    def close(self):
+        for c in self.clients.values():
+            c.close()
+
+
 @pytest.fixture(scope="module")
-def publisher(broker, logins):
-    c = MqttClient(broker.url, HUB_USER, logins[HUB_USER]).connect()
-    yield c
-    c.close()
+def publisher(broker):
+    b = Bridges(broker)
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="module")
@@ -337,12 +336,19 @@ def test_join_with_the_right_code_gives_the_record_and_a_working_login(club, bro
     b = answer["broker"]
     assert (b["host"], b["port"], b["username"]) == ("127.0.0.1", broker.tcp_port, "cellar")
     c = MqttClient(f"mqtt://{b['host']}:{b['port']}", b["username"], b["password"]).connect()
-    try:
-        c.subscribe([(TableTopics("attic").state, 1)])
-        got = c.wait_for(lambda m: m.topic == TableTopics("attic").state, timeout=30)
-        assert json.loads(got[-1].payload)["table"] == "attic"
+    watch = MqttClient(broker.url, broker.club.username, broker.club.password).connect()
+    try:                            # the login works: what it publishes reaches the club
+        c.publish(TableTopics("cellar").state, json.dumps({"table": "cellar"}), retain=True)
+        watch.subscribe([(TableTopics("cellar").state, 1)])
+        got = watch.wait_for(lambda m: m.topic == TableTopics("cellar").state, timeout=30)
+        assert json.loads(got[-1].payload)["table"] == "cellar"
+        c.subscribe([(TableTopics("attic").state, 1)])          # and reads no other table
+        with pytest.raises(TimeoutError):
+            c.wait_for(lambda m: m.topic == TableTopics("attic").state, timeout=2)
+        c.publish(TableTopics("cellar").state, b"", retain=True)     # not a table on the page
     finally:
         c.close()
+        watch.close()
 
 
 def test_join_refusals(club):
