@@ -57,7 +57,6 @@ import sqlite3
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
