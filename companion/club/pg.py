@@ -57,10 +57,13 @@ def _conf_quote(text: str) -> str:
 class Server:
     """One private PostgreSQL in ``datadir`` on ``port``, listening on ``host``."""
 
-    def __init__(self, datadir, port=5432, host="127.0.0.1"):
+    def __init__(self, datadir, port=5432, host="127.0.0.1", max_connections=None):
         self.datadir = os.path.abspath(str(datadir))
         self.port = int(port)
         self.host = host
+        # every box's shipper holds one connection while it runs: PostgreSQL's default of 100
+        # (3 kept for superusers) turns the 98th table away (benches/bench_club.py found it)
+        self.max_connections = max_connections
         self._as_postgres = os.geteuid() == 0
 
     # -- running the tools ---------------------------------------------------------------------
@@ -154,6 +157,8 @@ class Server:
         with open(path, "w") as f:
             f.write(f"port = {self.port}\nlisten_addresses = {_conf_quote(self.host)}\n"
                     f"unix_socket_directories = {_conf_quote(self.datadir)}\n")
+            if self.max_connections:
+                f.write(f"max_connections = {int(self.max_connections)}\n")
         self._give(path)
 
     def _port_free(self) -> bool:

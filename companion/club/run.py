@@ -28,6 +28,9 @@ DEFAULTS = {"page_port": 8100, "mqtt_port": 1884, "ws_port": 9002, "pg_port": 54
 SETTINGS = "club.json"
 BOX_ROLE = "tc_box"             # the PostgreSQL login boxes get: owns the club database only
 DATABASE = "club"
+#: PostgreSQL's connections: one per table's shipper while it runs, a few for the club's own
+#: reports (its default of 100 turns the 98th table away; a convention has 40 tables)
+MAX_CONNECTIONS = 300
 
 
 class Club:
@@ -86,7 +89,8 @@ class Club:
             if self.record_given:
                 self.record_url = self.admin_url = self.record_given
             else:
-                self.pg = pg.Server(self.folder / "postgresql", s["pg_port"], "*").start()
+                self.pg = pg.Server(self.folder / "postgresql", s["pg_port"], "*",
+                                    max_connections=MAX_CONNECTIONS).start()
                 self.record_url = self.pg.create_owned_database(DATABASE, BOX_ROLE)
                 self.admin_url = self.record_url
             Record(self.record_url).close()         # the schema, before any box ships
