@@ -104,6 +104,7 @@ def join(address: str, table: str, *, timeout: float = JOIN_TIMEOUT) -> dict:
         raise ClubError(f"The club at {host} refused table {table}: {why}") from None
     except (urllib.error.URLError, OSError, ValueError) as e:
         reason = getattr(e, "reason", e)
+        reason = getattr(reason, "strerror", None) or reason
         raise ClubError(f"The club at {host} did not answer ({reason}); the table plays on, "
                         f"try again when the club is up.") from None
     try:

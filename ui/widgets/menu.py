@@ -399,7 +399,7 @@ def club_status_text(status: dict | None) -> str:
     >>> club_status_text({"club": "Thursday club", "record": {"connected": True, "sent": 120, "queued": 0}})
     'In the club Thursday club: 120 records sent, none waiting.'
     >>> club_status_text({"club": "C", "record": {"connected": False, "sent": 5, "queued": 12, "last_error": "The club record at 10.0.0.5 does not answer."}})
-    'In the club C: 5 records sent, 12 waiting (the club is away; they go when it is back). The club record at 10.0.0.5 does not answer.'
+    'In the club C: 5 records sent, 12 waiting (the club is away; they go when it is back).'
     """
     status = status or {}
     if status.get("joining"):
@@ -407,7 +407,7 @@ def club_status_text(status: dict | None) -> str:
     if not status.get("club"):
         text = ("This table is in no club. Type the address the club page shows, or scan "
                 "its QR with the card reader.")
-        return f"{status['error']} {text}" if status.get("error") else text
+        return f"{status['error']} This table is in no club." if status.get("error") else text
     rec = status.get("record") or {}
     waiting = rec.get("queued") or 0
     text = (f"In the club {status['club']}: {rec.get('sent', 0)} records sent, "
@@ -416,9 +416,7 @@ def club_status_text(status: dict | None) -> str:
         text += " (the club is away; they go when it is back)."
     elif waiting:
         text += "."
-    if rec.get("last_error") and not rec.get("connected"):
-        text += f" {rec['last_error']}"
-    return text
+    return text             # (the technical reason is in the log: too long for this screen)
 
 
 class ClubDialog(Dialog):
