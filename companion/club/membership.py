@@ -209,7 +209,9 @@ class ClubLink:
             self.shipper = None
 
     def _set_bridge(self, m):
-        broker = self.server.broker
+        broker, bridge = self.server.broker, getattr(self.server, "bridge", None)
+        if bridge is not None:          # the club gets the state without the room code
+            bridge.set_outside(m is not None)
         setter = getattr(broker, "set_bridge", None)
         if broker is None:
             return

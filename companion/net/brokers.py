@@ -60,7 +60,7 @@ from . import amqtt_glue
 from . import credentials as cred
 from .client import ConnectError, parse_url
 from .protocol import MAX_PAYLOAD_BYTES
-from .topics import check_table_id, club_link, mosquitto_acl, public_patterns
+from .topics import bridge_topics, check_table_id, club_link, mosquitto_acl, public_patterns
 
 log = logging.getLogger(__name__)
 
@@ -1173,6 +1173,8 @@ class MosquittoBroker(Broker):
         restarted on the same ports with the same logins and its persistence file: phones and
         the hub reconnect by themselves, as after a crash, and retained messages are kept."""
         with self._lock:
+            if bridge == self.bridge:
+                return                          # (a box resuming with the club it had)
             self.bridge = bridge
             if not self._running:
                 return                          # the next start writes it
@@ -1344,7 +1346,7 @@ class BridgeTo:
             # send the club publishes only (no UNSUBSCRIBE for the out topics)
             "bridge_attempt_unsubscribe false",
         ]
-        lines += [f"topic {t} out 1" for t in public_patterns(self.table)]
+        lines += bridge_topics(self.table)
         return lines
 
 

@@ -257,3 +257,14 @@ def verify_reveal(revealed: dict, locked: dict | None = None) -> dict:
         result[seat] = (isinstance(salt, str) and len(salt) >= 2 * SALT_BYTES
                         and commitment(revealed["window"], seat, item["choice"], salt) == expected)
     return result
+
+
+def spectator_state(state: dict) -> dict:
+    """The public state without the room code and the join address: what may leave the table's
+    own players. A spectator (``/watch``) needs no seat, anyone on the Wi-Fi may open /watch,
+    and a club's page is read by a whole convention: with the room code a stranger could type
+    an offline player's name and take that seat, hidden hand and all."""
+    hub = dict(state.get("hub") or {})
+    hub.pop("room", None)
+    hub.pop("join_url", None)
+    return dict(state, hub=hub)

@@ -330,6 +330,37 @@ CLUB_USER = "_club"           # the club's own tools: read everything
 VIEWER_USER = "_viewer"       # the club page: read the public topics of every table
 
 
+#: Where the hub puts the public state as it may leave the table (the spectator's copy:
+#: :func:`companion.net.protocol.spectator_state`) while a club is attached; the bridge sends it
+#: to the club as the table's ``state``, so the room code never leaves the box.
+OUTSIDE_STATE = "outside/state"
+
+
+def outside_state(table: str) -> str:
+    """Where the hub publishes ``table``'s outside state.
+
+    >>> outside_state("kitchen")
+    'tc/v1/kitchen/outside/state'
+    """
+    return f"{TableTopics(table).base}/{OUTSIDE_STATE}"
+
+
+def bridge_topics(table: str) -> list[str]:
+    """mosquitto ``topic`` lines of ``table``'s bridge to the club: its public topics, one
+    way out, the state taken from :func:`outside_state` (mosquitto's local and remote
+    prefixes map it onto the club's ``state``).
+
+    >>> for line in bridge_topics("kitchen"): print(line)
+    topic state out 1 tc/v1/kitchen/outside/ tc/v1/kitchen/
+    topic tc/v1/kitchen/events out 1
+    topic tc/v1/kitchen/hub/status out 1
+    topic tc/v1/kitchen/seat/+/presence out 1
+    """
+    base = TableTopics(table).base
+    return [f"topic state out 1 {base}/outside/ {base}/" if t == "state" else
+            f"topic {base}/{t} out 1" for t in PUBLIC_TOPICS]
+
+
 def public_patterns(table: str) -> list[str]:
     """The topic filters of ``table`` that may leave its box for the club.
 

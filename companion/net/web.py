@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 from companion.core.errors import CompanionError
 
+from . import protocol
 from .bridge import JoinRefused
 
 log = logging.getLogger(__name__)
@@ -285,13 +286,7 @@ class Guesses:
             return max(1, int(self.window - (now - recent[-self.limit])) + 1)
 
 
-def spectator_state(state: dict) -> dict:
-    """The public state without the room code: a spectator needs no seat, and anyone on the
-    Wi-Fi may open /watch (/info hides the code for the same reason)."""
-    hub = dict(state.get("hub") or {})
-    hub.pop("room", None)
-    hub.pop("join_url", None)
-    return dict(state, hub=hub)
+spectator_state = protocol.spectator_state      # (its home is the protocol now)
 
 
 class Watchers:

@@ -92,7 +92,11 @@ class Table:
         their commands (so it all went through this table's broker)."""
         t, hub = self.t, self.hub
         hub.publish(t.hub_status, encode(protocol.hub_status(True, "s")), retain=True)
-        hub.publish(t.state, f"state-{self.name}-{round_}".encode(), retain=True)
+        # the table's own state (with its room code) stays on the box; the hub's outside copy
+        # (without it) is what the club gets as the table's state
+        hub.publish(t.state, f"room-code-state-{self.name}-{round_}".encode(), retain=True)
+        hub.publish(topics.outside_state(self.name), f"state-{self.name}-{round_}".encode(),
+                    retain=True)
         hub.publish(t.events, f"event-{self.name}-{round_}".encode())
         for s in self.seats:
             hub.publish(t.view(s), f"secret-view-{self.name}-{s}-{round_}".encode(), retain=True)
@@ -207,6 +211,7 @@ def assert_nothing_private(watcher, tables):
     assert not [m.topic for m in got if m.topic in private]
     assert not [m.topic for m in got if not is_public(m.topic)]
     assert not [m.payload for m in got if b"secret" in m.payload]
+    assert not [m.payload for m in got if b"room-code" in m.payload]     # the box's own state
     assert not [m.payload for m in got if any(x.encode() in m.payload for x in secrets)]
 
 
@@ -379,7 +384,7 @@ def test_a_running_box_joins_a_club(club, watcher, tmp_path):
     with MosquittoBroker(binary=MOSQUITTO, users=[hub], run_dir=tmp_path / "t4") as box:
         t = TableTopics("t4")
         with MqttClient(box.url, hub.username, hub.password) as c:
-            c.publish(t.state, b"state-t4-before-joining", retain=True)
+            c.publish(topics.outside_state("t4"), b"state-t4-before-joining", retain=True)
         box.set_bridge(BridgeTo("127.0.0.1", club.broker.tcp_port, "t4", password, "t4"))
         watcher.wait_for(lambda m: m.topic == t.state and m.payload == b"state-t4-before-joining",
                          "t4's state at the club")
@@ -410,7 +415,9 @@ def test_the_bridge_alone_keeps_private_topics_on_the_box(tables):
     assert public_topics(table) <= topics_seen, public_topics(table) - topics_seen
     assert not [m.topic for m in got if not is_public(m.topic)]
     assert not [m.payload for m in got if b"secret" in m.payload]
+    assert not [m.payload for m in got if b"room-code" in m.payload]
 
     lines = BridgeTo("h", 1, "t9", "pw", "t9").config_lines()
     assert [x for x in lines if x.startswith("topic ")] == [
-        f"topic {p} out 1" for p in topics.public_patterns("t9")]
+        "topic state out 1 tc/v1/t9/outside/ tc/v1/t9/"] + [
+        f"topic {p} out 1" for p in topics.public_patterns("t9") if not p.endswith("/state")]

@@ -7,7 +7,8 @@ played to the end by remote bot phones. Mid-game the club (broker and database) 
   row against the store);
 * the club page in headless Chromium shows the three tables and their final scores;
 * a `_club` subscriber on `#` of the club broker, there the whole night but the outage, saw the
-  tables' public topics and not one seat topic (view, cmd or reply) of any table.
+  tables' public topics and not one seat topic (view, cmd or reply) of any table, nor any
+  table's room code.
 """
 import json
 import os
@@ -211,7 +212,7 @@ class Watcher:
     itself after the club's restart)."""
 
     def __init__(self, port, password):
-        self.topics, self.lock = set(), threading.Lock()
+        self.topics, self.payloads, self.lock = set(), [], threading.Lock()
         self.c = paho.Client(CallbackAPIVersion.VERSION2, client_id="test-club-watch")
         self.c.username_pw_set("_club", password)
         self.c.on_connect = lambda c, *_a: c.subscribe("#", qos=1)
@@ -223,6 +224,7 @@ class Watcher:
     def _on(self, _c, _u, msg):
         with self.lock:
             self.topics.add(msg.topic)
+            self.payloads.append(msg.payload)
 
     def stop(self):
         self.c.loop_stop()
@@ -304,6 +306,10 @@ def test_a_club_night_survives_an_outage_and_a_killed_box(tmp_path):
         assert {f"tc/v1/{t}/state" for t in TABLES} <= seen
         assert any(t.endswith("/presence") for t in seen)
         assert not [t for t in seen if SEAT_TOPIC.match(t)], "a seat topic reached the club"
+        with watcher.lock:                  # nor a room code (a stranger could take a seat)
+            payloads = list(watcher.payloads)
+        for t in tables:
+            assert not [p for p in payloads if t.info["room"].encode() in p], t.name
     finally:
         if watcher is not None:
             watcher.stop()

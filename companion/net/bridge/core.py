@@ -71,6 +71,8 @@ class Bridge(Joining, Presence, Commands, Publishing):
         self._client: MqttClient | None = None
         self._unsubscribe = None
         self._last: dict[str, bytes] = {}          # topic -> last retained document we sent
+        self.outside = False                # a club is attached: publish the outside state too
+        self._outside_topic = None
         self._revs: dict[str, int | None] = {}     # topic -> its rev (ack-first order)
         self._fanout_queued = False                # a fan-out job waits in the queue
         self._dirty = False                        # views changed since the last fan-out

@@ -106,7 +106,29 @@ class Publishing:
 
     def _publish_state(self):
         self._state_at = time.monotonic()
-        self._publish_retained(self.topics.state, self.public_state())
+        self._publish_public(self.public_state())
+
+    def _publish_public(self, doc):
+        """The public state, and while a club is attached (``outside``) its copy without the
+        room code for the club (:func:`companion.net.topics.outside_state`)."""
+        self._publish_retained(self.topics.state, doc)
+        if self.outside:
+            self._publish_retained(self._outside_topic, protocol.spectator_state(doc))
+
+    def set_outside(self, on: bool):
+        """A club was attached (or left): publish the outside copy from now on (at once, so the
+        club has a state before the next change), or clear it."""
+        from ..topics import outside_state
+        self._outside_topic = outside_state(self.hub.table)
+        self.outside = bool(on)
+
+        def now():
+            if self.outside:
+                self._publish_state()
+            else:
+                self._last.pop(self._outside_topic, None)
+                self._publish(self._outside_topic, b"", retain=True)
+        self.call_soon(now)
 
     def _seq(self):
         s = self.hub.session
@@ -234,7 +256,7 @@ class Publishing:
         for n in seats:
             self._publish_retained(self.topics.view(self.logins[n].seat_id),
                                    self.seat_view(n, per_seat[n]))
-        self._publish_retained(self.topics.state, self._decorate(pub))
+        self._publish_public(self._decorate(pub))
         self._state_at = time.monotonic()
 
     def _publish_own_view(self, seat):
