@@ -1,6 +1,7 @@
 """`companion stats` and `companion report` on the club's record (``--db postgresql://...``),
 run as the commands a club runs: sessions from two tables, shipped by their shippers, and
 ``--table`` picking one of them."""
+import csv
 import json
 import os
 import subprocess
@@ -68,3 +69,17 @@ def test_report_on_the_club_and_one_table(club, tmp_path):
     text = companion("report", "great-powers", "--db", club, "--out", str(out),
                      "--table", "kitchen")
     assert "table sessions: 2 with this data" in text, text
+
+
+def test_the_live_vs_simulated_panel_reads_the_club(club, tmp_path):
+    """The lab's side-by-side: the club's table sessions and simulated games of the same
+    players and options, in one page and one games.csv."""
+    out = tmp_path / "both"
+    text = companion("report", "great-powers", "--db", club, "--out", str(out),
+                     "--simulate", "20", "--table", "kitchen")
+    assert "table sessions: 2 with this data" in text, text
+    with open(out / "games.csv", newline="") as f:
+        sources = [r["source"] for r in csv.DictReader(f)]
+    assert sources.count("live") == 2 and sources.count("sim") == 20, set(sources)
+    html = (out / "report.html").read_text()
+    assert "table sessions" in html and "simulated (" in html
