@@ -56,7 +56,7 @@ import threading
 import time
 
 from companion.cardcodes import UidBindings, identify
-from companion.club.membership import is_club_address
+from companion.club.membership import JOINED, is_club_address
 from companion.core.errors import CompanionError, IllegalMoveError
 from hardware.config import NEUTRAL, default_path, load_config
 from hardware.cues import PATTERNS, UPKEEP_CUES
@@ -196,7 +196,7 @@ class HubGlue:
     def _hub_event(self, event):
         kind = event.get("kind")
         if kind == "alert":
-            if event.get("alert") is not None:
+            if event.get("alert") not in (None, JOINED):       # (good news is not an error)
                 now = time.monotonic()
                 if now - self._last_blip >= BLIP_GAP:
                     self._last_blip = now

@@ -198,9 +198,11 @@ ALERT_TITLES = {
     "button": "Button",
     "timer": "Timer",
     "network": "Network",
+    "club": "Club",
+    "club_joined": "Club \u2713",
 }
 ALERT_TONES = {"reader": "danger", "reader_unplugged": "danger", "network": "danger",
-               "devices": "danger"}
+               "devices": "danger", "club_joined": "ok"}
 
 
 def alert_rows(view: dict, dismissed=frozenset()) -> list:

@@ -31,6 +31,9 @@ from companion.core.errors import CompanionError, ConfigError
 log = logging.getLogger(__name__)
 
 JOIN_TIMEOUT = 5.0          # seconds a join request may take before it is said to have failed
+#: The hub alert kind of good news: the table joined (the screen shows it as such, the
+#: reader's speaker does not blip an error for it); a failure is kind ``club``, same key.
+JOINED = "club_joined"
 
 
 class ClubError(CompanionError):
@@ -170,7 +173,7 @@ class ClubLink:
             m = join(address, self.server.table)
             self.server.hub.keep("club", m)
             self._attach(m)
-            self.server.hub.alert("club", f"Joined the club {m['club']}: this table's games "
+            self.server.hub.alert(JOINED, f"Joined the club {m['club']}: this table's games "
                                           f"go to its record and its page.", key="club")
         except CompanionError as e:
             self.error = str(e)

@@ -504,3 +504,39 @@ def test_a_power_request_without_a_callback_is_logged(events, caplog):
         lk.drive_pin(26, False)
         events.wait(PowerRequested)
         wait_until(lambda: "has no power callback" in caplog.text)
+
+
+def test_the_club_pages_qr_held_to_the_reader_joins_that_club(table):
+    """A table joins a club by scanning the club page's QR (docs/club.md): the scan is not a
+    card, it goes to the table's club link; the reader chirps ok and the game is untouched."""
+    from types import SimpleNamespace
+
+    from companion.club.broker import ClubBroker
+    from companion.club.membership import ClubLink
+    from companion.club.server import ClubServer
+    from companion.net.brokers import free_port, mosquitto_available
+    if not mosquitto_available():
+        pytest.skip("mosquitto is not installed")
+    hub, lk, sim, glue = table
+    hub.club = ClubLink(SimpleNamespace(hub=hub, table=hub.table, store_path=None,
+                                        broker=None)).start()
+    broker = ClubBroker("127.0.0.1", 0, 0, persistence=False).start()
+    page = ClubServer("Thursday club", f"postgresql://x:y@127.0.0.1:{free_port()}/club",
+                      "127.0.0.1", broker.tcp_port, f"ws://{{host}}:{broker.ws_port}/mqtt",
+                      broker.viewer.password, broker.add_table, host="127.0.0.1", port=0,
+                      public_host="127.0.0.1").start()
+    try:
+        version = hub.session.version
+        since = len(lk.plans())
+        sim.show_qr(page.join_url())
+        wait_until(lambda: hub.kept("club") is not None, 30)
+        assert hub.kept("club")["club"] == "Thursday club"
+        assert broker.tables() == [hub.table]
+        assert hub.session.version == version                  # not a card: nothing played
+        assert not alert(hub, "scan")
+        assert glue.flush()
+        assert [p for p, _, _ in lk.plans(since)] == ["ok"]
+    finally:
+        hub.club.stop()
+        page.stop()
+        broker.stop()
