@@ -21,7 +21,8 @@ each N of ``--tables`` (default 10,100):
 2. **The club page's lag behind a table** (p50, p99). N table mosquittos (MosquittoBroker with
    a BridgeTo the club broker, as a joined box runs it; started 8 at a time), one publisher
    per table (the hub's login, on the table's own broker) publishing the table's retained
-   ``tc/v1/<table>/state`` (QoS 1, ~2 KB, with its send time ``time.time()`` in the document)
+   ``tc/v1/<table>/outside/state`` (the copy without the room code that the bridge maps onto
+   the club's ``tc/v1/<table>/state``; QoS 1, ~2 KB, its send time ``time.time()`` in it)
    every 1-2 s per table, for ``--seconds``. Received at the club by (a) a paho client logged
    in as ``_viewer`` over WebSockets, what the page uses (time taken in paho's callback), and
    (b) the club page itself in headless Chromium (Playwright): a listener added to the page's
@@ -72,7 +73,7 @@ from benches.stats import pct, summary_ms               # noqa: E402
 from companion.net import credentials as cred           # noqa: E402
 from companion.net.brokers import BridgeTo, MosquittoBroker, free_ports   # noqa: E402
 from companion.net.client import MqttClient             # noqa: E402
-from companion.net.topics import TableTopics            # noqa: E402
+from companion.net.topics import outside_state            # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"          # as tests/phone/conftest.py launches it
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -240,7 +241,7 @@ class Tables:
     def publish(self, name, client, rev, pad):
         doc = {"v": 1, "session": f"bench-{name}", "rev": rev, "table": name,
                "sent": time.time(), "pad": pad}
-        client.publish(TableTopics(name).state, json.dumps(doc).encode(), qos=1, retain=True,
+        client.publish(outside_state(name), json.dumps(doc).encode(), qos=1, retain=True,
                        wait=False)
 
     def stop(self):

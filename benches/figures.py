@@ -60,6 +60,8 @@ def issue_table():
         where = 1 if m["broker"] in ("auto", "mosquitto") else 0
         rows.append(("whole `companion run` memory", [cell if i == where else "-"
                                                       for i in range(2)], "<= 200 MB"))
+    if not rows:                        # none of issue 15's benches ran
+        return
     print("\n===== issue 15's table, this run =====")
     print("ms p50 / p99; 'a -> b (Nx)': before (legacy order, or Mesa/Kivy GL defaults for "
           "memory) -> after, and the p99 (or MB) ratio; log on disk")
