@@ -43,13 +43,14 @@ class Shipper:
     it between two batches and joins it."""
 
     def __init__(self, store_path, table_id, club_url, *, interval=2.0, batch=2000,
-                 connect_timeout=3, start=True):
+                 connect_timeout=3, start=True, linger=1.0):
         self.store_path = str(store_path)
         self.table_id = table_id
         self.club_url = club_url
         self.interval = float(interval)
         self.batch = int(batch)
         self.connect_timeout = connect_timeout
+        self.linger = float(linger)     # seconds a wake-up waits for more saves to join it
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -91,8 +92,12 @@ class Shipper:
             self._status.update(kw)
 
     def _sleep(self, seconds):
-        self._wake.wait(seconds)
+        woke = self._wake.wait(seconds)
         self._wake.clear()
+        if woke and self.linger and not self._stopping.is_set():
+            # woken by a save: let the next moments' saves join it, one batch rather than one
+            # per command (the table's own thread then meets this one far less often)
+            self._stopping.wait(self.linger)
 
     # -- the thread ----------------------------------------------------------------------------
     def _run(self):
