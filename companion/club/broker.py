@@ -99,6 +99,30 @@ class ClubBroker(MosquittoBroker):
                 self._reload()
         return password
 
+    def claim(self, table: str, previous: dict | None = None) -> tuple[str, str]:
+        """A box asks to join as ``table``: ``(its name at the club, its password)``.
+
+        A box that joined before proves it with ``previous`` (``{"table", "password"}`` from
+        its last join) and keeps its name. Otherwise it gets ``table`` if no box has it, else
+        the first free ``table-2``, ``table-3``...: every box's id is ``table`` until someone
+        names it, and a second box must never take the first one's place at the club (its
+        login, its live card, its record)."""
+        check_table_id(table)
+        if previous:
+            name, password = previous.get("table"), previous.get("password")
+            with self._lock:
+                hashed = self._table_hashes.get(name) if isinstance(name, str) else None
+            if hashed and isinstance(password, str) and cred.mosquitto_verify(password, hashed):
+                return name, password
+        with self._lock:
+            taken = set(self._table_hashes)
+        name, n = table, 1
+        while name in taken:
+            n += 1
+            suffix = f"-{n}"
+            name = table[:32 - len(suffix)].rstrip("-") + suffix
+        return name, self.add_table(name)
+
     def remove_table(self, table: str) -> bool:
         """Forget ``table``'s login; its bridge is dropped at once and kept out."""
         with self._lock:

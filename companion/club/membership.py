@@ -88,12 +88,19 @@ def _rehost(url: str, host: str) -> str:
     return urllib.parse.urlunsplit((u.scheme, netloc, u.path, u.query, u.fragment))
 
 
-def join(address: str, table: str, *, timeout: float = JOIN_TIMEOUT) -> dict:
-    """Ask the club at ``address`` for this table's place in it. Returns what the box keeps:
+def join(address: str, table: str, *, previous: dict | None = None,
+         timeout: float = JOIN_TIMEOUT) -> dict:
+    """Ask the club at ``address`` for this table's place in it (``previous``: the box's
+    last membership of that club, so it keeps its name there). Returns what the box keeps:
     ``{"address", "club", "record", "broker": {"host", "port", "username", "password"},
-    "joined"}``. Raises :class:`ClubError` with the reason in a sentence."""
+    "joined"}``; ``broker.username`` is the table's name at the club (``table-2`` when another
+    box is ``table`` there). Raises :class:`ClubError` with the reason in a sentence."""
     url, host = parse_address(address)
-    req = urllib.request.Request(url, data=json.dumps({"table": table}).encode(),
+    body = {"table": table}
+    if previous and previous.get("address") == url:
+        b = previous.get("broker") or {}
+        body["previous"] = {"table": b.get("username"), "password": b.get("password")}
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"}, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
@@ -120,6 +127,14 @@ def join(address: str, table: str, *, timeout: float = JOIN_TIMEOUT) -> dict:
     except (KeyError, TypeError, ValueError):
         raise ClubError(f"The club at {host} answered something that is not a club's "
                         f"join reply.") from None
+
+
+def bridge_to(m: dict, table: str):
+    """The box broker's bridge for membership ``m`` of ``table``."""
+    from companion.net.brokers import BridgeTo
+    b = m["broker"]
+    return BridgeTo(b["host"], b["port"], b["username"], b["password"], table,
+                    remote=b["username"] if b["username"] != table else None)
 
 
 class ClubLink:
@@ -170,11 +185,13 @@ class ClubLink:
 
     def _join(self, address):
         try:
-            m = join(address, self.server.table)
+            m = join(address, self.server.table, previous=self.membership)
             self.server.hub.keep("club", m)
             self._attach(m)
-            self.server.hub.alert(JOINED, f"Joined the club {m['club']}: this table's games "
-                                          f"go to its record and its page.", key="club")
+            name = m["broker"]["username"]
+            named = "" if name == self.server.table else f" as {name}"
+            self.server.hub.alert(JOINED, f"Joined the club {m['club']}{named}: this table's "
+                                          f"games go to its record and its page.", key="club")
         except CompanionError as e:
             self.error = str(e)
             log.warning("joining the club failed: %s", e)
@@ -197,7 +214,7 @@ class ClubLink:
             db = self.server.store_path
             if db is not None:
                 from .shipper import Shipper
-                self.shipper = Shipper(db, self.server.table, m["record"])     # starts
+                self.shipper = Shipper(db, m["broker"]["username"], m["record"])  # starts
                 self._unsubscribe = self.server.hub.subscribe(self._on_hub_event)
             else:
                 log.info("this table keeps no store on disk: nothing to ship to the club")
@@ -224,10 +241,7 @@ class ClubLink:
                             "club page will not show this table live; its record still goes",
                             getattr(broker, "mode", "external"))
             return
-        from companion.net.brokers import BridgeTo
-        b = m and m["broker"]
-        setter(None if m is None else
-               BridgeTo(b["host"], b["port"], b["username"], b["password"], self.server.table))
+        setter(None if m is None else bridge_to(m, self.server.table))
 
     def _on_hub_event(self, event):
         sh = self.shipper

@@ -99,7 +99,7 @@ class Club:
             self.server = ClubServer(
                 s["name"], self.record_url, "", self.broker.tcp_port,
                 f"ws://{{host}}:{self.broker.ws_port}{WS_PATH}", self.broker.viewer.password,
-                self.broker.add_table, host=self.bind, port=s["page_port"], code=s["code"],
+                self.broker.claim, host=self.bind, port=s["page_port"], code=s["code"],
                 public_host=self.public_host).start()
             s["code"] = self.server.code            # the same join address next time
             self._save()

@@ -13,14 +13,16 @@ Routes:
   the wall shows it for anyone bringing a box);
 * ``GET /join/<code>``: a small page for a person who opened the join address in a browser:
   type this address on the table's settings;
-* ``POST /join/<code>`` with ``{"table": TABLE}``: ``200 {"v": 1, "club", "record",
-  "broker": {"host", "port", "username": TABLE, "password"}}`` (what a box keeps in its table
-  meta to ship its record and bridge its public topics); ``403`` with a sentence on a wrong
-  code, ``400`` on a table id that cannot be a topic level and a login.
+* ``POST /join/<code>`` with ``{"table": TABLE, "previous": {"table", "password"}}`` (the
+  second part from a box that joined before): ``200 {"v": 1, "club", "record", "table": NAME,
+  "broker": {"host", "port", "username": NAME, "password"}}`` (what a box keeps in its table
+  meta to ship its record and bridge its public topics; NAME is TABLE unless another box has
+  it: then ``TABLE-2``...); ``403`` with a sentence on a wrong code, ``400`` on a table id
+  that cannot be a topic level and a login.
 
 The server owns neither the broker nor the record: it is given the record's address, the
-broker's address, the viewer's password and ``add_table(table) -> password`` (the club broker
-adds the table's login and answers its password).
+broker's address, the viewer's password and ``add_table(table, previous) -> (name,
+password)`` (the club broker's ``claim``: the table's name at the club and its login).
 """
 from __future__ import annotations
 
@@ -161,8 +163,9 @@ class _Handler(web._Handler):
         if table == HUB_USER:
             return self._error(400, "bad_table", f"The table id {table!r} is reserved (it is "
                                "the name of a table's own hub login); choose another.")
+        previous = doc.get("previous") if isinstance(doc.get("previous"), dict) else None
         try:
-            answer = self.app.join(table)
+            answer = self.app.join(table, previous)
         except CompanionError as e:             # the broker could not add the login
             log.warning("the table %s could not join: %s", table, e)
             return self._error(503, "unavailable", "The club cannot add tables right now; "
@@ -176,7 +179,8 @@ class ClubServer:
     ``ws_url`` is the club broker's WebSockets address for the page; ``{host}`` in it is
     replaced with the host name the browser reached this server by (so a wall screen that
     loaded ``http://192.168.1.5:8080`` connects to ``ws://192.168.1.5:...``).
-    ``add_table(table) -> password`` makes (or renews) the table's login on the club broker.
+    ``add_table(table, previous) -> (name, password)`` gives the table its name and login on
+    the club broker (``ClubBroker.claim``).
     """
 
     max_body = 4096
@@ -236,13 +240,16 @@ class ClubServer:
                 "quiet_after": self.quiet_after,
                 "join": {"url": url, "code": self.code, "qr": self.qr(url)}}
 
-    def join(self, table: str) -> dict:
-        """A table joins: its login on the club broker (new or renewed) and the record."""
-        password = self.add_table(table)
-        log.info("table %s joined the club", table)
-        return {"v": 1, "club": self.name, "record": self.record_url,
+    def join(self, table: str, previous: dict | None = None) -> dict:
+        """A table joins: its name at the club and its login on the club broker (new, kept
+        from its ``previous`` join, or renewed) and the record. ``add_table`` is the club
+        broker's :meth:`~companion.club.broker.ClubBroker.claim` (a name of its own for a box
+        whose id another box has)."""
+        name, password = self.add_table(table, previous)
+        log.info("table %s joined the club as %s", table, name)
+        return {"v": 1, "club": self.name, "record": self.record_url, "table": name,
                 "broker": {"host": self.broker_host, "port": self.broker_port,
-                           "username": table, "password": password}}
+                           "username": name, "password": password}}
 
     def join_page(self, url: str | None) -> bytes:
         """The page a person sees who opened the join address in a browser (None: a wrong

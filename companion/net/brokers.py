@@ -1305,9 +1305,13 @@ class BridgeTo:
     username: str
     password: str = dataclasses.field(repr=False)
     table: str
+    #: the table's name at the club, when the club gave it another (``table-2``)
+    remote: str | None = None
 
     def __post_init__(self):
         check_table_id(self.table)
+        if self.remote is not None:
+            check_table_id(self.remote)
         cred.check_username(self.username)
         cred.check_password(self.password)
         if not isinstance(self.host, str) or not self.host or any(c.isspace() or c in "[]#:"
@@ -1342,11 +1346,11 @@ class BridgeTo:
             "keepalive_interval 30",
             "notifications true",
             "notifications_local_only false",      # the club must see it, not only the box
-            f"notification_topic {club_link(self.table)}",
+            f"notification_topic {club_link(self.remote or self.table)}",
             # send the club publishes only (no UNSUBSCRIBE for the out topics)
             "bridge_attempt_unsubscribe false",
         ]
-        lines += bridge_topics(self.table)
+        lines += bridge_topics(self.table, self.remote)
         return lines
 
 

@@ -216,9 +216,8 @@ class TableServer:
         m = self.hub.kept("club") if self.hub is not None else None
         if not m:
             return None
-        from .brokers import BridgeTo
-        b = m["broker"]
-        return BridgeTo(b["host"], b["port"], b["username"], b["password"], self.table)
+        from companion.club.membership import bridge_to
+        return bridge_to(m, self.table)
 
     def stop(self) -> None:
         """Stop everything that was started, newest first; safe to call twice."""

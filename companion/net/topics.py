@@ -345,20 +345,30 @@ def outside_state(table: str) -> str:
     return f"{TableTopics(table).base}/{OUTSIDE_STATE}"
 
 
-def bridge_topics(table: str) -> list[str]:
+def bridge_topics(table: str, remote: str | None = None) -> list[str]:
     """mosquitto ``topic`` lines of ``table``'s bridge to the club: its public topics, one
     way out, the state taken from :func:`outside_state` (mosquitto's local and remote
-    prefixes map it onto the club's ``state``).
+    prefixes map it onto the club's ``state``), all under ``remote``, the table's name at the
+    club, when that differs (a second box called ``table`` is ``table-2`` there).
 
     >>> for line in bridge_topics("kitchen"): print(line)
     topic state out 1 tc/v1/kitchen/outside/ tc/v1/kitchen/
     topic tc/v1/kitchen/events out 1
     topic tc/v1/kitchen/hub/status out 1
     topic tc/v1/kitchen/seat/+/presence out 1
+    >>> for line in bridge_topics("table", "table-2"): print(line)
+    topic state out 1 tc/v1/table/outside/ tc/v1/table-2/
+    topic events out 1 tc/v1/table/ tc/v1/table-2/
+    topic hub/status out 1 tc/v1/table/ tc/v1/table-2/
+    topic seat/+/presence out 1 tc/v1/table/ tc/v1/table-2/
     """
     base = TableTopics(table).base
-    return [f"topic state out 1 {base}/outside/ {base}/" if t == "state" else
-            f"topic {base}/{t} out 1" for t in PUBLIC_TOPICS]
+    there = TableTopics(remote or table).base
+    if there == base:
+        return [f"topic state out 1 {base}/outside/ {base}/" if t == "state" else
+                f"topic {base}/{t} out 1" for t in PUBLIC_TOPICS]
+    return [f"topic state out 1 {base}/outside/ {there}/" if t == "state" else
+            f"topic {t} out 1 {base}/ {there}/" for t in PUBLIC_TOPICS]
 
 
 def public_patterns(table: str) -> list[str]:

@@ -59,7 +59,7 @@ def logins(broker):
 def club(broker, logins):
     server = ClubServer("Friday Club", RECORD, "127.0.0.1", broker.tcp_port,
                         f"ws://{{host}}:{broker.ws_port}/mqtt", logins[VIEWER_USER],
-                        broker.add_table, host="127.0.0.1", port=0, public_host="127.0.0.1")
+                        broker.claim, host="127.0.0.1", port=0, public_host="127.0.0.1")
     server.start()
     yield server
     server.stop()

@@ -523,7 +523,7 @@ def test_the_club_pages_qr_held_to_the_reader_joins_that_club(table):
     broker = ClubBroker("127.0.0.1", 0, 0, persistence=False).start()
     page = ClubServer("Thursday club", f"postgresql://x:y@127.0.0.1:{free_port()}/club",
                       "127.0.0.1", broker.tcp_port, f"ws://{{host}}:{broker.ws_port}/mqtt",
-                      broker.viewer.password, broker.add_table, host="127.0.0.1", port=0,
+                      broker.viewer.password, broker.claim, host="127.0.0.1", port=0,
                       public_host="127.0.0.1").start()
     try:
         version = hub.session.version

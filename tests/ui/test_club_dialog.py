@@ -59,7 +59,7 @@ def test_a_table_joins_a_club_by_typing_its_address(table, start_app):
     dead_record = f"postgresql://tc_box:x@127.0.0.1:{free_port('127.0.0.1')}/club"
     page = ClubServer("Thursday club", dead_record, "127.0.0.1", broker.tcp_port,
                       f"ws://{{host}}:{broker.ws_port}/mqtt", broker.viewer.password,
-                      broker.add_table, host="127.0.0.1", port=0,
+                      broker.claim, host="127.0.0.1", port=0,
                       public_host="127.0.0.1").start()
     try:
         d = start_app(table)
