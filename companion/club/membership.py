@@ -252,6 +252,7 @@ class ClubLink:
         """What the settings show: the club, the record's progress, the last error."""
         m = self.membership
         out = {"club": m and m.get("club"), "address": m and m.get("address"),
+               "name": m and m["broker"]["username"],
                "joining": self.joining, "error": self.error}
         if self.shipper is not None:
             out["record"] = self.shipper.status()

@@ -396,8 +396,8 @@ def club_status_text(status: dict | None) -> str:
 
     >>> club_status_text(None)
     'This table is in no club. Type the address the club page shows, or scan its QR with the card reader.'
-    >>> club_status_text({"club": "Thursday club", "record": {"connected": True, "sent": 120, "queued": 0}})
-    'In the club Thursday club: 120 records sent, none waiting.'
+    >>> club_status_text({"club": "Thursday club", "name": "table-2", "record": {"connected": True, "sent": 120, "queued": 0}})
+    'In the club Thursday club as table-2: 120 records sent, none waiting.'
     >>> club_status_text({"club": "C", "record": {"connected": False, "sent": 5, "queued": 12, "last_error": "The club record at 10.0.0.5 does not answer."}})
     'In the club C: 5 records sent, 12 waiting (the club is away; they go when it is back).'
     """
@@ -410,7 +410,8 @@ def club_status_text(status: dict | None) -> str:
         return f"{status['error']} This table is in no club." if status.get("error") else text
     rec = status.get("record") or {}
     waiting = rec.get("queued") or 0
-    text = (f"In the club {status['club']}: {rec.get('sent', 0)} records sent, "
+    named = f" as {status['name']}" if status.get("name") else ""
+    text = (f"In the club {status['club']}{named}: {rec.get('sent', 0)} records sent, "
             + ("none waiting." if not waiting else f"{waiting} waiting"))
     if waiting and not rec.get("connected"):
         text += " (the club is away; they go when it is back)."
