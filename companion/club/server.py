@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import hmac
 import html
-import http.server
 import json
 import logging
 import secrets
-import socket
 import sys
 import threading
 from pathlib import Path
@@ -281,20 +279,11 @@ class ClubServer:
 
     def start(self) -> "ClubServer":
         handler = type("Handler", (_Handler,), {"app": self})
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        server_cls = type("Server", (http.server.ThreadingHTTPServer,),
-                          {"address_family": family, "daemon_threads": True,
-                           "allow_reuse_address": True,
-                           "handle_error": web._handle_error})
-        try:
-            self._server = server_cls((self.host, self.port), handler)
-        except OSError as e:
-            raise ClubError(f"The club page cannot listen on {self.host}:{self.port}: "
-                            f"{e.strerror or e}. Choose another port.") from None
+        self._server, self._thread = web.serve_http(
+            self.host, self.port, handler, name="tc-club-web",
+            error=lambda e: ClubError(f"The club page cannot listen on {self.host}:{self.port}:"
+                                      f" {e.strerror or e}. Choose another port."))
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="tc-club-web",
-                                        kwargs={"poll_interval": 0.2}, daemon=True)
-        self._thread.start()
         log.info("the club page is at %s; tables join at %s", self.url, self.join_url())
         return self
 

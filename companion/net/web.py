@@ -289,6 +289,25 @@ class Guesses:
 spectator_state = protocol.spectator_state      # (its home is the protocol now)
 
 
+def serve_http(host, port, handler, *, name, error, extra=None):
+    """A ``ThreadingHTTPServer`` on ``host:port`` serving on a daemon thread of its own:
+    ``(server, thread)``. ``error(OSError)`` makes the exception raised when the port cannot be
+    had; ``extra`` adds attributes to the server class. The phone page and the club page."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    server_cls = type("Server", (http.server.ThreadingHTTPServer,),
+                      {"address_family": family, "daemon_threads": True,
+                       "allow_reuse_address": True, "handle_error": _handle_error,
+                       **(extra or {})})
+    try:
+        server = server_cls((host, port), handler)
+    except OSError as e:
+        raise error(e) from None
+    thread = threading.Thread(target=server.serve_forever, name=name,
+                              kwargs={"poll_interval": 0.2}, daemon=True)
+    thread.start()
+    return server, thread
+
+
 class Watchers:
     """The spectators' streams. One thread turns hub changes into the public state once per
     burst of changes and hands the same bytes to every spectator; a spectator that cannot keep
@@ -432,7 +451,6 @@ class WebServer:
 
     def start(self) -> "WebServer":
         handler = type("Handler", (_Handler,), {"app": self})
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         open_ = self._open = set()
         lock = self._open_lock = threading.Lock()
 
@@ -446,20 +464,12 @@ class WebServer:
                 with lock:
                     open_.discard(request)
 
-        server_cls = type("Server", (http.server.ThreadingHTTPServer,),
-                          {"address_family": family, "daemon_threads": True,
-                           "allow_reuse_address": True,
-                           "process_request_thread": process_request_thread,
-                           "handle_error": _handle_error})
-        try:
-            self._server = server_cls((self.host, self.port), handler)
-        except OSError as e:
-            raise WebError(f"The phone page cannot listen on {self.host}:{self.port}: "
-                           f"{e.strerror or e}. Choose another --http-port.") from None
+        self._server, self._thread = serve_http(
+            self.host, self.port, handler, name="tc-web",
+            extra={"process_request_thread": process_request_thread},
+            error=lambda e: WebError(f"The phone page cannot listen on {self.host}:{self.port}: "
+                                     f"{e.strerror or e}. Choose another --http-port."))
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="tc-web",
-                                        kwargs={"poll_interval": 0.2}, daemon=True)
-        self._thread.start()
         return self
 
     def stop(self) -> None:

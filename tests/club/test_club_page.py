@@ -27,7 +27,6 @@ from companion.net.client import MqttClient
 from companion.net.topics import TableTopics
 from companion.service.hub import Hub
 
-from ..waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
 

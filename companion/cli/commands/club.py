@@ -10,7 +10,6 @@ page, the broker and the PostgreSQL it started; the folder keeps everything for 
 import json
 import os
 import signal
-import sys
 import threading
 
 from companion.core.errors import ConfigError
