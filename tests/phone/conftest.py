@@ -227,13 +227,14 @@ def prompted(move):
 def reveal_checks(ph, window):
     """{seat: (check, choice)} of a reveal as the phone shows it. A ChoiceLocked published
     before the reveal may still be on its way when the revealed view is drawn (the check then
-    says "lock-in not seen here" and is done again when it lands): give it a moment."""
+    says "lock-in not seen here" and is done again when it lands): give it a moment (up to
+    15 s: on a loaded CI machine 3 s was once too little)."""
     sel = f".reveal[data-window='{window}']"
     ph.page.wait_for_selector(sel)
     try:
         ph.page.wait_for_function(
             "(sel) => [...document.querySelectorAll(sel + ' .check')].every("
-            "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=3000)
+            "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=15000)
     except Exception:
         pass                              # the assertion that follows shows what is wrong
     rows = ph.page.query_selector_all(f"{sel} li.pcard")
