@@ -29,7 +29,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from companion.club import pg
-from companion.net.brokers import free_ports
+from companion.net.brokers import free_ports, mosquitto_available
 from companion.net.seat_client import JoinFailed, SeatClient, any_legal_move, post_join
 
 from ..waiting import wait_until
@@ -40,8 +40,7 @@ TABLES = ("t1", "t2", "t3")
 OUTAGE = 30.0                       # seconds the club is away (the figure)
 SEAT_TOPIC = re.compile(r"^tc/v1/[^/]+/seat/[^/]+/(view|cmd|reply)$")
 
-pytestmark = pytest.mark.skipif(not pg.installed() or shutil.which("mosquitto") is None
-                                and not os.path.exists("/usr/sbin/mosquitto"),
+pytestmark = pytest.mark.skipif(not pg.installed() or not mosquitto_available(),
                                 reason="needs PostgreSQL and mosquitto (./table.sh test "
                                        "installs both)")
 

@@ -26,15 +26,10 @@ from companion.net.brokers import mosquitto_available
 from companion.net.client import MqttClient
 from companion.net.topics import TableTopics
 from companion.service.hub import Hub
+from tests.phone.conftest import CHROMIUM, FLAGS     # launched as the phone tests do
 
 
 pytestmark = pytest.mark.skipif(not mosquitto_available(), reason="mosquitto is not installed")
-
-# as tests/phone/conftest.py launches it
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-         "--disable-dev-shm-usage"]
 
 RECORD = "postgresql://club@127.0.0.1:5432/club"
 PAGE_WAIT = 120_000         # ms: generous, the machine is shared (and see test_a_hundred_tables)
