@@ -24,7 +24,10 @@ bracket when one end stays put twice (Illinois' cure for regula falsi's slow sid
 one value measured; it plays games until the 95% Wilson half-width is at most ``half_width`` at a
 rate inside the target band, or stops early once the interval lies wholly outside the band (the
 value is clearly off; more battles would not bring it in). The goal is reached when the win rate
-is within ``tol`` of the target *and* its half-width is at most ``half_width``.
+is within ``tol`` of the target *and* its half-width is at most ``half_width``. A value that
+comes within ``tol`` is measured again to a half-width of ``fine`` (1.5 points) and the search
+goes on unless it is within ``aim`` (1.5 points): a value accepted at the band's edge on one
+block of seeds is off the band on fresh games about half the time (:func:`check` measures that).
 """
 import math
 import os
@@ -60,35 +63,56 @@ def _logit(wins, n):
     return math.log(p / (1 - p))
 
 
-def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1, hi=999):
+def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1, hi=999,
+           refine=None, aim=None, grow=2.0):
     """Search the integer ``value`` in [lo, hi] whose win rate is within ``tol`` of ``target``.
 
     ``measure(value)`` returns ``(wins, n)``; the win rate must *fall* as the value rises (HP).
+    ``refine(value)``, if given, measures a value that came within ``tol`` again on more games
+    (the same seeds and more, :func:`step_measure` with a finer half-width); the search stops
+    only when the refined rate is within ``aim`` (default ``tol / 2``) of the target, and keeps
+    going for a nearer value while steps are left otherwise. A refinement is not a step: the
+    value does not change. Aiming inside the band is what makes the proposal hold on fresh
+    games: a value accepted at the band's edge on one block of seeds is off on the next block
+    about half the time (docs/lab.md, "Calibration").
     Returns ``{"start", "proposed", "reached", "why", "steps": [...]}``; ``proposed`` is the
-    reached value, else the measured value nearest the target."""
+    measured value nearest the target (refined measurements first); ``reached`` when its rate is
+    within ``tol`` at a half-width of at most ``half_width``. Without a slope yet the value is
+    multiplied (or divided) by ``grow`` until the target is bracketed: 2 for a first stat that
+    may be far off, less for a finer stat after a coarse one bracketed the target."""
     steps = []
     seen = {}
+    aim = tol / 2 if aim is None else aim
+
+    def row_of(v, w, n, **extra):
+        a, b = wilson(w, n)
+        return dict({"value": v, "wins": w, "battles": n, "win_rate": w / n if n else 0.0,
+                     "ci95": [a, b], "half_width": (b - a) / 2}, **extra)
 
     def record(v):
         w, n = measure(v)
         seen[v] = (w, n)
-        a, b = wilson(w, n)
-        row = {"value": v, "wins": w, "battles": n, "win_rate": w / n if n else 0.0,
-               "ci95": [a, b], "half_width": (b - a) / 2}
-        steps.append(row)
-        return row
+        steps.append(row_of(v, w, n))
+        return steps[-1]
+
+    def near(row, within):
+        return abs(row["win_rate"] - target) <= within + 1e-12
 
     def ok(row):
-        return abs(row["win_rate"] - target) <= tol + 1e-12 and row["half_width"] <= half_width
+        return near(row, tol) and row["half_width"] <= half_width
 
     v = min(max(int(start), lo), hi)
     why = None
     sides = []                          # with a bracket: was each new value too easy?
     while True:
         row = record(v)
-        if ok(row):
+        if ok(row) and refine is not None:
+            w, n = refine(v)            # the same value on more games: replaces the row
+            seen[v] = (w, n)
+            row = steps[-1] = row_of(v, w, n, refined=True)
+        if ok(row) and (refine is None or near(row, aim)):
             return _result(start, steps, v, True, "reached", target)
-        if abs(row["win_rate"] - target) <= tol:
+        if near(row, tol) and row["half_width"] > half_width:
             why = "half-width"          # on target but too few battles for the width
             break
         if len(steps) >= max_steps:
@@ -115,6 +139,9 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
             if up and v >= hi or not up and v <= lo:
                 why = f"at the bound {v}"
                 break
+            if _flat(steps[-3:]):
+                why = "flat (the stat no longer moves the win rate)"
+                break
             prev = [x for x in seen if x != v]
             guess = None
             if prev:
@@ -123,7 +150,7 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
                 if (lv - lu) * (v - u) < 0:              # falling, as it should
                     guess = v + (lv - t) * (v - u) / (lu - lv)
             if guess is None:          # no slope yet (one value, or a flat stretch): double
-                guess = 2 * v if up else v / 2      # (or halve) the value until it brackets
+                guess = v * grow if up else v / grow    # (or halve) until it brackets
             move = guess - v
             # at least 1; a secant's leap at most the value itself or twice the last move
             last = abs(v - steps[-2]["value"]) if len(steps) > 1 else 0
@@ -133,8 +160,18 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
                 why = f"at the bound {v}"
                 break
         v = nxt
-    best = min(steps, key=lambda r: (abs(r["win_rate"] - target), r["half_width"]))
+    best = min(steps, key=lambda r: (not ok(r), abs(r["win_rate"] - target), r["half_width"]))
+    if ok(best):                        # within the band, not centred in it: the nearest there is
+        return _result(start, steps, best["value"], True, "reached", target)
     return _result(start, steps, best["value"], False, why, target)
+
+
+def _flat(rows):
+    """Three values in a row, none won or lost nearly always, each inside the others' 95%
+    intervals: a plateau (speed beyond the players' own), not the saturation at 0% or 100%
+    that doubling walks out of."""
+    return len(rows) == 3 and all(0.02 < r["win_rate"] < 0.98 for r in rows) and all(
+        r["ci95"][0] <= q["win_rate"] <= r["ci95"][1] for r in rows for q in rows)
 
 
 def _result(start, steps, proposed, reached, why, target):
@@ -306,12 +343,16 @@ def stages(stat):
 
 
 def _neighbours(result, target):
-    """The values a coarse stage hands to the next, nearest first: the hardest value measured
-    that is still too easy (the next stage makes it harder), then the easiest that is already
-    too hard (the next stage makes it easier); else the value nearest the target."""
-    easy = [r["value"] for r in result["steps"] if r["win_rate"] > target]
-    hard = [r["value"] for r in result["steps"] if r["win_rate"] < target]
+    """The values a coarse stage hands to the next, nearest the target first (in log-odds, by
+    the rate measured): the hardest value measured that is still too easy (the next stage makes
+    it harder) and the easiest that is already too hard (the next stage makes it easier); else
+    the value nearest the target."""
+    rows = {r["value"]: r for r in result["steps"]}
+    easy = [v for v, r in rows.items() if r["win_rate"] > target]
+    hard = [v for v, r in rows.items() if r["win_rate"] < target]
     out = ([max(easy)] if easy else []) + ([min(hard)] if hard else [])
+    t = math.log(target / (1 - target))
+    out.sort(key=lambda v: abs(_logit(rows[v]["wins"], rows[v]["battles"]) - t))
     return out or [result["proposed"]]
 
 
@@ -319,9 +360,10 @@ class _Stages:
     """The steps, games and battles of one monster's stages, the budget they share."""
 
     def __init__(self, src, m, target, players, bots, options, seed, tol, half_width, battles,
-                 max_steps):
+                 max_steps, aim=None, fine=None):
         self.args = (src, m, players, bots, options, seed)
         self.m, self.target, self.tol, self.half_width = m, target, tol, half_width
+        self.aim, self.fine = aim, fine
         self.battles, self.max_steps = battles, max_steps
         self.rows, self.games, self.battles_n = [], 0, 0
         self.tallies = {}               # (fixed items, stat) -> the sampler's tally
@@ -346,10 +388,13 @@ class _Stages:
         if carried is not None:
             sampler.tally[start] = list(carried)
         try:
+            refine = None if not self.fine else step_measure(
+                sampler, self.target, self.tol, self.fine, self.battles)
             result = search(step_measure(sampler, self.target, self.tol, self.half_width,
                                          self.battles),
                             start, self.target, self.tol, self.half_width,
-                            self.left() + (carried is not None), lo=STATS[name])
+                            self.left() + (carried is not None), lo=STATS[name],
+                            refine=refine, aim=self.aim, grow=1.25 if fixed else 2.0)
         finally:
             sampler.close()
         for v, t in sampler.tally.items():
@@ -363,23 +408,29 @@ class _Stages:
 
 
 def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0, tol=0.03,
-                  half_width=0.03, max_steps=8, battles=None, stat="attack+hp"):
+                  half_width=0.03, max_steps=8, battles=None, stat="attack+hp", aim=None,
+                  fine=None):
     """One monster: the first stat of ``stat``; if the target falls between two of its values,
     the next stat with the first held at its too-easy neighbour, then (steps left) at its
     too-hard one, and so on down the stats, depth first (``attack+hp``: attack brackets, HP
-    closes in; ``attack+hp+speed``: speed after HP). All stages share ``max_steps``. Returns the best stage's :func:`search` result with ``proposed`` and
+    closes in; ``attack+hp+speed``: speed after HP). All stages share ``max_steps``. A value
+    within ``tol`` is measured again to a half-width of ``fine`` (default ``half_width / 2``;
+    0: never) and the search goes on unless it is within ``aim`` (:func:`search`).
+    Returns the best stage's :func:`search` result with ``proposed`` and
     ``start`` per stat (dicts), every step (each row names its ``stat`` and what was ``held``)
     and the games and battles."""
     names = stages(stat)
     st = _Stages(src, m, target, players, bots, options, seed, tol, half_width, battles,
-                 max_steps)
+                 max_steps, aim, half_width / 2 if fine is None else fine)
     tried = []
 
     def explore(level, fixed):          # depth first: each stat at each neighbour of the last
         r = st.run(names[level], fixed)
         tried.append((fixed, names[level], r))
-        if r["reached"] or level == len(names) - 1:
-            return r["reached"]
+        centred = r["reached"] and (not st.fine or abs(r["final"]["win_rate"] - target)
+                                    <= (tol / 2 if aim is None else aim) + 1e-12)
+        if centred or level == len(names) - 1:
+            return centred          # a finer stat may centre what this one only reached
         for held in _neighbours(r, target):
             if st.left() <= 0:
                 return False
@@ -404,7 +455,7 @@ def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0
 
 def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, seed=0,
               tol=0.03, half_width=0.03, max_steps=8, battles=None, log=None, stat="attack+hp",
-              jobs=1, cluster=None):
+              jobs=1, cluster=None, aim=None, fine=None):
     """Calibrate each monster (ids; default all) on the data folder ``src`` (default shipped).
     ``battles``: at most this many battles per step (default: as the half-width goal needs).
     Returns a list of :func:`calibrate_one` results with the monster's id, name, difficulty.
@@ -426,7 +477,8 @@ def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, s
     out = []
     with Workers(jobs, cluster) as w:        # the shipped data: the worker's own copy of it
         for r in w.map(_calibrate_one, [(None if shipped else src, mid, players, bots, options,
-                                         seed, tol, half_width, max_steps, battles, stat)
+                                         seed, tol, half_width, max_steps, battles, stat,
+                                         aim, fine)
                                         for mid in ids]):
             out.append(r)
             if log:
@@ -435,14 +487,14 @@ def calibrate(src=None, monsters=None, players=2, bots="casual", options=None, s
 
 
 def _calibrate_one(src, mid, players, bots, options, seed, tol, half_width, max_steps, battles,
-                   stat):
+                   stat, aim=None, fine=None):
     """One monster's search (a chunk for :class:`~companion.core.workers.Workers`)."""
     from companion.games import get
     from companion.games.battle_builder.data import DATA
     rules = (get("battle-builder", data=src) if src else get("battle-builder")).rules
     m, src = rules.monsters[mid], src or DATA
     r = calibrate_one(src, m, rules.targets[m.difficulty], players, bots, options, seed, tol,
-                      half_width, max_steps, battles, stat)
+                      half_width, max_steps, battles, stat, aim, fine)
     r.update(id=mid, name=m.name, difficulty=m.difficulty)
     return r
 
@@ -451,34 +503,41 @@ def _calibrate_one(src, mid, players, bots, options, seed, tol, half_width, max_
 CHECK_SEED = 1_000_000
 
 
-def check(out, ids, players=2, bots="casual", options=None, seed=0, tol=0.03, battles=None):
+def check(out, ids, players=2, bots="casual", options=None, seed=0, tol=0.03, battles=None,
+          half_width=0.015, jobs=1, cluster=None):
     """The proposal measured again on fresh games: each monster of ``ids`` as written in the
     data folder ``out``, on seeds the search never played (``seed + CHECK_SEED`` on), with the
-    sample the half-width goal plans (or ``battles``). A search that kept the value nearest the
-    target out of several tried is a little optimistic (the winner's curse); this says by how
-    much. Returns ``[{"id", "name", "target", "wins", "battles", "win_rate", "ci95", "on",
+    sample a 95% half-width of ``half_width`` plans at the band's edge (or ``battles``). A
+    search that kept the value nearest the target out of several tried is a little optimistic
+    (the winner's curse); this says by how much. The default half-width is the search's
+    refinement's (1.5 points), so a proposal on target fails this check by chance rarely
+    (docs/lab.md). Monsters are checked one per worker (as :func:`calibrate`).
+    Returns ``[{"id", "name", "target", "wins", "battles", "win_rate", "ci95", "on",
     "band_in_ci"}]``: ``on`` within ``tol`` of the target, ``band_in_ci`` the 95% interval
     reaches the band (the difference may be chance)."""
+    from companion.core.workers import Workers
+    with Workers(jobs, cluster) as w:
+        return list(w.map(_check_one, [(os.path.abspath(out), mid, players, bots, options,
+                                        seed, tol, battles, half_width) for mid in ids]))
+
+
+def _check_one(out, mid, players, bots, options, seed, tol, battles, half_width):
+    """One monster's fresh games (a chunk for :class:`~companion.core.workers.Workers`)."""
     from companion.games import get
-    rules = get("battle-builder", data=out).rules
-    rows = []
-    for mid in ids:
-        m = rules.monsters[mid]
-        target = rules.targets[m.difficulty]
-        sampler = Sampler(out, m, players, bots, options, seed + CHECK_SEED)
-        try:
-            want = battles or plan(target, tol)
-            w, n = 0, 0
-            while n < want:
-                w, n = sampler.more(m.hp, 12)
-        finally:
-            sampler.close()
-        rows.append({"id": mid, "name": m.name, "target": target, "wins": w, "battles": n,
-                     "win_rate": w / n, "ci95": list(wilson(w, n)),
-                     "on": abs(w / n - target) <= tol + 1e-12,
-                     "band_in_ci": wilson(w, n)[0] <= target + tol
-                     and wilson(w, n)[1] >= target - tol})
-    return rows
+    m = get("battle-builder", data=out).rules.monsters[mid]
+    target = get("battle-builder", data=out).rules.targets[m.difficulty]
+    sampler = Sampler(out, m, players, bots, options, seed + CHECK_SEED)
+    try:
+        want = battles or plan(target, tol, half_width)
+        w, n = 0, 0
+        while n < want:
+            w, n = sampler.more(m.hp, 12)
+    finally:
+        sampler.close()
+    lo, hi = wilson(w, n)
+    return {"id": mid, "name": m.name, "target": target, "wins": w, "battles": n,
+            "win_rate": w / n, "ci95": [lo, hi], "on": abs(w / n - target) <= tol + 1e-12,
+            "band_in_ci": lo <= target + tol and hi >= target - tol}
 
 
 def check_line(c):

@@ -40,6 +40,13 @@ def register(sub):
                     help="win-rate points from the target that count as on it (default 3)")
     bb.add_argument("--half-width", type=float, default=3.0,
                     help="largest 95%% half-width in points (default 3)")
+    bb.add_argument("--fine", type=float, default=None, metavar="POINTS",
+                    help="a value within the tolerance is measured again to this 95%% "
+                         "half-width, and so is the proposal on fresh games (default: half "
+                         "of --half-width; 0: never)")
+    bb.add_argument("--aim", type=float, default=None, metavar="POINTS",
+                    help="stop once a value measured finely is this close to the target, "
+                         "else look on for a nearer one (default: half the tolerance)")
     bb.add_argument("--players", type=int, default=2)
     bb.add_argument("--bots", default="casual",
                     help="the players' bots (default casual: greedy with one answer in five "
@@ -88,25 +95,33 @@ def run(args):
     def log(r):
         if not args.json:
             print(line(r), flush=True)
+    fine = args.half_width / 2 if args.fine is None else args.fine
+    aim = args.tolerance / 2 if args.aim is None else args.aim
+    if fine < 0 or aim < 0:
+        raise ConfigError("--fine and --aim are points, 0 or more")
+    checked = []
     try:
         with cluster(args) as on:
             results = calibrate(src, ids, args.players, args.bots, opts, args.seed,
                                 args.tolerance / 100, args.half_width / 100, args.steps,
-                                args.battles, log, args.stat, jobs=args.jobs, cluster=on)
+                                args.battles, log, args.stat, jobs=args.jobs, cluster=on,
+                                aim=aim / 100, fine=fine / 100)
+            write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
+            reached = sum(r["reached"] for r in results)
+            if not args.json:
+                print(f"{reached} of {len(results)} monsters reached the target; proposed "
+                      f"data (only monsters.toml's {', '.join(stages(args.stat))} changed): "
+                      f"{out}", flush=True)
+            if args.check:
+                if not args.json:
+                    print("The proposal on fresh games (seeds the search never played):",
+                          flush=True)
+                checked = check(out, [r["id"] for r in results], args.players, args.bots,
+                                opts, args.seed, args.tolerance / 100, args.battles,
+                                (fine or args.half_width) / 100, jobs=args.jobs, cluster=on)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    write_proposal(src, out, {r["id"]: r["proposed"] for r in results}, args.stat)
-    reached = sum(r["reached"] for r in results)
-    if not args.json:
-        print(f"{reached} of {len(results)} monsters reached the target; proposed data "
-              f"(only monsters.toml's {', '.join(stages(args.stat))} changed): {out}",
-              flush=True)
-    checked = []
     if args.check:
-        if not args.json:
-            print("The proposal on fresh games (seeds the search never played):", flush=True)
-        checked = check(out, [r["id"] for r in results], args.players, args.bots, opts,
-                        args.seed, args.tolerance / 100, args.battles)
         if not args.json:
             for c in checked:
                 print(check_line(c))
