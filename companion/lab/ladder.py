@@ -20,35 +20,66 @@ RUNGS = ("random", "greedy", "search-100", "search-400")
 STRONG = "search-100"
 
 
-def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progress=None):
+def _z(alpha):
+    """The two-sided normal quantile for ``alpha`` (statistics.NormalDist, standard library)."""
+    from statistics import NormalDist
+    return NormalDist().inv_cdf(1 - alpha / 2)
+
+
+def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progress=None,
+         until=None, block=None, cluster=None):
     """One rung: ``strong`` in one seat against ``weak`` in the others, ``games`` games in
     all, the strong seat rotated over the seats, every rotation on the same deals (the first
-    ``games / n`` games of ``seed``, as ``companion simulate`` draws them)."""
+    ``games / n`` games of ``seed``, as ``companion simulate`` draws them).
+
+    ``until="decided"``: ``games`` is a budget, played in blocks of ``block`` games (default a
+    quarter of it, whole rotations), each block on its own seeds (``seed``, ``seed + 1``, ...:
+    new deals, pooled), stopping as soon as the interval clears the fair share either way. The
+    interval at each look is widened for the looks the budget allows (Bonferroni: 95% over
+    all of them, so calling a rung that does not hold "holds" stays below 2.5%); the figure
+    printed is that interval."""
     n = len(players)
-    per = [games // n + (1 if k < games % n else 0) for k in range(n)]
-    wins, played, per_seat = 0.0, 0, []
-    for k in range(n):
-        if not per[k]:
-            continue
-        spec = [weak] * n
-        spec[k] = strong
-        res = play_simulate(game, players, per[k], seed=seed, bots=",".join(spec),
-                            options=options, jobs=jobs)
-        w = res["seats"][k]["wins"]
-        wins += w
-        played += per[k]
-        per_seat.append({"seat": k, "games": per[k], "wins": w})
-        if progress is not None:
-            progress(strong, weak, played, games)
-    lo, hi = wilson(round(wins), played)
     fair = 1.0 / n
+    if until not in (None, "decided"):
+        raise ValueError(f"until {until!r}: 'decided' or None")
+    if until is None:
+        blocks = [games]
+    else:
+        size = max(n, (block or -(-games // 4)) // n * n)
+        blocks = [size] * (games // size) + ([games % size] if games % size else [])
+    z = _z(0.05 / len(blocks)) if len(blocks) > 1 else 1.96
+    wins, played, per_seat, looks, verdict = 0.0, 0, {}, 0, None
+    for b, size in enumerate(blocks):
+        per = [size // n + (1 if k < size % n else 0) for k in range(n)]
+        for k in range(n):
+            if not per[k]:
+                continue
+            spec = [weak] * n
+            spec[k] = strong
+            res = play_simulate(game, players, per[k], seed=seed + b, bots=",".join(spec),
+                                options=options, jobs=jobs, cluster=cluster)
+            w = res["seats"][k]["wins"]
+            wins += w
+            played += per[k]
+            seat = per_seat.setdefault(k, {"seat": k, "games": 0, "wins": 0.0})
+            seat["games"] += per[k]
+            seat["wins"] += w
+            if progress is not None:
+                progress(strong, weak, played, games)
+        looks += 1
+        lo, hi = wilson(round(wins), played, z)
+        if until is not None and (lo > fair or hi < fair):
+            verdict = "decided"
+            break
+    lo, hi = wilson(round(wins), played, z)
     return {"strong": strong, "weak": weak, "players": n, "games": played, "wins": wins,
             "win_rate": wins / played if played else 0.0, "ci95": [lo, hi], "fair": fair,
-            "holds": lo > fair, "seats": per_seat}
+            "holds": lo > fair, "seats": list(per_seat.values()), "looks": looks,
+            "budget": games, "decided": verdict is not None or lo > fair or hi < fair}
 
 
 def ladder(game, players, games, rungs=RUNGS, seed=0, options=None, jobs=1, progress=None,
-           per_rung=None):
+           per_rung=None, until=None, cluster=None):
     """Every rung of ``rungs`` (weakest first) against the one below it. ``per_rung``: games
     per rung by the strong bot's name, where it differs from ``games`` (search rungs are
     slow)."""
@@ -56,7 +87,7 @@ def ladder(game, players, games, rungs=RUNGS, seed=0, options=None, jobs=1, prog
     for weak, strong in zip(rungs, rungs[1:]):
         g = (per_rung or {}).get(strong, games)
         out.append(rung(game, players, strong, weak, g, seed=seed, options=options, jobs=jobs,
-                        progress=progress))
+                        progress=progress, until=until, cluster=cluster))
     return out
 
 
@@ -64,10 +95,14 @@ def text(rows) -> str:
     lines = ["rung (one seat vs the rest)        games   win rate   95% interval    fair  holds"]
     for r in rows:
         lo, hi = r["ci95"]
+        holds = "yes" if r["holds"] else "no" if r.get("decided", True) else "undecided"
+        if r.get("looks", 1) > 1 or r.get("budget", r["games"]) != r["games"]:
+            looks = f"{r['looks']} look{'s' if r['looks'] != 1 else ''}"
+            holds += f" ({looks}, {r['games']} of {r['budget']} games)"
         lines.append(f"{r['strong']:>12} vs {r['players'] - 1} x {r['weak']:<12} "
                      f"{r['games']:>6}   {100 * r['win_rate']:6.1f}%   "
                      f"[{100 * lo:4.1f}, {100 * hi:4.1f}]%  {100 * r['fair']:4.1f}%  "
-                     f"{'yes' if r['holds'] else 'no'}")
+                     f"{holds}")
     return "\n".join(lines)
 
 

@@ -143,6 +143,17 @@ def test_a_calibration_on_the_cluster_is_the_local_one(on):
     assert there == calibrate.calibrate(jobs=1, **kw) == calibrate.calibrate(jobs=2, **kw)
 
 
+def test_the_ladder_on_the_cluster_is_the_local_one(address, capsys):
+    """`companion ladder --cluster`: a sequential rung (blocks of new deals) played there
+    prints what the local run prints."""
+    args = ["ladder", "great-powers", "--rungs", "random,greedy", "--games", "48",
+            "--until", "decided", "--json"]
+    assert main(args + ["--jobs", "1"]) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert main(args + ["--cluster", address]) == 0
+    assert json.loads(capsys.readouterr().out) == here and here[0]["games"] <= 48
+
+
 @pytest.mark.parametrize("command", [
     ["simulate", "battle-builder", "--players", "2", "--games", "5"],
     ["impact", "trade-warz", "--games", "5", "--reruns", "1", "--no-live"],

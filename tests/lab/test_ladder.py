@@ -19,6 +19,26 @@ def test_a_rung_rotates_the_strong_seat_and_says_whether_it_holds():
     assert "greedy vs 3 x random" in ladder.text([r, back])
 
 
+def test_a_sequential_rung_stops_once_decided_on_new_deals():
+    """``until="decided"``: blocks of new deals (seed, seed + 1, ...) until the interval,
+    widened for the looks the budget allows, clears the fair share; greedy over random is
+    decided in fewer games than the budget, and so is random under greedy, the other way."""
+    r = ladder.rung(GP, PLAYERS, "greedy", "random", 800, seed=3, until="decided", block=80)
+    assert r["decided"] and r["holds"] and r["games"] < 800 and r["games"] % 80 == 0
+    assert r["looks"] == r["games"] // 80 and r["budget"] == 800
+    z = ladder._z(0.05 / 10)                       # ten looks allowed: each at 99.5%
+    assert r["ci95"] == list(__import__("companion.core.play", fromlist=["wilson"]).wilson(
+        round(r["wins"]), r["games"], z))
+    assert sum(s["wins"] for s in r["seats"]) == r["wins"]
+    # one block is the fixed rung: the same deals, the plain 95% interval
+    one = ladder.rung(GP, PLAYERS, "greedy", "random", 80, seed=3, until="decided", block=80)
+    fixed = ladder.rung(GP, PLAYERS, "greedy", "random", 80, seed=3)
+    assert (one["wins"], one["ci95"], one["looks"]) == (fixed["wins"], fixed["ci95"], 1)
+    back = ladder.rung(GP, PLAYERS, "random", "greedy", 800, seed=3, until="decided", block=80)
+    assert back["decided"] and not back["holds"] and back["games"] < 800
+    assert "looks" in ladder.text([r, back])
+
+
 def test_the_ladder_plays_each_rung_against_the_one_below():
     rows = ladder.ladder(GP, PLAYERS, 8, rungs=("random", "greedy", "random"))
     assert [(r["strong"], r["weak"]) for r in rows] == [("greedy", "random"),

@@ -5,11 +5,13 @@ the same deals: it holds when the 95% interval's lower bound is above the fair s
 side by side with their rank correlation (companion/lab/ladder.py, docs/lab.md):
 
     companion ladder great-powers --games 400 --search-games 100 --jobs 0
+    companion ladder great-powers --search-games 400 --until decided --cluster tcp://host:8786
     companion ladder great-powers --balance --games 2000 --search-games 200
 """
 import json
 import sys
 
+from companion.cli.common import add_cluster_arg, cluster
 from companion.games import get
 
 
@@ -34,6 +36,11 @@ def register(sub):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="worker processes (0 = one per core); "
                    "the figures do not depend on it")
+    p.add_argument("--until", choices=["decided"], default=None,
+                   help="decided: --games / --search-games are a budget, played in blocks of "
+                        "new deals until each rung's interval clears the fair share "
+                        "(Bonferroni over the looks: docs/lab.md)")
+    add_cluster_arg(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -57,10 +64,11 @@ def run(args):
         return 0
     rungs = tuple(r.strip() for r in args.rungs.split(",")) if args.rungs else ladder.RUNGS
     per = {r: sg for r in rungs if r.startswith("search")}
-    rows = ladder.ladder(game, players, args.games, rungs=rungs, seed=args.seed,
-                         jobs=args.jobs, per_rung=per,
-                         progress=lambda s, w, k, n: print(f"  {s} vs {w}: {k}/{n}",
-                                                           file=sys.stderr))
+    with cluster(args) as on:
+        rows = ladder.ladder(game, players, args.games, rungs=rungs, seed=args.seed,
+                             jobs=args.jobs, per_rung=per, until=args.until, cluster=on,
+                             progress=lambda s, w, k, n: print(f"  {s} vs {w}: {k}/{n}",
+                                                               file=sys.stderr))
     if args.json:
         print(json.dumps(rows))
     else:
