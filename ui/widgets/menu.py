@@ -314,6 +314,8 @@ class NameKeyboard(BoxLayout):
     text = StringProperty("")
     shift = BooleanProperty(True)            # the first letter of a word is a capital
     rows = ListProperty(["QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-"])
+    back_row = 2                             # the row that ends in backspace
+    shift_and_space = True                   # a bottom row with Shift and Space
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -332,12 +334,16 @@ class NameKeyboard(BoxLayout):
                 b.bind(on_release=lambda btn: self.type(btn.char))
                 self._keys.append(b)
                 line.add_widget(b)
-            if i == 2:
+            if i == self.back_row:
                 back = TButton(text="\u232b", fs=22, font_name=theme.FONT_SYM,
                                tid="key:back", size_hint_x=1.6)
                 back.bind(on_release=lambda _b: self.back())
                 line.add_widget(back)
             self.add_widget(line)
+        self._shift = None
+        if not self.shift_and_space:
+            self._case()
+            return
         last = BoxLayout(spacing=u * 5)
         sh = TButton(text="Shift", fs=20, tid="key:shift", size_hint_x=0.25)
         sh.bind(on_release=lambda _b: self.toggle_shift())
@@ -376,15 +382,15 @@ class NameKeyboard(BoxLayout):
 
 class AddressKeyboard(NameKeyboard):
     """The keys of a club's address (``club.local:8100/join/k3x9``): digits, lower-case
-    letters and ``. : / -``; no Shift."""
+    letters and ``. : / -``; no Shift and no Space (an address has neither)."""
     rows = ListProperty(["1234567890", "qwertyuiop", "asdfghjkl:", "zxcvbnm./-"])
     limit = NumericProperty(80)
+    back_row = 3
+    shift_and_space = False
 
     def _case(self):
         for b in self._keys:
             b.text = b.char
-        self._shift.disabled = True
-        self._shift.opacity = 0
 
     def type(self, ch):
         if ch != " " and len(self.text) < self.limit:
