@@ -28,17 +28,26 @@ def add_filter_args(p):
                    help="only the sessions played at this table (a club record's table id; in "
                         "a local store, the table named in the session)")
     p.add_argument("--evening", default=None, metavar="YYYY-MM-DD",
-                   help="only the sessions started on this (local) day")
+                   help="only the sessions started this evening: from 06:00 local time on "
+                        "the day to 06:00 the next (a night past midnight is one evening)")
+
+
+#: An evening runs from this local hour of its day to the same hour of the next: a club night
+#: from 19:00 to 01:30 is one evening, not two calendar days.
+EVENING_STARTS = 6
 
 
 def _evening(text):
-    """The local day ``YYYY-MM-DD`` as (start, end) in seconds since the epoch."""
+    """The evening of the local day ``YYYY-MM-DD`` as (start, end) in seconds since the epoch:
+    from :data:`EVENING_STARTS` o'clock that day to the same hour the next (daylight saving
+    changes included, by ``mktime``)."""
     try:
         day = time.strptime(text, "%Y-%m-%d")
     except ValueError:
         raise ConfigError(f"--evening wants a date as YYYY-MM-DD, not {text!r}.") from None
-    start = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, 0, 0, 0, 0, 0, -1))
-    end = time.mktime((day.tm_year, day.tm_mon, day.tm_mday + 1, 0, 0, 0, 0, 0, -1))
+    h = EVENING_STARTS
+    start = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, h, 0, 0, 0, 0, -1))
+    end = time.mktime((day.tm_year, day.tm_mon, day.tm_mday + 1, h, 0, 0, 0, 0, -1))
     return start, end
 
 
