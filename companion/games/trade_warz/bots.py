@@ -616,11 +616,13 @@ def _greedy_bid(game, view, p, rng):
     return need
 
 
-def search_bot(iterations, horizon=1, model=greedy_bot):
+def search_bot(iterations, horizon=0, model=greedy_bot):
     """The information-set search bot (companion/core/search.py) with a thinking budget of
     ``iterations`` re-deals per decision (:mod:`.redeal`); the other seats and the rollouts
     are played by ``model``. A rollout stops ``horizon`` rounds after the current one (None:
-    at the end of the game) and is scored by its GDP lead (docs/lab.md)."""
+    at the end of the game; 0: at the end of this round) and is scored by its GDP lead.
+    Against three greedy bots (Trade Warz, 4 players, seat rotated) search-100 won 12 of 24
+    with horizon 0 and 10 of 17 with horizon 1, at half the speed (docs/lab.md)."""
     from companion.core.search import Searcher
 
     from . import redeal
