@@ -87,9 +87,17 @@ def run_timer(game, state):
         apply(game, state, {"kind": "timer", "timer": name, "at": now})
 
 
+def _frozen(v):
+    """A hashable copy of an argument (lists and dicts inside, as tuples)."""
+    if isinstance(v, list):
+        return tuple(map(_frozen, v))
+    if isinstance(v, dict):
+        return tuple(sorted((k, _frozen(x)) for k, x in v.items()))
+    return v
+
+
 def _key(move, args):
-    return (move, tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                               for k, v in args.items())))
+    return (move, tuple(sorted((k, _frozen(v)) for k, v in args.items())))
 
 
 class _Node:

@@ -93,6 +93,6 @@ def test_the_report_page_has_the_balance_section(tmp_path, capsys):
     assert {r["games"] for r in greedy} == {"1000"} and {r["games"] for r in search} == {"1"}
     assert abs(sum(float(r["win_rate"]) for r in search) - 1) < 1e-9   # one game: its winners
     capsys.readouterr()
-    assert main(["report", "trade-warz", "--players", "3", "--balance", "1",
-                 "--db", str(tmp_path / "s.db"), "--out", str(tmp_path / "tw")]) == 1
+    assert main(["report", "market-trading", "--players", "3", "--balance", "1",
+                 "--db", str(tmp_path / "s.db"), "--out", str(tmp_path / "mt")]) == 1
     assert "no search bot yet" in capsys.readouterr().err
