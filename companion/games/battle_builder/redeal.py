@@ -341,13 +341,25 @@ def candidates(game, view):
     raise RuntimeError(f"the search bot cannot answer {moves}")
 
 
+def assets(game, state, seat):
+    """What ``seat`` holds besides VP, in tokens: its tokens, and the cards it bought and the
+    upgrades it made at their shop price (so a purchase is not scored as a loss before the
+    battle it pays off in)."""
+    d, shop = state.data, game.rules.shop
+    cards, price = game.rules.cards, shop["tier_cost"]
+    worth = sum(d.tokens[seat].values())
+    worth += sum(price[cards[c].tier - 1] for c in d.attack[seat] + d.defense[seat]
+                 if cards[c].tier)
+    return worth + d.hp_ups[seat] * shop["hp_cost"] + d.st_ups[seat] * shop["stamina_cost"]
+
+
 def evaluate(game, state, seat):
     """A rollout cut short, scored for ``seat`` in [0, 1]: its lead over the best other player
-    in VP (the winner is the most VP; tokens, which buy VP later and break ties, count a fifth
-    of one), through a logistic whose width grows with the battles still to play."""
-    d = state.data
+    in VP (the winner is the most VP) plus its :func:`assets` at a fifth of a VP a token (the
+    greedy bot's rate: tokens buy strength for later battles and break ties), through a
+    logistic whose width grows with the battles still to play."""
     from .bots import VP_WORTH
-    score = [d.vp[s] + sum(d.tokens[s].values()) / VP_WORTH for s in range(state.n)]
+    score = [state.data.vp[s] + assets(game, state, s) / VP_WORTH for s in range(state.n)]
     mine = score[seat]
     best = max(v for s, v in enumerate(score) if s != seat)
     left = max(0, game.arc(state)[0] - state.round)
