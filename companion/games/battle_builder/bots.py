@@ -419,7 +419,9 @@ def search_bot(iterations, horizon=0, model=greedy_bot):
     """The information-set search bot (companion/core/search.py) with a thinking budget of
     ``iterations`` re-deals per decision (:mod:`.redeal`); the other seats and the rollouts
     are played by ``model``. A rollout stops ``horizon`` battles after the current one (None:
-    at the end of the game) and is scored by :func:`.redeal.evaluate` (docs/lab.md)."""
+    at the end of the game; 0: at the end of the current battle's select-battle-shop-PvP
+    cycle) and is scored by :func:`.redeal.evaluate`. Horizon 1 won about as often against
+    greedy bots in a small run at half the speed (docs/lab.md, "Battle Builder")."""
     from companion.core.search import Searcher
 
     from . import redeal
