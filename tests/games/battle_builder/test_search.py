@@ -6,7 +6,7 @@ import random
 import pytest
 
 from companion.core import views
-from companion.core.play import play_one, resolve_bots, wilson
+from companion.core.play import play_one, resolve_bots
 from companion.core.search import clone
 from companion.core.session import LeanSession
 from companion.core.state import _plain
@@ -181,8 +181,8 @@ def test_a_secret_never_reaches_the_bot():
 
 
 def test_a_leaked_secret_would_be_caught(monkeypatch):
-    """The test above has teeth: a blanking that let the monster deck's order through (or the
-    others' objectives) gives different blanked copies for some disturbed pair."""
+    """The test above has teeth: a blanking that let the monster deck through gives different
+    blanked copies for some disturbed pair."""
     real = rd.blank
 
     def leaky(game, state, seat):
