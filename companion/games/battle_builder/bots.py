@@ -19,13 +19,28 @@ VP_WORTH = 5.0          # tokens a greedy bot would trade for 1 VP
 class BBObservation(Observation):
     """The table as Battle Builder's bots read it: every seat's decks, tokens and HP, the
     teams, the battles and the monsters picked (all on the table), and what things cost the
-    seat."""
-    __slots__ = ()
+    seat; and for the search bot the whole state with what the seat cannot see blanked
+    (:meth:`known`)."""
+    __slots__ = ("_known",)
+
+    def __init__(self, game, state, seat):
+        super().__init__(game, state, seat)
+        self._known = None
 
     def __getattr__(self, name):
         if name in _PUBLIC:
             return getattr(self._state.data, name)
         raise AttributeError(name)
+
+    def known(self):
+        """The state as far as this seat knows it: a lean copy with the decks' order, the
+        unseen monsters, the others' objectives and locked choices blanked and a fixed random
+        stream (:func:`.redeal.blank`). Built once per observation; a search copies it, never
+        changes it."""
+        if self._known is None:
+            from .redeal import blank
+            self._known = blank(self.game, self._state, self.seat)
+        return self._known
 
     def active_abilities(self):
         return self.game.active_abilities(self._state)
@@ -400,5 +415,20 @@ def casual_bot(game, view, rng):
     return greedy_bot(game, view, rng)
 
 
-BOTS = {"random": random_bot, "greedy": greedy_bot, "casual": casual_bot}
+def search_bot(iterations, horizon=0, model=greedy_bot):
+    """The information-set search bot (companion/core/search.py) with a thinking budget of
+    ``iterations`` re-deals per decision (:mod:`.redeal`); the other seats and the rollouts
+    are played by ``model``. A rollout stops ``horizon`` battles after the current one (None:
+    at the end of the game; 0: at the end of the current battle's select-battle-shop-PvP
+    cycle) and is scored by :func:`.redeal.evaluate`. Horizon 1 won about as often against
+    greedy bots in a small run at half the speed (docs/lab.md, "Battle Builder")."""
+    from companion.core.search import Searcher
+
+    from . import redeal
+    return Searcher(iterations, redeal.redeal, redeal.candidates, redeal.evaluate, model,
+                    horizon=horizon)
+
+
+BOTS = {"random": random_bot, "greedy": greedy_bot, "casual": casual_bot,
+        "search-100": search_bot(100), "search-400": search_bot(400)}
 __all__ = ["BOTS", "BBObservation"]
