@@ -23,8 +23,27 @@ A game joins by giving :class:`Searcher` three functions (its package's ``redeal
 the search weighs for the seat, each legal) and ``evaluate``.
 """
 import math
+import random
 
 from .game import apply, apply_move
+from .sealed import Entry
+
+#: What a blanked state holds where its seat cannot see a thing (a card, a locked choice); the
+#: game's ``redeal`` puts something there again.
+UNSEEN = object()
+
+
+def blank_the_rest(state, seat, skip=lambda w: False):
+    """The part of every game's blanking that is the same: the others' locked choices in the
+    unrevealed windows (except those ``skip`` says the game blanks itself) as :data:`UNSEEN`,
+    and a fixed random stream (the true one would tell the future)."""
+    for w in state.windows.values():
+        if not w.revealed_flag and not skip(w):
+            w.entries = {p: (e if p == seat else Entry(UNSEEN, "", "", e.defaulted))
+                         for p, e in w.entries.items()}
+    state.rng = random.Random(0)
+    state.seed = 0
+    return state
 
 
 def clone(state, copy_data):

@@ -19,12 +19,11 @@ import math
 import random
 
 from companion.core.sealed import Entry
-from companion.core.search import clone
+from companion.core.search import UNSEEN, blank_the_rest, clone
 
 from .common import BBData
 
 #: An unseen sealed choice in :func:`blank`'s copy (a fresh :func:`redeal` fills it).
-UNSEEN = object()
 
 
 def _deep(x):
@@ -73,13 +72,7 @@ def blank(game, state, seat):
     d.objective_offer = {p: (v if p == seat else [None] * len(v))
                          for p, v in d.objective_offer.items()}
     d.objective = {p: (v if p == seat else None) for p, v in d.objective.items()}
-    for w in s.windows.values():
-        if not w.revealed_flag:
-            w.entries = {p: (e if p == seat else Entry(UNSEEN, "", "", e.defaulted))
-                         for p, e in w.entries.items()}
-    s.rng = random.Random(0)
-    s.seed = 0
-    return s
+    return blank_the_rest(s, seat)
 
 
 def _fill(slots, pool):

@@ -17,13 +17,12 @@ import random
 from operator import itemgetter
 
 from companion.core.sealed import Entry
-from companion.core.search import clone
+from companion.core.search import UNSEEN, blank_the_rest, clone
 
 from .data import TRAITS
 from .game import GPData
 
 #: An unseen sealed choice in :func:`blank`'s copy (a fresh :func:`redeal` fills it).
-UNSEEN = object()
 
 
 def copy_data(d):
@@ -60,13 +59,7 @@ def blank(game, state, seat):
     last = d.event_discard[-1:] == [d.event] and d.event is not None
     d.event_discard = [None] * (len(d.event_discard) - last) + ([d.event] if last else [])
     d.peeks = {p: (e if p == seat else None) for p, e in d.peeks.items()}
-    for w in s.windows.values():
-        if not w.revealed_flag:
-            w.entries = {p: (e if p == seat else Entry(UNSEEN, "", "", e.defaulted))
-                         for p, e in w.entries.items()}
-    s.rng = random.Random(0)
-    s.seed = 0
-    return s
+    return blank_the_rest(s, seat)
 
 
 def redeal(game, view, rng, model=None):

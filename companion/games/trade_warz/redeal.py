@@ -23,12 +23,11 @@ import math
 import random
 
 from companion.core.sealed import Entry
-from companion.core.search import clone
+from companion.core.search import UNSEEN, blank_the_rest, clone
 
 from .data import Board, TWData
 
 #: An unseen card or sealed choice in :func:`blank`'s copy (a fresh :func:`redeal` fills it).
-UNSEEN = object()
 
 
 # -- a copy to play on -----------------------------------------------------------------------
@@ -119,17 +118,11 @@ def blank(game, state, seat):
         if e.choice:
             pool.append(e.choice["card"])
         w.entries[p] = Entry(UNSEEN, "", "", e.defaulted)
-    for w in s.windows.values():
-        if w.kind != "export" and not w.revealed_flag:
-            w.entries = {p: (e if p == seat else Entry(UNSEEN, "", "", e.defaulted))
-                         for p, e in w.entries.items()}
     for o in d.trade.offers:
         if o["kind"] == "swap" and seat not in (o["from"], o["to"]):
             o["give"] = UNSEEN
     s.unseen = sorted(pool)
-    s.rng = random.Random(0)
-    s.seed = 0
-    return s
+    return blank_the_rest(s, seat, skip=lambda w: w.kind == "export")   # Exports: above
 
 
 # -- the re-deal ---------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from companion.core import views
 from companion.core.play import play_one, resolve_bots, wilson
 from companion.core.search import clone
 from companion.core.session import LeanSession
-from companion.core.state import _plain
 from companion.games.great_powers.bots import greedy_bot, random_bot, search_bot
 from companion.games.great_powers.redeal import UNSEEN, copy_data, redeal
 
+from ..search_checks import secret_never_reaches
 from .helpers import GAME
 
 PLAYERS = ["Ada", "Bo", "Cy", "Di"]
@@ -108,31 +108,11 @@ def disturb(state, seat, rng):
     return s
 
 
-def signature(state):
-    """Everything in a (blanked) state, an unseen choice written as '?'."""
-    wins = [[w.id, w.revealed_flag,
-             sorted((p, "?" if e.choice is UNSEEN else e.choice) for p, e in w.entries.items())]
-            for w in state.windows.values()]
-    return (_plain(state.data), state.phase, state.round, state.prompts, wins,
-            state.flow.lanes, state.flow.asks, state.rng.getstate(), state.seed)
-
-
 def test_a_secret_never_reaches_the_bot():
     """Two true states that differ only in what the seat cannot see: the same blanked state
     (the only thing the re-deal starts from), the same re-deals and the same decision."""
-    rng = random.Random(2)
-    bot = search_bot(12, horizon=1)
-    differed = decided = 0
-    for state, seat in midgame_states(50, seed=7)[::2]:         # the prompted seats
-        other = disturb(state, seat, rng)
-        assert seat_view(other, seat) == seat_view(state, seat)
-        differed += _plain(other.data) != _plain(state.data)
-        a, b = GAME.observe(state, seat), GAME.observe(other, seat)
-        assert signature(a.known()) == signature(b.known())
-        assert signature(redeal(GAME, a, random.Random(5))) == \
-            signature(redeal(GAME, b, random.Random(5)))
-        assert bot(GAME, a, random.Random(9)) == bot(GAME, b, random.Random(9))
-        decided += 1
+    differed, decided = secret_never_reaches(GAME, midgame_states(50, seed=7)[::2], disturb, seat_view,
+                                             search_bot(12, horizon=1), redeal)
     assert differed > decided // 2
 
 

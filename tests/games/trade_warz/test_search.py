@@ -11,10 +11,10 @@ from companion.core.play import play_one, resolve_bots, run_out_the_clock, wilso
 from companion.core.sealed import Entry
 from companion.core.search import clone
 from companion.core.session import LeanSession
-from companion.core.state import _plain
 from companion.games.trade_warz.bots import greedy_bot, random_bot, search_bot
 from companion.games.trade_warz.redeal import UNSEEN, _facedown, _rooms, copy_data, redeal
 
+from ..search_checks import secret_never_reaches, signature
 from .helpers import GAME
 
 PLAYERS = ["Ada", "Bo", "Cy", "Di", "Ed"]
@@ -169,40 +169,11 @@ def disturb(state, seat, rng):
     return s
 
 
-def signature(state):
-    """Everything in a (blanked) state, an unseen card or choice written as '?'."""
-    def plain(v):
-        if v is UNSEEN:
-            return "?"
-        if isinstance(v, list):
-            return [plain(x) for x in v]
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
-        return v
-    wins = [[w.id, w.revealed_flag,
-             sorted((p, plain(e.choice)) for p, e in w.entries.items())]
-            for w in state.windows.values()]
-    return (plain(_plain(state.data)), state.phase, state.round, state.prompts, wins,
-            state.flow.lanes, state.flow.asks, state.rng.getstate(), state.seed,
-            getattr(state, "unseen", None))
-
-
 def test_a_secret_never_reaches_the_bot():
     """Two true states that differ only in what the seat cannot see: the same blanked state
     (the only thing the re-deal starts from), the same re-deals and the same decision."""
-    rng = random.Random(2)
-    bot = search_bot(8, horizon=0)
-    differed = decided = 0
-    for state, seat in midgame_states(40, seed=7)[::2]:         # the prompted seats
-        other = disturb(state, seat, rng)
-        assert seat_view(other, seat) == seat_view(state, seat)
-        differed += _plain(other.data) != _plain(state.data)
-        a, b = GAME.observe(state, seat), GAME.observe(other, seat)
-        assert signature(a.known()) == signature(b.known())
-        assert signature(redeal(GAME, a, random.Random(5))) == \
-            signature(redeal(GAME, b, random.Random(5)))
-        assert bot(GAME, a, random.Random(9)) == bot(GAME, b, random.Random(9))
-        decided += 1
+    differed, decided = secret_never_reaches(GAME, midgame_states(40, seed=7)[::2], disturb, seat_view,
+                                             search_bot(8, horizon=0), redeal)
     assert differed > decided // 2
 
 
