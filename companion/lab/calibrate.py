@@ -77,7 +77,8 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
     about half the time (docs/lab.md, "Calibration").
     Returns ``{"start", "proposed", "reached", "why", "steps": [...]}``; ``proposed`` is the
     measured value nearest the target (refined measurements first); ``reached`` when its rate is
-    within ``tol`` at a half-width of at most ``half_width``. Without a slope yet the value is
+    within ``tol`` at a half-width of at most ``half_width``; ``centred`` when the search
+    stopped there on purpose (within ``aim``, or without ``refine`` the first value reached). Without a slope yet the value is
     multiplied (or divided) by ``grow`` until the target is bracketed: 2 for a first stat that
     may be far off, less for a finer stat after a coarse one bracketed the target."""
     steps = []
@@ -111,7 +112,7 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
             seen[v] = (w, n)
             row = steps[-1] = row_of(v, w, n, refined=True)
         if ok(row) and (refine is None or near(row, aim)):
-            return _result(start, steps, v, True, "reached", target)
+            return _result(start, steps, v, True, "reached", target, centred=True)
         if near(row, tol) and row["half_width"] > half_width:
             why = "half-width"          # on target but too few battles for the width
             break
@@ -174,9 +175,10 @@ def _flat(rows):
         r["ci95"][0] <= q["win_rate"] <= r["ci95"][1] for r in rows for q in rows)
 
 
-def _result(start, steps, proposed, reached, why, target):
+def _result(start, steps, proposed, reached, why, target, centred=False):
     final = [r for r in steps if r["value"] == proposed][-1]
-    return {"start": start, "proposed": proposed, "reached": reached, "why": why,
+    return {"start": start, "proposed": proposed, "reached": reached, "centred": centred,
+            "why": why,
             "target": target, "steps": steps, "final": final}
 
 
@@ -427,10 +429,8 @@ def calibrate_one(src, m, target, players=2, bots="casual", options=None, seed=0
     def explore(level, fixed):          # depth first: each stat at each neighbour of the last
         r = st.run(names[level], fixed)
         tried.append((fixed, names[level], r))
-        centred = r["reached"] and (not st.fine or abs(r["final"]["win_rate"] - target)
-                                    <= (tol / 2 if aim is None else aim) + 1e-12)
-        if centred or level == len(names) - 1:
-            return centred          # a finer stat may centre what this one only reached
+        if r["centred"] or level == len(names) - 1:
+            return r["centred"]     # a finer stat may centre what this one only reached
         for held in _neighbours(r, target):
             if st.left() <= 0:
                 return False

@@ -48,7 +48,7 @@ def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progr
         size = max(n, (block or -(-games // 4)) // n * n)
         blocks = [size] * (games // size) + ([games % size] if games % size else [])
     z = _z(0.05 / len(blocks)) if len(blocks) > 1 else 1.96
-    wins, played, per_seat, looks, verdict = 0.0, 0, {}, 0, None
+    wins, played, per_seat, looks = 0.0, 0, {}, 0
     for b, size in enumerate(blocks):
         per = [size // n + (1 if k < size % n else 0) for k in range(n)]
         for k in range(n):
@@ -68,14 +68,12 @@ def rung(game, players, strong, weak, games, seed=0, options=None, jobs=1, progr
                 progress(strong, weak, played, games)
         looks += 1
         lo, hi = wilson(round(wins), played, z)
-        if until is not None and (lo > fair or hi < fair):
-            verdict = "decided"
-            break
-    lo, hi = wilson(round(wins), played, z)
+        if lo > fair or hi < fair:
+            break                       # decided (one block alone: nothing more to play)
     return {"strong": strong, "weak": weak, "players": n, "games": played, "wins": wins,
             "win_rate": wins / played if played else 0.0, "ci95": [lo, hi], "fair": fair,
             "holds": lo > fair, "seats": list(per_seat.values()), "looks": looks,
-            "budget": games, "decided": verdict is not None or lo > fair or hi < fair}
+            "budget": games, "decided": lo > fair or hi < fair}
 
 
 def ladder(game, players, games, rungs=RUNGS, seed=0, options=None, jobs=1, progress=None,

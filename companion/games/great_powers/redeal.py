@@ -22,8 +22,6 @@ from companion.core.search import UNSEEN, blank_the_rest, clone
 from .data import TRAITS
 from .game import GPData
 
-#: An unseen sealed choice in :func:`blank`'s copy (a fresh :func:`redeal` fills it).
-
 
 def copy_data(d):
     """A copy of Great Powers' data that a game may be played on (the lists and dicts a move
