@@ -16,8 +16,22 @@ MAX_TRADES = 2          # per turn, for both bots: keeps a bot turn short
 
 class MTObservation(Observation):
     """The public table as Market Trading's bots read it (everything but the deck's order),
-    and what the seat may do with it."""
-    __slots__ = ()
+    and what the seat may do with it; for the search bot, the whole state with the deck's order
+    blanked (:meth:`known`)."""
+    __slots__ = ("_known",)
+
+    def __init__(self, game, state, seat):
+        super().__init__(game, state, seat)
+        self._known = None
+
+    def known(self):
+        """The state as far as this seat knows it: a lean copy with the improvements deck's
+        order and the random stream blanked (:func:`.redeal.blank`). Built once per
+        observation; a search copies it, never changes it."""
+        if self._known is None:
+            from .redeal import blank
+            self._known = blank(self.game, self._state, self.seat)
+        return self._known
 
     # The public facts a bot reads (all on the table), one property each (bots read them on
     # every decision): the active hand, the market, the bowls, the trades this turn, every
@@ -268,5 +282,19 @@ def _forage_tile(game, view):
     return best
 
 
-BOTS = {"random": random_bot, "greedy": greedy_bot}
+def search_bot(iterations, horizon=0, model=greedy_bot):
+    """The information-set search bot (companion/core/search.py) with a thinking budget of
+    ``iterations`` re-deals per decision (:mod:`.redeal`: only the deck's order is unseen);
+    the other seats and the rollouts are played by ``model``. A rollout stops ``horizon``
+    rounds after the current one (None: at the end of the game; 0: at the end of this round)
+    and is scored by its lead in points (:func:`.redeal.evaluate`)."""
+    from companion.core.search import Searcher
+
+    from . import redeal
+    return Searcher(iterations, redeal.redeal, redeal.candidates, redeal.evaluate, model,
+                    horizon=horizon)
+
+
+BOTS = {"random": random_bot, "greedy": greedy_bot,
+        "search-100": search_bot(100), "search-400": search_bot(400)}
 __all__ = ["BOTS", "MTObservation"]
