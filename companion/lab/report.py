@@ -121,8 +121,8 @@ def build(game, log, *, out, sessions=None, simulate=0, players=None, options=No
         if ladder.STRONG not in game.bots:
             from companion.core.errors import ConfigError
             raise ConfigError(f"--balance: {game.title} has no search bot yet (Great Powers, "
-                              f"Trade Warz and Battle Builder have one); the balance section "
-                              f"needs it.")
+                              f"Trade Warz, Battle Builder and Market Trading have one); the "
+                              f"balance section needs it.")
         names = [f"Seat {i + 1}" for i in range(n)]
         weak = max(simulate, 1000)      # --simulate's games are these games when enough
         page.balance = ladder.balance(game, names, weak, weak=bots, strong=ladder.STRONG,

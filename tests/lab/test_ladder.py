@@ -73,7 +73,7 @@ def test_the_command_prints_the_rungs_and_the_balance(capsys):
     assert "Spearman rank correlation (position)" in capsys.readouterr().out
 
 
-def test_the_report_page_has_the_balance_section(tmp_path, capsys):
+def test_the_report_page_has_the_balance_section(tmp_path, capsys, monkeypatch):
     """`companion report great-powers --balance N`: the page's section (greedy and search-100
     side by side, the rank correlation) and balance.csv, one row per figure and bot; a game
     without a search bot says so in one sentence."""
@@ -93,6 +93,21 @@ def test_the_report_page_has_the_balance_section(tmp_path, capsys):
     assert {r["games"] for r in greedy} == {"1000"} and {r["games"] for r in search} == {"1"}
     assert abs(sum(float(r["win_rate"]) for r in search) - 1) < 1e-9   # one game: its winners
     capsys.readouterr()
+    monkeypatch.delitem(get("market-trading").bots, "search-100")   # (every game has one now)
     assert main(["report", "market-trading", "--players", "3", "--balance", "1",
                  "--db", str(tmp_path / "s.db"), "--out", str(tmp_path / "mt")]) == 1
     assert "no search bot yet" in capsys.readouterr().err
+
+
+def test_market_tradings_report_has_the_balance_section(tmp_path, monkeypatch):
+    """`companion report market-trading --balance N` (no --out needed: --balance asks for the
+    page) plays its greedy games and N search-100 games, and writes the section."""
+    import csv
+    from companion.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "market-trading", "--players", "3", "--balance", "1",
+                 "--jobs", "1", "--db", str(tmp_path / "s.db")]) == 0
+    out = tmp_path / "market-trading-report"
+    assert "Balance under greedy and under search-100 bots" in (out / "report.html").read_text()
+    rows = list(csv.DictReader(open(out / "balance.csv")))
+    assert {r["bots"] for r in rows} == {"greedy", "search-100"}

@@ -65,7 +65,7 @@ def _page_args(p, default_players=None):
                    "(Trade Warz, Great Powers, Battle Builder, Market Trading): N bot games "
                    "per rerun, 5 reruns (docs/lab.md)")
     p.add_argument("--balance", type=int, default=0, metavar="N", help="add balance under "
-                   "the greedy bots and under the search bot side by side (Great Powers): N "
+                   "the greedy bots and under the search bot side by side: N "
                    "search-bot games, and --simulate's greedy games (at least 1,000)")
     add_db_arg(p)
     add_filter_args(p)
@@ -122,7 +122,7 @@ def _check(game, players, count, what):
 
 
 def _wants_page(args):
-    if args.sessions or args.simulate or args.out:
+    if args.sessions or args.simulate or args.out or getattr(args, "balance", 0):
         return True
     if getattr(args, "cluster", None):
         raise ConfigError("--cluster plays a report page's games (--simulate N); this report "
