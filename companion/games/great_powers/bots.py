@@ -14,8 +14,9 @@ class GPObservation(Observation):
     __slots__ = ("_known",)
 
     def __init__(self, game, state, seat):
-        super().__init__(game, state, seat)
-        self._known = None
+        # Observation.__init__'s slots, set here: one is built for every bot decision
+        self.game, self._state, self.seat = game, state, seat
+        self._view = self._legal = self._known = None
 
     @property
     def tokens(self):
@@ -30,6 +31,9 @@ class GPObservation(Observation):
             from .redeal import blank
             self._known = blank(self.game, self._state, self.seat)
         return self._known
+
+#: itemgetter(trait) made once: the greedy bid reads every trait of every other seat
+_GET = {t: itemgetter(t) for t in TRAITS}
 
 TRAIT_VP = {"army": 7, "navy": 6, "industry": 6, "population": 5.5, "nationalism": 5,
             "colony": 6}
@@ -140,7 +144,7 @@ def greedy_bot(game, view, rng):
         others = [tokens[s] for s in range(view.n) if s != seat]
         rand = rng.random
         for t in p["allowed"]:
-            gap = max(map(itemgetter(t), others)) - mine[t]     # the best of the others
+            gap = max(map(_GET[t], others)) - mine[t]           # the best of the others
             # close behind the leader: a bid can make us highest before the Score phase
             value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
             scored.append((value, t))
