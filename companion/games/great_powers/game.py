@@ -52,6 +52,10 @@ class GPData:
     vp_curve: list = dataclasses.field(default_factory=list)       # VP per seat after each turn
 
 
+#: itemgetter(token) made once: the rules read one token of every seat many times a turn
+_GET = {t: itemgetter(t) for t in TOKENS}
+
+
 def _name(t):
     return TOKEN_NAMES[t]
 
@@ -143,15 +147,15 @@ class GreatPowers(DataBacked, Game):
 
     def highest(self, state, traits, mode=None):
         """Seats that count as 'the player with the highest level' of ``traits``."""
-        mode = mode or state.config["ties"]
         if len(traits) == 1:
-            vals = list(map(itemgetter(traits[0]), state.data.tokens))
+            t = traits[0]
+            vals = list(map(_GET.get(t) or itemgetter(t), state.data.tokens))
         else:
             vals = [sum(tok[t] for t in traits) for tok in state.data.tokens]
         top = max(vals)
         if vals.count(top) == 1:                        # the usual case, read six times a turn
             return [vals.index(top)]
-        if mode == "all":
+        if (mode or state.config["ties"]) == "all":
             return [s for s, v in enumerate(vals) if v == top]
         return []
 
@@ -165,7 +169,7 @@ class GreatPowers(DataBacked, Game):
         tokens = state.data.tokens
         out = [[] for _ in tokens]
         for t in TRAITS:
-            vals = list(map(itemgetter(t), tokens))
+            vals = list(map(_GET[t], tokens))
             top = max(vals)
             if vals.count(top) == 1:
                 out[vals.index(top)].append(t)
@@ -236,19 +240,23 @@ class GreatPowers(DataBacked, Game):
     def _begin_bid(self, state):
         d = state.data
         blocked_all = self.blocked_all(state)
-        d.bid_slots = [max(0, min(self.rules.bids_per_turn + d.bid_mod[s],
-                                  len(TRAITS) - len(blocked_all[s]))) for s in state.seats()]
+        per_turn, mod = self.rules.bids_per_turn, d.bid_mod
+        slots = d.bid_slots = [max(0, min(per_turn + mod[s], len(TRAITS) - len(blocked_all[s])))
+                               for s in range(state.n)]
         d.bid_mod = [0] * state.n
-        seats = [s for s in state.seats() if d.bid_slots[s] > 0]
+        seats = [s for s in range(state.n) if slots[s] > 0]
         if not seats:
             state.note("NoBids")
             return
         w = state.open_window(f"bids-t{state.round}", "bids", seats, self._bids_revealed,
                               default=[], label=f"Turn {state.round} bids")
+        prompts, wid = state.prompts, w.id
         for s in seats:
             blocked = blocked_all[s]
-            state.prompt(s, ("submit_bids",), window=w.id, count=d.bid_slots[s],
-                         allowed=[t for t in TRAITS if t not in blocked], blocked=blocked)
+            # state.prompt(s, ("submit_bids",), ...), inline: the same dict, in the same order
+            prompts[s] = {"window": wid, "count": slots[s],
+                          "allowed": [t for t in TRAITS if t not in blocked] if blocked
+                          else list(TRAITS), "blocked": blocked, "moves": ("submit_bids",)}
 
     def _submit_bids(self, state, seat, traits):
         if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
@@ -277,26 +285,32 @@ class GreatPowers(DataBacked, Game):
     def _resolve_bids(self, state):
         d, r = state.data, self.rules
         order = self.baton_order(state)
-        depth = max((len(b) for b in d.bids.values()), default=0)
+        all_bids, counts, results, tokens = d.bids, d.bid_counts, d.results, d.tokens
+        gains, beyond = r.gains, r.beyond
+        depth = max((len(b) for b in all_bids.values()), default=0)
         for k in range(depth):
             for seat in order:
-                bids = d.bids.get(seat, ())
+                bids = all_bids.get(seat, ())
                 if k >= len(bids):
                     continue
                 t = bids[k]
-                nth = d.bid_counts.get(t, 0) + 1
-                d.bid_counts[t] = nth
-                delta = r.gains[nth - 1] if nth <= len(r.gains) else r.beyond
+                nth = counts.get(t, 0) + 1
+                counts[t] = nth
+                delta = gains[nth - 1] if nth <= len(gains) else beyond
                 step = {"seat": seat, "bid": k + 1, "trait": t, "nth": nth, "change": delta}
+                tok = tokens[seat]                      # _gain and _lose, inline
                 if delta > 0:
-                    self._gain(state, seat, t, delta)
+                    tok[t] += delta
                 elif delta < 0:
-                    step["change"] = -self._lose(state, seat, t, -delta)
+                    taken = min(-delta, tok[t])
+                    tok[t] -= taken
+                    step["change"] = -taken
                 if nth == 3:
                     token, why = r.third_loses[t]
-                    step["lost"] = {"token": token, "count": self._lose(state, seat, token, 1),
-                                    "why": why}
-                d.results.append(step)
+                    taken = min(1, tok[token])
+                    tok[token] -= taken
+                    step["lost"] = {"token": token, "count": taken, "why": why}
+                results.append(step)
         if not state.lean:                  # (a copy nobody would read)
             state.note("BidsResolved", steps=list(d.results))
 
