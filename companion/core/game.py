@@ -382,8 +382,11 @@ def _apply_move(game, state, seat, name, args, salt):
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    names = move.params
-    if not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+    required, allowed, any_ = move.params
+    if (args.keys() == required if required is allowed and not any_ else
+            (not required.difference(args) and (any_ or allowed.issuperset(args)))):
+        pass                                    # the usual case: the right names
+    else:
         _check_arg_names(move, args)            # says what is wrong
     if move.sealed is None:
         move.fn(state, seat, **args)
@@ -411,8 +414,11 @@ def _params(fn):
     ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
     any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
     named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    return (frozenset(p.name for p in named if p.default is p.empty),
-            frozenset(p.name for p in named), any_)
+    required = frozenset(p.name for p in named if p.default is p.empty)
+    allowed = frozenset(p.name for p in named)
+    # one object when they are equal (no optional argument): _apply_move then checks the
+    # names with one comparison (``required is allowed``)
+    return (required, required if allowed == required else allowed, any_)
 
 
 def _check_arg_names(move, args):

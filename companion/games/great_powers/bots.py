@@ -140,14 +140,12 @@ def greedy_bot(game, view, rng):
     seat = view.seat
     if "submit_bids" in moves:
         mine = tokens[seat]
-        scored = []
-        others = [tokens[s] for s in range(view.n) if s != seat]
+        others = tokens[:seat] + tokens[seat + 1:]                 # every seat but ours
         rand = rng.random
-        for t in p["allowed"]:
-            gap = max(map(_GET[t], others)) - mine[t]           # the best of the others
-            # close behind the leader: a bid can make us highest before the Score phase
-            value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
-            scored.append((value, t))
+        # a trait's worth over the gap to the best of the others (close behind the leader: a
+        # bid can make us highest before the Score phase), plus a little noise, trait by trait
+        scored = [(TRAIT_VP[t] / (1.0 + (gap if (gap := max(map(_GET[t], others)) - mine[t]) > 0
+                                         else 0)) + rand() * 0.5, t) for t in p["allowed"]]
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
@@ -157,9 +155,16 @@ def greedy_bot(game, view, rng):
         values = _card_values(game, view.n)
         best, best_v = None, None
         for c in p["cards"]:
-            if pay and not _affords(mine, actions[c].cost):
-                v = -99
+            if pay:
+                for t, n in actions[c].cost.items():        # _affords, inline
+                    if mine[t] < n:
+                        v = -99
+                        break
+                else:
+                    v = None
             else:
+                v = None
+            if v is None:
                 v = values.get(c)
                 if v is None:
                     v = _card_value(game, view, c)

@@ -56,6 +56,9 @@ class GPData:
 _GET = {t: itemgetter(t) for t in TOKENS}
 
 
+_is_str = str.__instancecheck__         # isinstance(x, str), for map()
+
+
 def _name(t):
     return TOKEN_NAMES[t]
 
@@ -259,7 +262,7 @@ class GreatPowers(DataBacked, Game):
                           else list(TRAITS), "blocked": blocked, "moves": ("submit_bids",)}
 
     def _submit_bids(self, state, seat, traits):
-        if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
+        if not isinstance(traits, list) or not all(map(_is_str, traits)):
             raise IllegalMoveError("Bids are a list of traits, first to last.")
         n = state.data.bid_slots[seat]
         if len(traits) != n:
@@ -286,17 +289,17 @@ class GreatPowers(DataBacked, Game):
         d, r = state.data, self.rules
         order = self.baton_order(state)
         all_bids, counts, results, tokens = d.bids, d.bid_counts, d.results, d.tokens
-        gains, beyond = r.gains, r.beyond
+        gains, beyond, n_gains = r.gains, r.beyond, len(r.gains)
         depth = max((len(b) for b in all_bids.values()), default=0)
+        bidders = [(seat, all_bids[seat]) for seat in order if seat in all_bids]
         for k in range(depth):
-            for seat in order:
-                bids = all_bids.get(seat, ())
+            for seat, bids in bidders:
                 if k >= len(bids):
                     continue
                 t = bids[k]
                 nth = counts.get(t, 0) + 1
                 counts[t] = nth
-                delta = gains[nth - 1] if nth <= len(gains) else beyond
+                delta = gains[nth - 1] if nth <= n_gains else beyond
                 step = {"seat": seat, "bid": k + 1, "trait": t, "nth": nth, "change": delta}
                 tok = tokens[seat]                      # _gain and _lose, inline
                 if delta > 0:
@@ -471,10 +474,16 @@ class GreatPowers(DataBacked, Game):
     def _score_step(self, state, step):
         d = state.data
         rows = self.rules.score
+        tokens = d.tokens
         said = None if state.lean else list(step.get("said", ()))
         for row in range(step["row"], len(rows)):
             trait, vp, gain, bonus = rows[row]
-            winners = self.highest(state, (trait,))
+            vals = list(map(_GET.get(trait) or itemgetter(trait), tokens))
+            top = max(vals)
+            if vals.count(top) == 1:                    # self.highest's usual case, inline
+                winners = [vals.index(top)]
+            else:
+                winners = self.highest(state, (trait,))
             if said is not None:                        # notices: only a table reads them
                 state.note("Scored", trait=trait, seats=winners, vp=vp)
                 said.append(f"{_name(trait)}: " + (
