@@ -23,6 +23,7 @@ from .datafile import is_kind
 from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
                      UnknownMoveError)
 from .flow import run as run_steps
+from .sealed import Entry
 from .state import State
 from .views import Observation
 
@@ -356,7 +357,16 @@ def apply_move(game: Game, state: State, seat, name: str, args: dict, salt=None,
     if state.outcome is not None:
         raise IllegalMoveError("The game is over.")
     _apply_move(game, state, seat, name, args, salt)
-    advance(game, state)
+    # advance(), unless its first look would return at once: the game goes on, no step is
+    # pending, the game has no after_command, the phase derives no prompts and ends when
+    # nobody is prompted, and somebody still is (most moves: one seat of several has acted)
+    if (state.prompts and state.outcome is None and not state.flow.lanes
+            and _REACTS.get(type(game)) is False):
+        ph = game.phases[state.phase]
+        if ph.end_if is not _nobody_to_prompt or ph.prompts is not None:
+            advance(game, state)
+    else:
+        advance(game, state)
     state.seq += 1
 
 
@@ -398,7 +408,9 @@ def _apply_move(game, state, seat, name, args, salt):
         w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
     if salt is None and state.lean:
-        w.put(seat, choice)
+        if w.revealed_flag or seat in w.entries or seat not in w.seats:   # Window.put, inline
+            w.seal(seat, choice, "0" * 32)             # (the right error)
+        w.entries[seat] = Entry(choice, "", "")
         digest = ""
     else:
         digest = w.seal(seat, choice, salt, state.players[seat])

@@ -77,28 +77,33 @@ def _play_out_lean(session, bots, rng, max_commands, table_bot):
     game, state, clock = session.game, session.state, session.clock
     # the game's observation class, called directly, unless the game has its own observe()
     direct = game.observation if type(game).observe is Game.observe else None
-    for _ in range(max_commands):
-        if state.outcome is not None:
-            return state.outcome
-        prompts = state.prompts
-        if not prompts:
-            run_out_the_clock(session)
-            continue
-        if len(prompts) == 1:
-            for seat in prompts:
-                break
-        else:                                       # the table first, then the lowest seat
-            seat = None if None in prompts else min(prompts)
-        if seat is None:
-            if table_bot is None:
-                raise RuntimeError(f"{game.title}: a table prompt but no table bot")
-            bot = table_bot
-        else:
-            bot = bots[seat]
-        view = direct(game, state, seat) if direct is not None else game.observe(state, seat)
-        move, args = bot(game, view, rng)
-        apply_move(game, state, seat, move, args or {}, None, clock.now())   # execute()
-        session.commands += 1
+    now = clock.now
+    done = 0                # commands applied here, added to session.commands on the way out
+    try:
+        for _ in range(max_commands):
+            if state.outcome is not None:
+                return state.outcome
+            prompts = state.prompts
+            if not prompts:
+                run_out_the_clock(session)
+                continue
+            if len(prompts) == 1:
+                for seat in prompts:
+                    break
+            else:                                   # the table first, then the lowest seat
+                seat = None if None in prompts else min(prompts)
+            if seat is None:
+                if table_bot is None:
+                    raise RuntimeError(f"{game.title}: a table prompt but no table bot")
+                bot = table_bot
+            else:
+                bot = bots[seat]
+            move, args = bot(game, direct(game, state, seat) if direct is not None else
+                             game.observe(state, seat), rng)
+            apply_move(game, state, seat, move, args or {}, None, now())     # execute()
+            done += 1
+    finally:
+        session.commands += done
     raise RuntimeError("the game did not end")
 
 
