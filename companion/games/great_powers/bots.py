@@ -141,11 +141,18 @@ def greedy_bot(game, view, rng):
     if "submit_bids" in moves:
         mine = tokens[seat]
         others = tokens[:seat] + tokens[seat + 1:]                 # every seat but ours
+        allowed = p["allowed"]
         rand = rng.random
+        if len(allowed) > 1:
+            # each allowed trait's level: ours, and the best of the others' (one pass in C)
+            get = itemgetter(*allowed)
+            rows = zip(allowed, get(mine), map(max, zip(*map(get, others))))
+        else:
+            rows = [(t, mine[t], max(map(_GET[t], others))) for t in allowed]
         # a trait's worth over the gap to the best of the others (close behind the leader: a
         # bid can make us highest before the Score phase), plus a little noise, trait by trait
-        scored = [(TRAIT_VP[t] / (1.0 + (gap if (gap := max(map(_GET[t], others)) - mine[t]) > 0
-                                         else 0)) + rand() * 0.5, t) for t in p["allowed"]]
+        scored = [(TRAIT_VP[t] / (1.0 + (gap if (gap := top - level) > 0 else 0))
+                   + rand() * 0.5, t) for t, level, top in rows]
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:

@@ -221,8 +221,9 @@ class GreatPowers(DataBacked, Game):
         if eid is not None:
             state.data.peeks[seat] = eid
             ev = self.rules.events[eid]
-            state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
-            state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
+            if not state.lean:                  # (notices: only a table reads them)
+                state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
+                state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
 
     def _seat_arg(self, state, value, what="target"):
         if not is_whole(value) or not 0 <= value < state.n:
@@ -452,7 +453,8 @@ class GreatPowers(DataBacked, Game):
 
     def _pass_action(self, state, seat):
         state.data.taken[seat] = None
-        state.note("ActionPassed", seat=seat)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("ActionPassed", seat=seat)
         self._after_action(state, seat)
 
     def _end_action(self, state):
@@ -520,7 +522,8 @@ class GreatPowers(DataBacked, Game):
             if "target" in step:
                 target = step["target"]
                 self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
-                state.note("ColonyStolen", seat=seat, target=target)
+                if not state.lean:                  # (notices: only a table reads them)
+                    state.note("ColonyStolen", seat=seat, target=target)
                 return None
             if step.get("declined"):
                 return None
@@ -535,7 +538,8 @@ class GreatPowers(DataBacked, Game):
                 d.drawn = self._draw_actions(state, 3)
                 if not d.drawn:
                     return None
-                state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                if not state.lean:                  # (notices: only a table reads them)
+                    state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
                 return state.ask(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
                                  cards=list(d.drawn))
             if "card" in step:
@@ -567,7 +571,8 @@ class GreatPowers(DataBacked, Game):
 
     def _decline_bonus(self, state, seat):
         step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
-        state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
         step["declined"] = True
         state.resume(step)
 
@@ -582,12 +587,14 @@ class GreatPowers(DataBacked, Game):
         d.event_discard.append(eid)
         d.peeks = {}
         ev = self.rules.events[eid]
-        state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
         if ev.war is None:
             winners = self.highest(state, ev.award_traits)
             for w in winners:
                 self._gain(state, w, "vp", ev.award_vp)
-            state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
+            if not state.lean:                  # (notices: only a table reads them)
+                state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
             return
         leader = d.baton
         if ev.war == "great":
@@ -669,7 +676,8 @@ class GreatPowers(DataBacked, Game):
             self._finish(state)
             return
         d.baton = state.left_of(d.baton)
-        state.note("BatonPassed", seat=d.baton)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("BatonPassed", seat=d.baton)
 
     def standings(self, state):
         """VP as they stand (the table ends the game early)."""
