@@ -356,24 +356,11 @@ def apply_move(game: Game, state: State, seat, name: str, args: dict, salt=None,
         state.now = at
     if state.outcome is not None:
         raise IllegalMoveError("The game is over.")
-    _apply_move(game, state, seat, name, args, salt)
-    # advance(), unless its first look would return at once: the game goes on, no step is
-    # pending, the game has no after_command, the phase derives no prompts and ends when
-    # nobody is prompted, and somebody still is (most moves: one seat of several has acted)
-    if (state.prompts and state.outcome is None and not state.flow.lanes
-            and _REACTS.get(type(game)) is False):
-        ph = game.phases[state.phase]
-        if ph.end_if is not _nobody_to_prompt or ph.prompts is not None:
-            advance(game, state)
-    else:
-        advance(game, state)
-    state.seq += 1
-
-
-def _apply_move(game, state, seat, name, args, salt):
+    # -- the checks every move passes, then the move (one function: it runs for every command)
     move = game.moves.get(name)
     if move is None:
         raise UnknownMoveError(f"{game.title} has no move called {name!r}.")
+    sealed = move.sealed
     if move.table:
         if seat is not None:
             raise NotYourTurnError(f"Only the table can {name.replace('_', ' ')}.")
@@ -383,8 +370,8 @@ def _apply_move(game, state, seat, name, args, salt):
                                    f"numbered from 0 to {state.n - 1}).")
         if not move.any_time:
             p = state.prompts.get(seat)
-            if p is None and move.sealed is not None:
-                w = state.windows.get(move.sealed(state, seat))
+            if p is None and sealed is not None:
+                w = state.windows.get(sealed(state, seat))
                 if w is not None and w.has_locked(seat):
                     w.seal(seat, None, "0" * 32, state.players[seat])   # "already locked in"
             if p is None or name not in p["moves"]:
@@ -398,9 +385,26 @@ def _apply_move(game, state, seat, name, args, salt):
         pass                                    # the usual case: the right names
     else:
         _check_arg_names(move, args)            # says what is wrong
-    if move.sealed is None:
+    if sealed is None:
         move.fn(state, seat, **args)
-        return
+    else:
+        _seal_move(game, state, move, seat, args, salt)
+    # -- advance(), unless its first look would return at once: the game goes on, no step is
+    # pending, the game has no after_command, the phase derives no prompts and ends when
+    # nobody is prompted, and somebody still is (most moves: one seat of several has acted)
+    if (state.prompts and state.outcome is None and not state.flow.lanes
+            and _REACTS.get(type(game)) is False):
+        ph = game.phases[state.phase]
+        if ph.end_if is not _nobody_to_prompt or ph.prompts is not None:
+            advance(game, state)
+    else:
+        advance(game, state)
+    state.seq += 1
+
+
+def _seal_move(game, state, move, seat, args, salt):
+    """A sealed move, its arguments checked: the choice locked into its window (revealed when
+    it is complete)."""
     wid = move.sealed(state, seat)
     w = state.windows.get(wid) or state.window(wid)     # (state.window says what is missing)
     # Window.is_revealed / has_locked, read directly: every sealed choice passes here

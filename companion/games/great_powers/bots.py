@@ -159,7 +159,9 @@ def greedy_bot(game, view, rng):
         actions = game.rules.actions
         pay = view.options["require_payment"]
         mine = tokens[seat]
-        values = _card_values(game, view.n)
+        values = _VALUES.get((id(game.rules), len(tokens)))        # _card_values, inline
+        if values is None:
+            values = _card_values(game, view.n)
         best, best_v = None, None
         for c in p["cards"]:
             if pay:

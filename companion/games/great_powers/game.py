@@ -328,11 +328,13 @@ class GreatPowers(DataBacked, Game):
     def _prompt_action(self, state):
         d = state.data
         if d.action_at < len(d.order) and d.face_up:
-            s = d.order[d.action_at]
-            state.prompt(s, ("take_action", "pass_action"), cards=list(d.face_up))
+            # state.prompt(seat, ("take_action", "pass_action"), cards=...), inline: the same
+            # dict in the same order (once for every card taken)
+            state.prompts[d.order[d.action_at]] = {"cards": list(d.face_up),
+                                                   "moves": ("take_action", "pass_action")}
 
     def _after_action(self, state, seat):
-        state.clear_prompt(seat)
+        state.prompts.pop(seat, None)           # state.clear_prompt(seat), inline
         state.data.action_at += 1
         self._prompt_action(state)
 
