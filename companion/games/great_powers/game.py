@@ -358,19 +358,29 @@ class GreatPowers(DataBacked, Game):
         return a
 
     def _resolve_card(self, state, seat, a, target):
+        # _gain and _lose, inline (a card resolves about five times a turn); the same changes
+        # in the same order: pay, gain, the target's losses, steals, the others' losses
+        tokens = state.data.tokens
+        tok = tokens[seat]
         for t, n in a.cost.items():
-            self._lose(state, seat, t, n)
-        tok = state.data.tokens[seat]
+            tok[t] -= min(n, tok[t])
         for t, n in a.gain.items():
-            tok[t] += n                                 # _gain, inline: read on every card
-        for t, n in a.target_loses.items():
-            self._lose(state, target, t, n)
-        for t, n in a.steal.items():
-            self._gain(state, seat, t, self._lose(state, target, t, n))
+            tok[t] += n
+        if a.target_loses:
+            hit = tokens[target]
+            for t, n in a.target_loses.items():
+                hit[t] -= min(n, hit[t])
+        if a.steal:
+            hit = tokens[target]
+            for t, n in a.steal.items():
+                taken = min(n, hit[t])
+                hit[t] -= taken
+                tok[t] += taken
         for t, n in a.others_lose.items():
-            for s in state.seats():
+            for s in range(state.n):
                 if s != seat:
-                    self._lose(state, s, t, n)
+                    other = tokens[s]
+                    other[t] -= min(n, other[t])
         if a.extra_bids:
             state.data.bid_mod[seat] += a.extra_bids
         if a.target_fewer_bids:
