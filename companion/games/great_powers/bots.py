@@ -11,12 +11,12 @@ from .data import TRAITS
 class GPObservation(Observation):
     """What a Great Powers seat sees that its bot reads: every player's tokens (public), and
     for the search bot the whole state with what the seat cannot see blanked (:meth:`known`)."""
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_pools")
 
     def __init__(self, game, state, seat):
         # Observation.__init__'s slots, set here: one is built for every bot decision
         self.game, self._state, self.seat = game, state, seat
-        self._view = self._legal = self._known = None
+        self._view = self._legal = self._known = self._pools = None
 
     @property
     def tokens(self):
