@@ -109,7 +109,12 @@ def run_timer(game, state):
 def _frozen(v):
     """A hashable copy of an argument (lists and dicts inside, as tuples)."""
     if isinstance(v, list):
-        return tuple(map(_frozen, v))
+        t = tuple(v)
+        try:
+            hash(t)             # nothing inside to freeze (a list or dict is unhashable)
+            return t
+        except TypeError:
+            return tuple(map(_frozen, v))
     if isinstance(v, dict):
         return tuple(sorted((k, _frozen(x)) for k, x in v.items()))
     return v
