@@ -351,7 +351,8 @@ def apply_move(game: Game, state: State, seat, name: str, args: dict, salt=None,
     """Apply one ``move`` command: what :func:`apply` does with ``{"kind": "move", ...}``,
     without the record (a simulation's :class:`~.session.LeanSession` calls it for each of its
     commands, most of a game's work)."""
-    state.notices = []
+    if not state.lean:          # (a lean state's notices stay the empty list: nobody keeps one)
+        state.notices = []
     if at is not None:
         state.now = at
     if state.outcome is not None:

@@ -56,6 +56,7 @@ class GPData:
 _GET = {t: itemgetter(t) for t in TOKENS}
 
 
+_GET_TRAITS = itemgetter(*TRAITS)
 _is_str = str.__instancecheck__         # isinstance(x, str), for map()
 
 
@@ -171,8 +172,8 @@ class GreatPowers(DataBacked, Game):
         tied_blocks = state.config["bid_block"] == "tied-highest"
         tokens = state.data.tokens
         out = [[] for _ in tokens]
-        for t in TRAITS:
-            vals = list(map(_GET[t], tokens))
+        # every seat's level of each trait, trait by trait (one pass in C)
+        for t, vals in zip(TRAITS, zip(*map(_GET_TRAITS, tokens))):
             top = max(vals)
             if vals.count(top) == 1:
                 out[vals.index(top)].append(t)
@@ -293,7 +294,9 @@ class GreatPowers(DataBacked, Game):
         gains, beyond, n_gains = r.gains, r.beyond, len(r.gains)
         depth = max((len(b) for b in all_bids.values()), default=0)
         bidders = [(seat, all_bids[seat]) for seat in order if seat in all_bids]
+        add = results.append
         for k in range(depth):
+            card = k + 1
             for seat, bids in bidders:
                 if k >= len(bids):
                     continue
@@ -301,7 +304,7 @@ class GreatPowers(DataBacked, Game):
                 nth = counts.get(t, 0) + 1
                 counts[t] = nth
                 delta = gains[nth - 1] if nth <= n_gains else beyond
-                step = {"seat": seat, "bid": k + 1, "trait": t, "nth": nth, "change": delta}
+                step = {"seat": seat, "bid": card, "trait": t, "nth": nth, "change": delta}
                 tok = tokens[seat]                      # _gain and _lose, inline
                 if delta > 0:
                     tok[t] += delta
@@ -314,7 +317,7 @@ class GreatPowers(DataBacked, Game):
                     taken = min(1, tok[token])
                     tok[token] -= taken
                     step["lost"] = {"token": token, "count": taken, "why": why}
-                results.append(step)
+                add(step)
         if not state.lean:                  # (a copy nobody would read)
             state.note("BidsResolved", steps=list(d.results))
 
@@ -506,7 +509,7 @@ class GreatPowers(DataBacked, Game):
                 if row + 1 == len(rows):
                     state.note("TurnScored", turn=state.round,
                                says=f"Turn {state.round} scoring: " + "; ".join(said) + ".")
-            later = []
+            later = None
             for w in winners:
                 tok = d.tokens[w]                       # _gain, inline: six rows a turn
                 tok["vp"] += vp
@@ -517,6 +520,8 @@ class GreatPowers(DataBacked, Game):
                 elif bonus == "peek_event":
                     self._peek(state, w, f"highest {_name(trait)}")
                 elif bonus is not None:
+                    if later is None:
+                        later = []
                     later.append({"step": "bonus", "seat": w, "bonus": bonus})
             if later:
                 if row + 1 < len(rows):
