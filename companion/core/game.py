@@ -255,26 +255,24 @@ def settle(game: Game, state: State) -> None:
 def advance(game: Game, state: State) -> None:
     """Settle the flow (:func:`settle`), and while no step is pending and the phase's
     ``end_if`` says so, end the phase and enter the next one (and settle again)."""
-    flow = state.flow
+    lanes = state.flow.lanes            # (changed in place, never replaced)
     reacts = _REACTS.get(type(game))
     if reacts is None:
         reacts = _reacts(game)
     phases = game.phases
-    loops = 0
-    while loops < 10_000:
-        loops += 1
+    for _ in range(10_000):
         # settle, unless it has nothing to do (no step pending, no after-command hook, no
         # derived prompts): the usual case after most moves of most games
-        if state.outcome is None and (flow.lanes or reacts or
+        if state.outcome is None and (lanes or reacts or
                                       phases[state.phase].prompts is not None):
             settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        ph = phases[state.phase]
-        if flow.lanes:
+        if lanes:
             return
+        ph = phases[state.phase]
         end_if = ph.end_if
         if (state.prompts if end_if is _nobody_to_prompt else not end_if(state)):
             return
