@@ -1,7 +1,8 @@
 """Great Powers bots. A bot is ``bot(game, view, rng) -> (move, args)`` answering
 ``view.prompt``; ``view`` is the seat's :class:`Observation` (public facts and its own, never
 the state)."""
-from operator import itemgetter
+from itertools import repeat
+from operator import add, itemgetter, sub, truediv
 
 from companion.core.views import Observation
 
@@ -146,13 +147,16 @@ def greedy_bot(game, view, rng):
         if len(allowed) > 1:
             # each allowed trait's level: ours, and the best of the others' (one pass in C)
             get = itemgetter(*allowed)
-            rows = zip(allowed, get(mine), map(max, zip(*map(get, others))))
+            levels, tops = get(mine), map(max, zip(*map(get, others)))
         else:
-            rows = [(t, mine[t], max(map(_GET[t], others))) for t in allowed]
-        # a trait's worth over the gap to the best of the others (close behind the leader: a
-        # bid can make us highest before the Score phase), plus a little noise, trait by trait
-        scored = [(TRAIT_VP[t] / (1.0 + (gap if (gap := top - level) > 0 else 0))
-                   + rand() * 0.5, t) for t, level, top in rows]
+            levels = [mine[t] for t in allowed]
+            tops = [max(map(_GET[t], others)) for t in allowed]
+        # a trait's worth over the gap to the best of the others, TRAIT_VP[t] / (1.0 + max(gap,
+        # 0)) (close behind the leader: a bid can make us highest before the Score phase),
+        # worked out in C, then a little noise drawn trait by trait in the allowed order
+        worth = map(truediv, map(TRAIT_VP.__getitem__, allowed),
+                    map(add, repeat(1.0), map(max, map(sub, tops, levels), repeat(0))))
+        scored = [(w + rand() * 0.5, t) for w, t in zip(worth, allowed)]
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
