@@ -127,13 +127,6 @@ def _card_value(game, view, cid):
     return v
 
 
-def _affords(tok, cost):
-    for t, n in cost.items():
-        if tok[t] < n:
-            return False
-    return True
-
-
 def greedy_bot(game, view, rng):
     p = view.prompt
     moves = p["moves"]
@@ -169,7 +162,7 @@ def greedy_bot(game, view, rng):
         best, best_v = None, None
         for c in p["cards"]:
             if pay:
-                for t, n in actions[c].cost.items():        # _affords, inline
+                for t, n in actions[c].cost.items():        # the cost affordable?
                     if mine[t] < n:
                         v = -99
                         break
