@@ -123,17 +123,18 @@ def resume(state, step):
 def run(game, state) -> None:
     """Run pending steps until every lane is empty or waits for an answer (or the game ends)."""
     flow = state.flow
+    lanes, asks, steps = flow.lanes, flow.asks, game.steps     # (changed in place, never replaced)
     progressed = True
     while progressed and state.outcome is None:
         progressed = False
-        for lane in list(flow.lanes):
-            q = flow.lanes.get(lane)
-            while q and lane not in flow.asks and state.outcome is None:
+        for lane in list(lanes):
+            q = lanes.get(lane)
+            while q and lane not in asks and state.outcome is None:
                 step = q[0]
-                fn = game.steps.get(step["step"])
+                fn = steps.get(step["step"])
                 if fn is None:
                     raise RuntimeError(f"{game.title} has no step {step['step']!r}")
-                if fn(state, step) is ASK or lane in flow.asks:
+                if fn(state, step) is ASK or lane in asks:
                     break
                 progressed = True
                 if q and q[0] is step:          # the usual case: it is still at the head
@@ -143,5 +144,5 @@ def run(game, state) -> None:
                     if x is step:
                         del q[i]
                         break
-            if not q and flow.lanes.get(lane) is q:
-                del flow.lanes[lane]
+            if not q and lanes.get(lane) is q:
+                del lanes[lane]

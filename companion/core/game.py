@@ -23,6 +23,7 @@ from .datafile import is_kind
 from .errors import (BadArgumentsError, ConfigError, IllegalMoveError, NotYourTurnError,
                      UnknownMoveError)
 from .flow import run as run_steps
+from .sealed import Entry
 from .state import State
 from .views import Observation
 
@@ -254,26 +255,24 @@ def settle(game: Game, state: State) -> None:
 def advance(game: Game, state: State) -> None:
     """Settle the flow (:func:`settle`), and while no step is pending and the phase's
     ``end_if`` says so, end the phase and enter the next one (and settle again)."""
-    flow = state.flow
+    lanes = state.flow.lanes            # (changed in place, never replaced)
     reacts = _REACTS.get(type(game))
     if reacts is None:
         reacts = _reacts(game)
     phases = game.phases
-    loops = 0
-    while loops < 10_000:
-        loops += 1
+    for _ in range(10_000):
         # settle, unless it has nothing to do (no step pending, no after-command hook, no
         # derived prompts): the usual case after most moves of most games
-        if state.outcome is None and (flow.lanes or reacts or
+        if state.outcome is None and (lanes or reacts or
                                       phases[state.phase].prompts is not None):
             settle(game, state)
         if state.outcome is not None:
             if state.phase_log and state.phase_log[-1][3] is None:
                 state.phase_log[-1][3] = state.now
             return
-        ph = phases[state.phase]
-        if flow.lanes:
+        if lanes:
             return
+        ph = phases[state.phase]
         end_if = ph.end_if
         if (state.prompts if end_if is _nobody_to_prompt else not end_if(state)):
             return
@@ -350,20 +349,17 @@ def apply_move(game: Game, state: State, seat, name: str, args: dict, salt=None,
     """Apply one ``move`` command: what :func:`apply` does with ``{"kind": "move", ...}``,
     without the record (a simulation's :class:`~.session.LeanSession` calls it for each of its
     commands, most of a game's work)."""
-    state.notices = []
+    if not state.lean:          # (a lean state's notices stay the empty list: nobody keeps one)
+        state.notices = []
     if at is not None:
         state.now = at
     if state.outcome is not None:
         raise IllegalMoveError("The game is over.")
-    _apply_move(game, state, seat, name, args, salt)
-    advance(game, state)
-    state.seq += 1
-
-
-def _apply_move(game, state, seat, name, args, salt):
+    # -- the checks every move passes, then the move (one function: it runs for every command)
     move = game.moves.get(name)
     if move is None:
         raise UnknownMoveError(f"{game.title} has no move called {name!r}.")
+    sealed = move.sealed
     if move.table:
         if seat is not None:
             raise NotYourTurnError(f"Only the table can {name.replace('_', ' ')}.")
@@ -373,8 +369,8 @@ def _apply_move(game, state, seat, name, args, salt):
                                    f"numbered from 0 to {state.n - 1}).")
         if not move.any_time:
             p = state.prompts.get(seat)
-            if p is None and move.sealed is not None:
-                w = state.windows.get(move.sealed(state, seat))
+            if p is None and sealed is not None:
+                w = state.windows.get(sealed(state, seat))
                 if w is not None and w.has_locked(seat):
                     w.seal(seat, None, "0" * 32, state.players[seat])   # "already locked in"
             if p is None or name not in p["moves"]:
@@ -382,12 +378,32 @@ def _apply_move(game, state, seat, name, args, salt):
                                        f"{name.replace('_', ' ')} now.")
     if not isinstance(args, dict):
         raise BadArgumentsError("A move's arguments must be a JSON object.")
-    names = move.params
-    if not (names[0] <= args.keys() and (names[2] or args.keys() <= names[1])):
+    required, allowed, any_ = move.params
+    if (args.keys() == required if required is allowed and not any_ else
+            (not required.difference(args) and (any_ or allowed.issuperset(args)))):
+        pass                                    # the usual case: the right names
+    else:
         _check_arg_names(move, args)            # says what is wrong
-    if move.sealed is None:
+    if sealed is None:
         move.fn(state, seat, **args)
-        return
+    else:
+        _seal_move(game, state, move, seat, args, salt)
+    # -- advance(), unless its first look would return at once: the game goes on, no step is
+    # pending, the game has no after_command, the phase derives no prompts and ends when
+    # nobody is prompted, and somebody still is (most moves: one seat of several has acted)
+    if (state.prompts and state.outcome is None and not state.flow.lanes
+            and _REACTS.get(type(game)) is False):
+        ph = game.phases[state.phase]
+        if ph.end_if is not _nobody_to_prompt or ph.prompts is not None:
+            advance(game, state)
+    else:
+        advance(game, state)
+    state.seq += 1
+
+
+def _seal_move(game, state, move, seat, args, salt):
+    """A sealed move, its arguments checked: the choice locked into its window (revealed when
+    it is complete)."""
     wid = move.sealed(state, seat)
     w = state.windows.get(wid) or state.window(wid)     # (state.window says what is missing)
     # Window.is_revealed / has_locked, read directly: every sealed choice passes here
@@ -395,7 +411,9 @@ def _apply_move(game, state, seat, name, args, salt):
         w.seal(seat, None, "0" * 32, state.players[seat])    # the right SealedChoiceError
     choice = move.fn(state, seat, **args)
     if salt is None and state.lean:
-        w.put(seat, choice)
+        if w.revealed_flag or seat in w.entries or seat not in w.seats:   # Window.put, inline
+            w.seal(seat, choice, "0" * 32)             # (the right error)
+        w.entries[seat] = Entry(choice, "", "")
         digest = ""
     else:
         digest = w.seal(seat, choice, salt, state.players[seat])
@@ -411,8 +429,11 @@ def _params(fn):
     ps = list(inspect.signature(fn).parameters.values())[2:]     # after state, seat
     any_ = any(p.kind is p.VAR_KEYWORD for p in ps)
     named = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    return (frozenset(p.name for p in named if p.default is p.empty),
-            frozenset(p.name for p in named), any_)
+    required = frozenset(p.name for p in named if p.default is p.empty)
+    allowed = frozenset(p.name for p in named)
+    # one object when they are equal (no optional argument): _apply_move then checks the
+    # names with one comparison (``required is allowed``)
+    return (required, required if allowed == required else allowed, any_)
 
 
 def _check_arg_names(move, args):

@@ -7,6 +7,7 @@ the table's bot gets the table's (seat ``None``: a confirmation the table would 
 import math
 import random
 
+from .game import Game, apply_move
 from .log import MemoryLog
 from .session import LeanSession, Session
 
@@ -43,6 +44,8 @@ def run_out_the_clock(session):
 def play_out(session, bots, rng, max_commands=100_000):
     """Let the bots answer every prompt until the game ends."""
     game, table_bot = session.game, getattr(session.game, "table_bot", None)
+    if type(session) is LeanSession:
+        return _play_out_lean(session, bots, rng, max_commands, table_bot)
     for _ in range(max_commands):
         state = session.state
         if state.outcome is not None:
@@ -63,6 +66,44 @@ def play_out(session, bots, rng, max_commands=100_000):
         else:
             move, args = bots[seat](game, game.observe(state, seat), rng)
         session.execute(seat, move, args)
+    raise RuntimeError("the game did not end")
+
+
+def _play_out_lean(session, bots, rng, max_commands, table_bot):
+    """:func:`play_out` on a :class:`~.session.LeanSession` (a simulation's): the same choices
+    of who acts and the same commands, each applied as :meth:`LeanSession.execute` applies it,
+    without a method call and an observation's detour through ``game.observe`` per command
+    (most of a simulated game's time is spent per command)."""
+    game, state, clock = session.game, session.state, session.clock
+    # the game's observation class, called directly, unless the game has its own observe()
+    direct = game.observation if type(game).observe is Game.observe else None
+    now = clock.now
+    done = 0                # commands applied here, added to session.commands on the way out
+    try:
+        for _ in range(max_commands):
+            if state.outcome is not None:
+                return state.outcome
+            prompts = state.prompts
+            if not prompts:
+                run_out_the_clock(session)
+                continue
+            if len(prompts) == 1:
+                for seat in prompts:
+                    break
+            else:                                   # the table first, then the lowest seat
+                seat = None if None in prompts else min(prompts)
+            if seat is None:
+                if table_bot is None:
+                    raise RuntimeError(f"{game.title}: a table prompt but no table bot")
+                bot = table_bot
+            else:
+                bot = bots[seat]
+            move, args = bot(game, direct(game, state, seat) if direct is not None else
+                             game.observe(state, seat), rng)
+            apply_move(game, state, seat, move, args or {}, None, now())     # execute()
+            done += 1
+    finally:
+        session.commands += done
     raise RuntimeError("the game did not end")
 
 

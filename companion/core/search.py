@@ -25,7 +25,7 @@ the search weighs for the seat, each legal) and ``evaluate``.
 import math
 import random
 
-from .game import apply, apply_move
+from .game import Game, apply, apply_move
 from .sealed import Entry
 
 #: What a blanked state holds where its seat cannot see a thing (a card, a locked choice); the
@@ -109,14 +109,27 @@ def run_timer(game, state):
 def _frozen(v):
     """A hashable copy of an argument (lists and dicts inside, as tuples)."""
     if isinstance(v, list):
-        return tuple(map(_frozen, v))
+        t = tuple(v)
+        try:
+            hash(t)             # nothing inside to freeze (a list or dict is unhashable)
+            return t
+        except TypeError:
+            return tuple(map(_frozen, v))
     if isinstance(v, dict):
         return tuple(sorted((k, _frozen(x)) for k, x in v.items()))
     return v
 
 
+#: Argument values that are their own :func:`_frozen` copy.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _key(move, args):
-    return (move, tuple(sorted((k, _frozen(v)) for k, v in args.items())))
+    """``(move, ((name, frozen value), ...))`` with the names in order: the same key for equal
+    moves (the names are unique, so sorting the items orders them by name alone)."""
+    items = sorted(args.items()) if len(args) > 1 else args.items()
+    return (move, tuple([(k, v) if type(v) in _SCALARS else (k, _frozen(v))
+                         for k, v in items]))
 
 
 class _Node:
@@ -161,6 +174,8 @@ class Searcher:
         root = _Node()
         stop_round = None if self.horizon is None else view.round + self.horizon
         model, observe, evaluate = self.model, game.observe, self.evaluate
+        # the game's observation class, called directly, unless the game has its own observe()
+        direct = game.observation if type(game).observe is Game.observe else None
         table_bot = getattr(game, "table_bot", None)
         for _ in range(self.iterations):
             state = self.redeal(game, view, rng)
@@ -172,16 +187,18 @@ class Searcher:
                 if actor is ...:
                     run_timer(game, state)
                     continue
+                seen = direct(game, state, actor) if direct is not None else \
+                    observe(state, actor)
                 if actor is None:
-                    move, args = table_bot(game, observe(state, None), rng)
+                    move, args = table_bot(game, seen, rng)
                 elif actor == seat and in_tree:
-                    child, expanded = self._select(game, observe(state, seat), node, rng)
+                    child, expanded = self._select(game, seen, node, rng)
                     path.append(child)
                     move, args = child.move
                     node = child
                     in_tree = not expanded
                 else:
-                    move, args = model(game, observe(state, actor), rng)
+                    move, args = model(game, seen, rng)
                 apply_move(game, state, actor, move, args, None, state.now)
             value = reward(state, seat) if state.outcome is not None else \
                 evaluate(game, state, seat)

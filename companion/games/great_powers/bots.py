@@ -1,7 +1,8 @@
 """Great Powers bots. A bot is ``bot(game, view, rng) -> (move, args)`` answering
 ``view.prompt``; ``view`` is the seat's :class:`Observation` (public facts and its own, never
 the state)."""
-from operator import itemgetter
+from itertools import repeat
+from operator import add, itemgetter, sub, truediv
 
 from companion.core.views import Observation
 
@@ -11,11 +12,12 @@ from .data import TRAITS
 class GPObservation(Observation):
     """What a Great Powers seat sees that its bot reads: every player's tokens (public), and
     for the search bot the whole state with what the seat cannot see blanked (:meth:`known`)."""
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_pools")
 
     def __init__(self, game, state, seat):
-        super().__init__(game, state, seat)
-        self._known = None
+        # Observation.__init__'s slots, set here: one is built for every bot decision
+        self.game, self._state, self.seat = game, state, seat
+        self._view = self._legal = self._known = self._pools = None
 
     @property
     def tokens(self):
@@ -30,6 +32,9 @@ class GPObservation(Observation):
             from .redeal import blank
             self._known = blank(self.game, self._state, self.seat)
         return self._known
+
+#: itemgetter(trait) made once: the greedy bid reads every trait of every other seat
+_GET = {t: itemgetter(t) for t in TRAITS}
 
 TRAIT_VP = {"army": 7, "navy": 6, "industry": 6, "population": 5.5, "nationalism": 5,
             "colony": 6}
@@ -122,13 +127,6 @@ def _card_value(game, view, cid):
     return v
 
 
-def _affords(tok, cost):
-    for t, n in cost.items():
-        if tok[t] < n:
-            return False
-    return True
-
-
 def greedy_bot(game, view, rng):
     p = view.prompt
     moves = p["moves"]
@@ -136,26 +134,43 @@ def greedy_bot(game, view, rng):
     seat = view.seat
     if "submit_bids" in moves:
         mine = tokens[seat]
-        scored = []
-        others = [tokens[s] for s in range(view.n) if s != seat]
+        others = tokens[:seat] + tokens[seat + 1:]                 # every seat but ours
+        allowed = p["allowed"]
         rand = rng.random
-        for t in p["allowed"]:
-            gap = max(map(itemgetter(t), others)) - mine[t]     # the best of the others
-            # close behind the leader: a bid can make us highest before the Score phase
-            value = TRAIT_VP[t] / (1.0 + (gap if gap > 0 else 0)) + rand() * 0.5
-            scored.append((value, t))
+        if len(allowed) > 1:
+            # each allowed trait's level: ours, and the best of the others' (one pass in C)
+            get = itemgetter(*allowed)
+            levels, tops = get(mine), map(max, zip(*map(get, others)))
+        else:
+            levels = [mine[t] for t in allowed]
+            tops = [max(map(_GET[t], others)) for t in allowed]
+        # a trait's worth over the gap to the best of the others, TRAIT_VP[t] / (1.0 + max(gap,
+        # 0)) (close behind the leader: a bid can make us highest before the Score phase),
+        # worked out in C, then a little noise drawn trait by trait in the allowed order
+        worth = map(truediv, map(TRAIT_VP.__getitem__, allowed),
+                    map(add, repeat(1.0), map(max, map(sub, tops, levels), repeat(0))))
+        scored = [(w + rand() * 0.5, t) for w, t in zip(worth, allowed)]
         scored.sort(reverse=True)
         return "submit_bids", {"traits": [t for _, t in scored[:p["count"]]]}
     if "take_action" in moves:
         actions = game.rules.actions
         pay = view.options["require_payment"]
         mine = tokens[seat]
-        values = _card_values(game, view.n)
+        values = _VALUES.get((id(game.rules), len(tokens)))        # _card_values, inline
+        if values is None:
+            values = _card_values(game, view.n)
         best, best_v = None, None
         for c in p["cards"]:
-            if pay and not _affords(mine, actions[c].cost):
-                v = -99
+            if pay:
+                for t, n in actions[c].cost.items():        # the cost affordable?
+                    if mine[t] < n:
+                        v = -99
+                        break
+                else:
+                    v = None
             else:
+                v = None
+            if v is None:
                 v = values.get(c)
                 if v is None:
                     v = _card_value(game, view, c)

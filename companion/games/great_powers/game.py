@@ -52,6 +52,14 @@ class GPData:
     vp_curve: list = dataclasses.field(default_factory=list)       # VP per seat after each turn
 
 
+#: itemgetter(token) made once: the rules read one token of every seat many times a turn
+_GET = {t: itemgetter(t) for t in TOKENS}
+
+
+_GET_TRAITS = itemgetter(*TRAITS)
+_is_str = str.__instancecheck__         # isinstance(x, str), for map()
+
+
 def _name(t):
     return TOKEN_NAMES[t]
 
@@ -143,15 +151,15 @@ class GreatPowers(DataBacked, Game):
 
     def highest(self, state, traits, mode=None):
         """Seats that count as 'the player with the highest level' of ``traits``."""
-        mode = mode or state.config["ties"]
         if len(traits) == 1:
-            vals = list(map(itemgetter(traits[0]), state.data.tokens))
+            t = traits[0]
+            vals = list(map(_GET.get(t) or itemgetter(t), state.data.tokens))
         else:
             vals = [sum(tok[t] for t in traits) for tok in state.data.tokens]
         top = max(vals)
         if vals.count(top) == 1:                        # the usual case, read six times a turn
             return [vals.index(top)]
-        if mode == "all":
+        if (mode or state.config["ties"]) == "all":
             return [s for s, v in enumerate(vals) if v == top]
         return []
 
@@ -164,8 +172,8 @@ class GreatPowers(DataBacked, Game):
         tied_blocks = state.config["bid_block"] == "tied-highest"
         tokens = state.data.tokens
         out = [[] for _ in tokens]
-        for t in TRAITS:
-            vals = list(map(itemgetter(t), tokens))
+        # every seat's level of each trait, trait by trait (one pass in C)
+        for t, vals in zip(TRAITS, zip(*map(_GET_TRAITS, tokens))):
             top = max(vals)
             if vals.count(top) == 1:
                 out[vals.index(top)].append(t)
@@ -214,8 +222,9 @@ class GreatPowers(DataBacked, Game):
         if eid is not None:
             state.data.peeks[seat] = eid
             ev = self.rules.events[eid]
-            state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
-            state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
+            if not state.lean:                  # (notices: only a table reads them)
+                state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
+                state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
 
     def _seat_arg(self, state, value, what="target"):
         if not is_whole(value) or not 0 <= value < state.n:
@@ -236,22 +245,26 @@ class GreatPowers(DataBacked, Game):
     def _begin_bid(self, state):
         d = state.data
         blocked_all = self.blocked_all(state)
-        d.bid_slots = [max(0, min(self.rules.bids_per_turn + d.bid_mod[s],
-                                  len(TRAITS) - len(blocked_all[s]))) for s in state.seats()]
+        per_turn, mod = self.rules.bids_per_turn, d.bid_mod
+        slots = d.bid_slots = [max(0, min(per_turn + mod[s], len(TRAITS) - len(blocked_all[s])))
+                               for s in range(state.n)]
         d.bid_mod = [0] * state.n
-        seats = [s for s in state.seats() if d.bid_slots[s] > 0]
+        seats = [s for s in range(state.n) if slots[s] > 0]
         if not seats:
             state.note("NoBids")
             return
         w = state.open_window(f"bids-t{state.round}", "bids", seats, self._bids_revealed,
                               default=[], label=f"Turn {state.round} bids")
+        prompts, wid = state.prompts, w.id
         for s in seats:
             blocked = blocked_all[s]
-            state.prompt(s, ("submit_bids",), window=w.id, count=d.bid_slots[s],
-                         allowed=[t for t in TRAITS if t not in blocked], blocked=blocked)
+            # state.prompt(s, ("submit_bids",), ...), inline: the same dict, in the same order
+            prompts[s] = {"window": wid, "count": slots[s],
+                          "allowed": [t for t in TRAITS if t not in blocked] if blocked
+                          else list(TRAITS), "blocked": blocked, "moves": ("submit_bids",)}
 
     def _submit_bids(self, state, seat, traits):
-        if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
+        if not isinstance(traits, list) or not all(map(_is_str, traits)):
             raise IllegalMoveError("Bids are a list of traits, first to last.")
         n = state.data.bid_slots[seat]
         if len(traits) != n:
@@ -277,26 +290,34 @@ class GreatPowers(DataBacked, Game):
     def _resolve_bids(self, state):
         d, r = state.data, self.rules
         order = self.baton_order(state)
-        depth = max((len(b) for b in d.bids.values()), default=0)
+        all_bids, counts, results, tokens = d.bids, d.bid_counts, d.results, d.tokens
+        gains, beyond, n_gains = r.gains, r.beyond, len(r.gains)
+        depth = max((len(b) for b in all_bids.values()), default=0)
+        bidders = [(seat, all_bids[seat]) for seat in order if seat in all_bids]
+        add = results.append
         for k in range(depth):
-            for seat in order:
-                bids = d.bids.get(seat, ())
+            card = k + 1
+            for seat, bids in bidders:
                 if k >= len(bids):
                     continue
                 t = bids[k]
-                nth = d.bid_counts.get(t, 0) + 1
-                d.bid_counts[t] = nth
-                delta = r.gains[nth - 1] if nth <= len(r.gains) else r.beyond
-                step = {"seat": seat, "bid": k + 1, "trait": t, "nth": nth, "change": delta}
+                nth = counts.get(t, 0) + 1
+                counts[t] = nth
+                delta = gains[nth - 1] if nth <= n_gains else beyond
+                step = {"seat": seat, "bid": card, "trait": t, "nth": nth, "change": delta}
+                tok = tokens[seat]                      # _gain and _lose, inline
                 if delta > 0:
-                    self._gain(state, seat, t, delta)
+                    tok[t] += delta
                 elif delta < 0:
-                    step["change"] = -self._lose(state, seat, t, -delta)
+                    taken = min(-delta, tok[t])
+                    tok[t] -= taken
+                    step["change"] = -taken
                 if nth == 3:
                     token, why = r.third_loses[t]
-                    step["lost"] = {"token": token, "count": self._lose(state, seat, token, 1),
-                                    "why": why}
-                d.results.append(step)
+                    taken = min(1, tok[token])
+                    tok[token] -= taken
+                    step["lost"] = {"token": token, "count": taken, "why": why}
+                add(step)
         if not state.lean:                  # (a copy nobody would read)
             state.note("BidsResolved", steps=list(d.results))
 
@@ -310,11 +331,13 @@ class GreatPowers(DataBacked, Game):
     def _prompt_action(self, state):
         d = state.data
         if d.action_at < len(d.order) and d.face_up:
-            s = d.order[d.action_at]
-            state.prompt(s, ("take_action", "pass_action"), cards=list(d.face_up))
+            # state.prompt(seat, ("take_action", "pass_action"), cards=...), inline: the same
+            # dict in the same order (once for every card taken)
+            state.prompts[d.order[d.action_at]] = {"cards": list(d.face_up),
+                                                   "moves": ("take_action", "pass_action")}
 
     def _after_action(self, state, seat):
-        state.clear_prompt(seat)
+        state.prompts.pop(seat, None)           # state.clear_prompt(seat), inline
         state.data.action_at += 1
         self._prompt_action(state)
 
@@ -338,19 +361,29 @@ class GreatPowers(DataBacked, Game):
         return a
 
     def _resolve_card(self, state, seat, a, target):
+        # _gain and _lose, inline (a card resolves about five times a turn); the same changes
+        # in the same order: pay, gain, the target's losses, steals, the others' losses
+        tokens = state.data.tokens
+        tok = tokens[seat]
         for t, n in a.cost.items():
-            self._lose(state, seat, t, n)
-        tok = state.data.tokens[seat]
+            tok[t] -= min(n, tok[t])
         for t, n in a.gain.items():
-            tok[t] += n                                 # _gain, inline: read on every card
-        for t, n in a.target_loses.items():
-            self._lose(state, target, t, n)
-        for t, n in a.steal.items():
-            self._gain(state, seat, t, self._lose(state, target, t, n))
+            tok[t] += n
+        if a.target_loses:
+            hit = tokens[target]
+            for t, n in a.target_loses.items():
+                hit[t] -= min(n, hit[t])
+        if a.steal:
+            hit = tokens[target]
+            for t, n in a.steal.items():
+                taken = min(n, hit[t])
+                hit[t] -= taken
+                tok[t] += taken
         for t, n in a.others_lose.items():
-            for s in state.seats():
+            for s in range(state.n):
                 if s != seat:
-                    self._lose(state, s, t, n)
+                    other = tokens[s]
+                    other[t] -= min(n, other[t])
         if a.extra_bids:
             state.data.bid_mod[seat] += a.extra_bids
         if a.target_fewer_bids:
@@ -435,7 +468,8 @@ class GreatPowers(DataBacked, Game):
 
     def _pass_action(self, state, seat):
         state.data.taken[seat] = None
-        state.note("ActionPassed", seat=seat)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("ActionPassed", seat=seat)
         self._after_action(state, seat)
 
     def _end_action(self, state):
@@ -457,10 +491,16 @@ class GreatPowers(DataBacked, Game):
     def _score_step(self, state, step):
         d = state.data
         rows = self.rules.score
+        tokens = d.tokens
         said = None if state.lean else list(step.get("said", ()))
         for row in range(step["row"], len(rows)):
             trait, vp, gain, bonus = rows[row]
-            winners = self.highest(state, (trait,))
+            vals = list(map(_GET.get(trait) or itemgetter(trait), tokens))
+            top = max(vals)
+            if vals.count(top) == 1:                    # self.highest's usual case, inline
+                winners = [vals.index(top)]
+            else:
+                winners = self.highest(state, (trait,))
             if said is not None:                        # notices: only a table reads them
                 state.note("Scored", trait=trait, seats=winners, vp=vp)
                 said.append(f"{_name(trait)}: " + (
@@ -469,7 +509,7 @@ class GreatPowers(DataBacked, Game):
                 if row + 1 == len(rows):
                     state.note("TurnScored", turn=state.round,
                                says=f"Turn {state.round} scoring: " + "; ".join(said) + ".")
-            later = []
+            later = None
             for w in winners:
                 tok = d.tokens[w]                       # _gain, inline: six rows a turn
                 tok["vp"] += vp
@@ -480,6 +520,8 @@ class GreatPowers(DataBacked, Game):
                 elif bonus == "peek_event":
                     self._peek(state, w, f"highest {_name(trait)}")
                 elif bonus is not None:
+                    if later is None:
+                        later = []
                     later.append({"step": "bonus", "seat": w, "bonus": bonus})
             if later:
                 if row + 1 < len(rows):
@@ -497,7 +539,8 @@ class GreatPowers(DataBacked, Game):
             if "target" in step:
                 target = step["target"]
                 self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
-                state.note("ColonyStolen", seat=seat, target=target)
+                if not state.lean:                  # (notices: only a table reads them)
+                    state.note("ColonyStolen", seat=seat, target=target)
                 return None
             if step.get("declined"):
                 return None
@@ -512,7 +555,8 @@ class GreatPowers(DataBacked, Game):
                 d.drawn = self._draw_actions(state, 3)
                 if not d.drawn:
                     return None
-                state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                if not state.lean:                  # (notices: only a table reads them)
+                    state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
                 return state.ask(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
                                  cards=list(d.drawn))
             if "card" in step:
@@ -544,7 +588,8 @@ class GreatPowers(DataBacked, Game):
 
     def _decline_bonus(self, state, seat):
         step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
-        state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
         step["declined"] = True
         state.resume(step)
 
@@ -559,12 +604,14 @@ class GreatPowers(DataBacked, Game):
         d.event_discard.append(eid)
         d.peeks = {}
         ev = self.rules.events[eid]
-        state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
         if ev.war is None:
             winners = self.highest(state, ev.award_traits)
             for w in winners:
                 self._gain(state, w, "vp", ev.award_vp)
-            state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
+            if not state.lean:                  # (notices: only a table reads them)
+                state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
             return
         leader = d.baton
         if ev.war == "great":
@@ -646,7 +693,8 @@ class GreatPowers(DataBacked, Game):
             self._finish(state)
             return
         d.baton = state.left_of(d.baton)
-        state.note("BatonPassed", seat=d.baton)
+        if not state.lean:                  # (notices: only a table reads them)
+            state.note("BatonPassed", seat=d.baton)
 
     def standings(self, state):
         """VP as they stand (the table ends the game early)."""

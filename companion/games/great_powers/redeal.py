@@ -23,16 +23,20 @@ from .data import TRAITS
 from .game import GPData
 
 
-def copy_data(d):
+def copy_data(d, decks=True):
     """A copy of Great Powers' data that a game may be played on (the lists and dicts a move
-    changes are new; revealed history is shared)."""
+    changes are new; revealed history is shared). ``decks=False``: the decks and discards are
+    shared too (:func:`redeal` puts new ones in at once)."""
     war = d.war
     if war is not None:
         war = dict(war, sides=[list(s) for s in war["sides"]], free=list(war["free"]))
     return GPData(
-        tokens=[dict(t) for t in d.tokens], baton=d.baton, action_deck=list(d.action_deck),
-        action_discard=list(d.action_discard), face_up=list(d.face_up),
-        event_deck=list(d.event_deck), event_discard=list(d.event_discard), event=d.event,
+        tokens=[dict(t) for t in d.tokens], baton=d.baton,
+        action_deck=list(d.action_deck) if decks else d.action_deck,
+        action_discard=list(d.action_discard) if decks else d.action_discard,
+        face_up=list(d.face_up),
+        event_deck=list(d.event_deck) if decks else d.event_deck,
+        event_discard=list(d.event_discard) if decks else d.event_discard, event=d.event,
         bid_mod=list(d.bid_mod), bid_slots=list(d.bid_slots), bids=dict(d.bids),
         bid_counts=dict(d.bid_counts), results=list(d.results), order=list(d.order),
         action_at=d.action_at, taken=dict(d.taken), drawn=list(d.drawn), peeks=dict(d.peeks),
@@ -65,17 +69,19 @@ def redeal(game, view, rng, model=None):
     with what its seat cannot see drawn afresh from ``rng``: the unseen Action and Event cards
     shuffled into the decks and discards, the others' locked bids chosen by ``model`` (a bot;
     default the greedy bot) from their own view of the re-dealt state, a new random stream."""
-    s = clone(view.known(), copy_data)
-    d, rules = s.data, game.rules
-    seen = set(d.face_up)
-    seen.update(d.drawn)
-    pool = [c for c in rules.actions if c not in seen]
+    known = view.known()
+    pools = getattr(view, "_pools", None)
+    if pools is None:
+        pools = _unseen(game, known)
+        if hasattr(view, "_pools"):
+            view._pools = pools             # the same for every re-deal of this view
+    s = clone(known, _copy_to_redeal)
+    d = s.data
+    pool = list(pools[0])
     rng.shuffle(pool)
     k = len(d.action_deck)
     d.action_deck, d.action_discard = pool[:k], pool[k:]
-    known = {e for e in d.event_deck if e is not None}
-    known.update(e for e in d.event_discard if e is not None)
-    pool = [e for e in rules.events if e not in known]
+    pool = list(pools[1])
     rng.shuffle(pool)
     it = iter(pool)
     d.event_deck = [e if e is not None else next(it) for e in d.event_deck]
@@ -92,6 +98,22 @@ def redeal(game, view, rng, model=None):
                                      e.defaulted)
     s.rng = random.Random(rng.getrandbits(64))
     return s
+
+
+def _copy_to_redeal(d):
+    return copy_data(d, decks=False)
+
+
+def _unseen(game, known):
+    """The Action cards and the Events the seat of ``known`` (a blanked state) has not seen
+    the place of, each in the rules' order: what :func:`redeal` shuffles into the blanks."""
+    d, rules = known.data, game.rules
+    seen = set(d.face_up)
+    seen.update(d.drawn)
+    actions = [c for c in rules.actions if c not in seen]
+    placed = {e for e in d.event_deck if e is not None}
+    placed.update(e for e in d.event_discard if e is not None)
+    return actions, [e for e in rules.events if e not in placed]
 
 
 def _bids_of(game, state, seat, wid, rng, model):
