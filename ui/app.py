@@ -87,6 +87,7 @@ class TableApp(App):
         self._session = None
         self._screens = {}
         self._ticker = None
+        self._stop_ev = None                 # the clock's look at request_stop()
         self._toast_ev = None
         self._sound = None
         self._fades = []                     # the scan banners' pending fades (Clock events)
@@ -138,6 +139,16 @@ class TableApp(App):
         self.refresh()
         return self.root
 
+    def on_start(self):
+        self._stop_ev = Clock.schedule_interval(self._stop_if_asked, 0.2)
+
+    def _stop_if_asked(self, _dt):
+        """A SIGTERM (:func:`request_stop`) is answered here, on the clock: the app stops as
+        closing the window does and :func:`run_app` returns ``128 + signal``."""
+        if _stop_signal is not None and not self.closed:
+            self.exit_status = 128 + _stop_signal
+            self.stop()
+
     def on_stop(self):
         self.close()
 
@@ -149,10 +160,10 @@ class TableApp(App):
         if self.root is not None:
             from kivy.core.window import Window
             Window.unbind(size=self._resize)
-        for ev in (self._ticker, self._moment_ev, self._toast_ev, *self._fades):
+        for ev in (self._ticker, self._moment_ev, self._toast_ev, self._stop_ev, *self._fades):
             if ev is not None:
                 ev.cancel()
-        self._ticker = self._moment_ev = self._toast_ev = None
+        self._ticker = self._moment_ev = self._toast_ev = self._stop_ev = None
         self._fades = []
         while self._unhook:
             self._unhook.pop()()
@@ -578,6 +589,28 @@ class TableApp(App):
             self._sound = False
 
 
+#: The signal :func:`request_stop` was given (None: none), and whether :func:`run_app`'s app is
+#: running, so the signal has someone to read it.
+_stop_signal = None
+_running = False
+
+
+def request_stop(signum) -> bool:
+    """Ask the running table app to stop, from a signal handler: returns False when there is
+    no running app to ask, or it was asked already (the caller then raises ``SystemExit``).
+
+    Only a flag is set; the app reads it on its clock (``TableApp._stop_if_asked``). A handler
+    that raised ``SystemExit`` in the middle of Kivy's loop was sometimes swallowed there (a
+    SIGTERM lost, the table running on until systemd's kill: seen under load in
+    tests/cli/test_run_reader.py), and one that scheduled on Kivy's clock could wait for a lock
+    the interrupted code holds."""
+    global _stop_signal
+    if not _running or _stop_signal is not None:
+        return False
+    _stop_signal = signum
+    return True
+
+
 _loaded = set()
 
 
@@ -655,8 +688,11 @@ def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None, ap
         _report_first_frame(report)
     _on_first_frame(notifier.first_frame)
     notifier.start()
+    global _running, _stop_signal
+    _stop_signal, _running = None, True
     try:
         app.run()
     finally:
+        _running = False
         app.close()
     return app.exit_status

@@ -126,6 +126,12 @@ def appliance_mode(env=None) -> bool:
 
 
 def _terminate(signum, frame):
+    """SIGTERM: a running table screen is asked to stop on its own clock (run_app returns
+    128 + signum, and the ``finally`` below stops the server); before it runs, or on a second
+    SIGTERM, the exit is raised here."""
+    app = sys.modules.get("ui.app")
+    if app is not None and app.request_stop(signum):
+        return
     raise SystemExit(128 + signum)
 
 
