@@ -163,6 +163,7 @@ def strong(tmp_path_factory):
     return games.get("trade-warz", data=d)
 
 
+@pytest.mark.cpu
 def test_a_much_stronger_card_is_flagged_stably(strong):
     """Under the default rule (beyond 3 points at the Holm-corrected level over 93 cards): 200
     games a rerun find it in every rerun, and the whole flagged set is the same in 4 of 5

@@ -69,6 +69,7 @@ def test_with_delta_equal_to_the_change_the_saving_is_about_half():
     assert 0.45 < ratio < 0.8
 
 
+@pytest.mark.cpu
 def test_a_deck_against_itself_reports_a_change_in_at_most_5_percent_of_200_runs():
     """Goal (b): 200 comparisons of a deck with itself on synthetic Trade Warz-shaped games
     (3 seats, 6 Leaders: 9 figures, alpha split over them), where 15% of B's games go their

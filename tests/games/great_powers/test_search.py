@@ -147,6 +147,7 @@ def test_greedy_beats_random_clearly():
     assert lo > 0.25, (wins, games)
 
 
+@pytest.mark.cpu
 @pytest.mark.slow
 def test_search_100_beats_greedy_clearly():
     """The ladder's second rung in small (about 30 s of CPU): search-100 in one seat (rotated)

@@ -148,6 +148,7 @@ def test_the_search_bots_are_registered():
     assert bots[0].iterations == 100 and bots[3].iterations == 400
 
 
+@pytest.mark.cpu
 @pytest.mark.slow
 def test_search_100_beats_greedy_clearly():
     """The ladder's second rung in small (about 25 s of CPU): search-100 in one seat (rotated)

@@ -216,6 +216,7 @@ def test_the_search_bots_are_registered():
 
 
 
+@pytest.mark.cpu
 @pytest.mark.slow
 def test_search_100_beats_greedy_clearly():
     """The ladder's second rung in small (about two minutes of CPU): search-100 in one seat
