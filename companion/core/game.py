@@ -162,6 +162,11 @@ class Game:
         """What ``seat`` (None: the table) may know now, for a bot (:class:`Observation`)."""
         return self.observation(self, state, seat)
 
+    def direct_observation(self):
+        """The observation class, called as ``cls(game, state, seat)``, when :meth:`observe`
+        is this default (a hot loop then skips the method's detour per command), else None."""
+        return self.observation if type(self).observe is Game.observe else None
+
     def cue(self, state: State) -> dict | None:
         """What the table's light should show now besides the phase, game-neutral (e.g.
         ``{"upkeep": "C"}`` while the C step of Trade Warz's Upkeep resolves). Default: none."""

@@ -7,7 +7,7 @@ the table's bot gets the table's (seat ``None``: a confirmation the table would 
 import math
 import random
 
-from .game import Game, apply_move
+from .game import apply_move
 from .log import MemoryLog
 from .session import LeanSession, Session
 
@@ -75,8 +75,7 @@ def _play_out_lean(session, bots, rng, max_commands, table_bot):
     without a method call and an observation's detour through ``game.observe`` per command
     (most of a simulated game's time is spent per command)."""
     game, state, clock = session.game, session.state, session.clock
-    # the game's observation class, called directly, unless the game has its own observe()
-    direct = game.observation if type(game).observe is Game.observe else None
+    direct = game.direct_observation()      # None: the game has its own observe()
     now = clock.now
     done = 0                # commands applied here, added to session.commands on the way out
     try:

@@ -25,7 +25,7 @@ the search weighs for the seat, each legal) and ``evaluate``.
 import math
 import random
 
-from .game import Game, apply, apply_move
+from .game import apply, apply_move
 from .sealed import Entry
 
 #: What a blanked state holds where its seat cannot see a thing (a card, a locked choice); the
@@ -174,8 +174,7 @@ class Searcher:
         root = _Node()
         stop_round = None if self.horizon is None else view.round + self.horizon
         model, observe, evaluate = self.model, game.observe, self.evaluate
-        # the game's observation class, called directly, unless the game has its own observe()
-        direct = game.observation if type(game).observe is Game.observe else None
+        direct = game.direct_observation()      # None: the game has its own observe()
         table_bot = getattr(game, "table_bot", None)
         for _ in range(self.iterations):
             state = self.redeal(game, view, rng)
