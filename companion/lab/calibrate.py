@@ -131,7 +131,9 @@ def search(measure, start, target, tol=0.03, half_width=0.03, max_steps=8, lo=1,
             la, lb = _logit(*seen[a]), _logit(*seen[b])
             sides.append(v == a)
             if len(sides) >= 2 and sides[-1] == sides[-2] or la == lb:
-                guess = (a + b) / 2     # one end stuck twice (regula falsi's slow side): halve
+                guess = (a + b) / 2     # one end stuck twice (regula falsi's slow side): halve,
+                if (a + b) % 2:         # a half rounded towards the end nearer the target
+                    guess += 0.5 if abs(lb - t) < abs(la - t) else -0.5
             else:
                 guess = a + (la - t) * (b - a) / (la - lb)
             nxt = min(max(round(guess), a + 1), b - 1)
@@ -562,3 +564,29 @@ def line(r):
     return (f"{r['name']:<13} {r['difficulty']:<6} target {r['target']:.0%}  {moves}  "
             f"win {f['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {f['battles']}  "
             f"steps {len(r['steps'])}  {verdict}")
+
+
+def advice(results, stat, steps):
+    """What to run next for each monster not reached: one line each, none when all were.
+    A target between two values of the stats searched (or out of steps there) needs a finer
+    stat after them (attack, then HP, then speed: speed decides who acts first and moves the
+    rate in small steps) and the steps for it: Wolf Pack, whose 65% falls between two HP
+    values at attack 7 and at attack 8, was placed by ``attack+hp+speed`` in 19 steps of 24.
+    On target but short of the width: more battles a step."""
+    names, order = stages(stat), ("attack", "hp", "speed")      # coarse to fine
+    more = next((s for s in order if s not in names), None)
+    finer = "+".join(sorted(names + [more], key=order.index)) if more else "+".join(names)
+    out = []
+    for r in results:
+        if r["reached"]:
+            continue
+        why = r["why"] or ""
+        if why.startswith("half-width"):
+            out.append(f"{r['name']}: on target but its sample is short of the width; run it "
+                       f"without --battles (or with more): companion calibrate battle-builder "
+                       f"--monster {r['id']} --stat {stat} --out NEW_FOLDER")
+            continue
+        out.append(f"{r['name']}: {'add ' + _label(more) + ' and ' if more else ''}give it more "
+                   f"steps: companion calibrate battle-builder --monster {r['id']} --stat "
+                   f"{finer} --steps {max(3 * steps, steps + 8)} --out NEW_FOLDER")
+    return out

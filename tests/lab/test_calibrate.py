@@ -103,6 +103,18 @@ def test_search_stops_on_a_plateau_but_walks_out_of_saturation():
     assert r["reached"], r
 
 
+def test_a_halved_bracket_rounds_towards_the_end_nearer_the_target():
+    """Wolf Pack's attack as the calibration measured it (108 battles a step): 100% at 5 and
+    6, 75% at 7, 52% at 8, 18.5% at 10. After 5, 10 and 8 the bracket [5, 8] is halved (the
+    same end kept twice); 6.5 used to round to 6 (won 100% again, a step spent), and now
+    rounds towards 8, whose rate is far nearer 65%: the target is placed between 7 and 8
+    in four steps instead of five."""
+    p = _bent([(0, 1.0), (6, 1.0), (7, 0.75), (8, 0.52), (10, 0.185), (20, 0.0)])
+    r = cal.search(lambda v: (round(p(v) * 108), 108), 5, 0.65)
+    assert [row["value"] for row in r["steps"]] == [5, 10, 8, 7], r["steps"]
+    assert r["why"] == "between two neighbouring values"
+
+
 def test_search_says_not_reached_when_the_target_lies_between_two_values():
     # a cliff: 100% up to 50, 0% from 51 on; 85% is never measured
     r = cal.search(lambda v: (1100 if v <= 50 else 0, 1100), 13, 0.85)
@@ -268,3 +280,21 @@ def test_check_measures_the_proposal_on_fresh_seeds(tmp_path):
     w, n = sampler.more(25, 12)
     sampler.close()
     assert (w, n) == (a[0]["wins"], a[0]["battles"])      # seeds seed + CHECK_SEED on
+
+
+def test_a_monster_not_reached_gets_the_command_to_run_next():
+    """The line after the proposal tells the designer what to run for each monster not
+    reached: a finer stat and more steps (what placed Wolf Pack), or more battles when the
+    value is on target but its sample is short; nothing when every monster was reached."""
+    wolf = {"id": "wolf-pack", "name": "Wolf Pack", "reached": False, "why": "8 steps"}
+    orc = {"id": "orc-brute", "name": "Orc Brute", "reached": False, "why": "half-width"}
+    ok = {"id": "troll", "name": "Troll", "reached": True, "why": "reached"}
+    tips = cal.advice([ok, wolf, orc], "attack+hp", 8)
+    assert len(tips) == 2
+    assert tips[0].startswith("Wolf Pack: add speed") and \
+        "--monster wolf-pack --stat attack+hp+speed --steps 24 " in tips[0]
+    assert tips[1].startswith("Orc Brute: on target") and "without --battles" in tips[1]
+    assert "--stat attack+hp+speed --steps 24" in cal.advice([wolf], "attack+hp+speed", 8)[0]
+    assert "add attack" in cal.advice([wolf], "hp", 8)[0] and \
+        "--stat attack+hp " in cal.advice([wolf], "hp", 8)[0]          # coarse first
+    assert cal.advice([ok], "attack+hp", 8) == []

@@ -66,7 +66,7 @@ def register(sub):
 
 def run(args):
     from companion.cli.commands.report import _options
-    from companion.lab.calibrate import (calibrate, check, check_line, line, stages,
+    from companion.lab.calibrate import (advice, calibrate, check, check_line, line, stages,
                                          write_proposal)
     from companion.games.battle_builder.data import DATA
     src = os.path.abspath(args.data or DATA)
@@ -112,6 +112,8 @@ def run(args):
                 print(f"{reached} of {len(results)} monsters reached the target; proposed "
                       f"data (only monsters.toml's {', '.join(stages(args.stat))} changed): "
                       f"{out}", flush=True)
+                for tip in advice(results, args.stat, args.steps):
+                    print(f"  next: {tip}", flush=True)
             if args.check:
                 if not args.json:
                     print("The proposal on fresh games (seeds the search never played):",
@@ -129,6 +131,7 @@ def run(args):
                   f"games; {sum(c['band_in_ci'] for c in checked)} of {len(checked)} with "
                   f"a 95% interval that reaches the target band")
     if args.json:
-        json.dump({"out": out, "results": results, "check": checked}, sys.stdout, indent=1)
+        json.dump({"out": out, "results": results, "check": checked,
+                   "next": advice(results, args.stat, args.steps)}, sys.stdout, indent=1)
         print()
     return 0
