@@ -16,7 +16,7 @@ from firmware.compat import to_hex
 from firmware.version import FW_VERSION
 from hardware.events import (CardScanned, CommandAnswered, ReaderConnected, ReaderFault,
                              ReaderLost)
-from hardware.reader import CardReader, ReaderNotConnected, find_reader_port
+from hardware.reader import RESCAN, CardReader, ReaderNotConnected, find_reader_port
 from hardware.sim import SIM_FIRMWARE, ReaderSim
 from ..waiting import wait_until
 
@@ -306,6 +306,38 @@ def test_found_by_vid_pid(sim):
     w = Waiter()
     with CardReader(None, w, comports=lambda: [info]):
         assert w.next(ReaderConnected).port == os.path.realpath(sim.url)
+
+
+def test_no_full_listing_of_serial_ports_while_no_usb_serial_port_comes_or_goes(sim):
+    """While no reader is plugged in the driver looks for one every ``retry_interval`` s.
+    pyserial's full listing reads sysfs for every serial port (233 ms a listing on the arm64
+    box under QEMU: a third of a core, idle), so the driver lists only when the USB serial
+    ports present change, and at least every RESCAN s; a reader plugged in is still found
+    at its next look."""
+    clock = FakeClock()
+    usb = {"names": frozenset(), "ports": []}
+    listed = []
+
+    def comports():
+        listed.append(clock.now())
+        return usb["ports"]
+    info = ListPortInfo(os.path.realpath(sim.url), skip_link_detection=True)
+    info.vid, info.pid = 0x2E8A, 0x0005
+    w = Waiter()
+    with CardReader(None, w, clock=clock.now, comports=comports, retry_interval=0.01,
+                    usb_names=lambda: usb["names"]) as reader:
+        time.sleep(0.3)                          # some 30 looks: no USB serial port at all
+        assert listed == [] and reader.listings == 0
+        usb["names"] = frozenset({"/dev/ttyUSB0"})               # someone else's adapter
+        wait_until(lambda: len(listed) == 1, what="a listing after a port came")
+        time.sleep(0.3)
+        assert len(listed) == 1                  # the same ports: not listed again ...
+        clock.advance(RESCAN)
+        wait_until(lambda: len(listed) == 2, what="the listing every RESCAN s")   # ... for 5 s
+        usb["ports"] = [info]                    # the reader is plugged in
+        usb["names"] = frozenset({"/dev/ttyUSB0", "/dev/ttyACM0"})
+        assert w.next(ReaderConnected).port == os.path.realpath(sim.url)
+        assert len(listed) == 3
 
 
 def test_socket_url():
