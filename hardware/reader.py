@@ -3,7 +3,8 @@
 ``CardReader(url_or_None, on_event, vid_pid=(0x2E8A, 0x0005), clock=time.monotonic)``:
 
 * ``url_or_None``: a pyserial URL or device (``/dev/ttyACM0``, a pty, ``socket://host:port``,
-  a ``/dev/serial/by-id/...`` link); ``None`` finds the first port with ``vid_pid``.
+  a ``/dev/serial/by-id/...`` link); ``None`` finds the first port with ``vid_pid`` (pyserial's
+  listing, taken again only when the USB serial ports in /dev change, or every ``RESCAN`` s).
 * ``start()`` / ``stop()`` (idempotent; also a context manager). A supervisor thread opens the
   port, runs pyserial's :class:`serial.threaded.ReaderThread` on it, and when the port fails
   (unplugged), goes silent (no frame for ``silence_timeout`` s) or cannot be opened, emits
@@ -22,7 +23,6 @@
   write's answer is a :class:`TagWritten` (a ``CommandAnswered`` with the message read back).
   :class:`ReaderNotConnected` if no reader is open.
 """
-import glob
 import logging
 import os
 import threading
@@ -62,16 +62,19 @@ class TagWritten(CommandAnswered):
             return None
 
 
-USB_SERIAL = ("/dev/ttyACM*", "/dev/ttyUSB*", "/dev/ttyXRUSB*")   # the ports with a USB VID/PID
+USB_SERIAL = ("ttyACM", "ttyUSB", "ttyXRUSB")   # the serial ports that have a USB VID/PID
 RESCAN = 5.0        # s: a full listing at least this often while no reader is found
 
 
-def usb_serial_names():
-    """The device names of the USB serial ports present (a glob of /dev: one directory read).
-    pyserial's ``comports()`` reads sysfs for every serial port, platform UARTs included: 233 ms
-    on the arm64 box under QEMU, and the reader looked five times a second while none was
-    plugged in (a third of a core, idle). Only these ports can carry a VID/PID."""
-    return frozenset(n for pattern in USB_SERIAL for n in glob.glob(pattern))
+def usb_serial_names(dev="/dev"):
+    """The device names of the USB serial ports present: one read of /dev. pyserial's
+    ``comports()`` reads sysfs for every serial port, platform UARTs included: 233 ms on the
+    arm64 box under QEMU, and the reader looked five times a second while none was plugged in
+    (a third of a core, idle). Only these ports can carry a VID/PID."""
+    try:
+        return frozenset(os.path.join(dev, n) for n in os.listdir(dev) if n.startswith(USB_SERIAL))
+    except OSError:
+        return frozenset()
 
 
 def find_reader_port(vid_pid=PICO_MICROPYTHON, comports=None):

@@ -16,7 +16,8 @@ from firmware.compat import to_hex
 from firmware.version import FW_VERSION
 from hardware.events import (CardScanned, CommandAnswered, ReaderConnected, ReaderFault,
                              ReaderLost)
-from hardware.reader import RESCAN, CardReader, ReaderNotConnected, find_reader_port
+from hardware.reader import (RESCAN, CardReader, ReaderNotConnected, find_reader_port,
+                             usb_serial_names)
 from hardware.sim import SIM_FIRMWARE, ReaderSim
 from ..waiting import wait_until
 
@@ -338,6 +339,14 @@ def test_no_full_listing_of_serial_ports_while_no_usb_serial_port_comes_or_goes(
         usb["names"] = frozenset({"/dev/ttyUSB0", "/dev/ttyACM0"})
         assert w.next(ReaderConnected).port == os.path.realpath(sim.url)
         assert len(listed) == 3
+
+
+def test_usb_serial_names_are_the_ports_that_can_carry_a_vid_pid(tmp_path):
+    for name in ("ttyACM0", "ttyUSB3", "ttyXRUSB1", "ttyS0", "ttyAMA0", "tty1", "null"):
+        (tmp_path / name).touch()
+    assert usb_serial_names(str(tmp_path)) == {str(tmp_path / n) for n in
+                                               ("ttyACM0", "ttyUSB3", "ttyXRUSB1")}
+    assert usb_serial_names(str(tmp_path / "gone")) == frozenset()
 
 
 def test_socket_url():
