@@ -147,8 +147,8 @@ class CardReader:
         # injected ``comports`` is listed every time unless ``usb_names`` is given too)
         self.usb_names = usb_names if usb_names is not None else (
             usb_serial_names if comports is None else None)
-        self._looked = None             # (USB serial names, time) of the last listing that
-        self.listings = 0               # found no reader; how many full listings so far
+        self._looked = None     # (USB serial names, time) of the last listing that found none
+        self.listings = 0       # full listings so far
         self.fault_counts = {}
         self.duplicates = 0
         self.scans = 0
