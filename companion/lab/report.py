@@ -552,7 +552,7 @@ def _impact_csv(res):
     for k in _FIGS:
         head += [f"{k}_games", f"{k}_wins", f"{k}_rate", f"{k}_ci95_low", f"{k}_ci95_high"]
     head += ["diff", "diff_ci95_low", "diff_ci95_high", "flagged", "reruns_flagged", "p",
-             "p_flag"]
+             "p_flag", "deff"]
     counts = res["stability"]["counts"]
     rows = []
     for row in res["cards"]:
@@ -571,7 +571,8 @@ def _impact_csv(res):
                   "" if hi != hi else round(hi, 4), int(x["flagged"]),
                   counts.get(x["card"], 0) if src == "sim" else "",
                   "" if x.get("p") is None else f"{x['p']:.3g}",
-                  "" if x.get("p_flag") is None else f"{x['p_flag']:.3g}"]
+                  "" if x.get("p_flag") is None else f"{x['p_flag']:.3g}",
+                  "" if x.get("deff") is None else round(x["deff"], 3)]
             rows.append(r)
     return head, rows
 

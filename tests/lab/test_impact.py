@@ -64,6 +64,45 @@ def test_card_table_on_made_up_rows():
     assert z["diff"] == pytest.approx(0.02) and z["diff_ci95"][0] > 0 and not z["flagged"]
 
 
+def _duels(seed, games=400, x=0.6):
+    """Two-seat games in which seat 0 always has card "k" and wins with probability ``x``,
+    and seat 1 never has it: one seat wins each game, so the two sides of the difference
+    move against each other and the truth is x - (1 - x)."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(games):
+        won = float(rng.random() < x)
+        rows += [_row(f"g{i}", 0, won, {"k"}), _row(f"g{i}", 1, 1.0 - won, set())]
+    return rows
+
+
+def test_seat_games_of_one_game_widen_the_interval():
+    """Seat-games of one game are not independent. Here the drawn and never sides of every
+    game are one win between them: the difference varies twice as much as two independent
+    samples (design effect 2), and Newcombe's interval alone covers the truth about 83% of
+    the time, not 95%. Widened by the design effect measured from the games, it covers it
+    about 95%; rows each from their own game are not widened (design effect 1)."""
+    truth = 0.6 - 0.4
+    covered, covered_plain, deffs = 0, 0, []
+    reps = 300
+    for seed in range(reps):
+        (k,) = impact.card_table(_duels(seed))
+        deffs.append(k["deff"])
+        lo, hi = k["diff_ci95"]
+        covered += lo <= truth <= hi
+        lo, hi = impact.newcombe(k["drawn"], k["never"])
+        covered_plain += lo <= truth <= hi
+        assert k["p"] >= impact.p_beyond(k["drawn"], k["never"])
+    assert 1.8 < sum(deffs) / reps < 2.2
+    assert 0.92 <= covered / reps <= 0.98
+    assert covered_plain / reps < 0.9
+    # the same seat-games, each its own game: nothing to widen
+    rows = [impact.SeatCards(f"{r.session}-{r.seat}", *impact.dataclasses.astuple(r)[1:])
+            for r in _duels(0)]
+    (k,) = impact.card_table(rows)
+    assert k["deff"] == 1.0 and k["diff_ci95"] == impact.newcombe(k["drawn"], k["never"])
+
+
 def test_population_is_the_groups_that_saw_the_card():
     rows = [_row("g1", 0, 1.0, {"usa-card"}, group="USA"),
             _row("g1", 1, 0.0, set(), group="China"),
@@ -146,7 +185,8 @@ def test_live_table_sessions(tmp_path):
     live = [ln for ln in lines if ln.startswith("live,")]
     assert len(live) == len(impact.card_table(rows, names))
     assert any(ln.startswith("sim,") for ln in lines)
-    assert lines[0].endswith(",p,p_flag")
+    assert lines[0].endswith(",p,p_flag,deff")
+    assert all(float(ln.rsplit(",", 1)[1]) >= 1.0 for ln in lines[1:] if ln.split(",")[-1])
 
 
 @pytest.fixture(scope="module")
