@@ -635,7 +635,9 @@ def _impact_html(res, top=40):
     out = [f"<h2>Per-card impact</h2><p>For each card, the win rate of the seats that had it "
            f"in hand (drawn), never had it, had it in the opening hand, and played it, with 95% "
            f"Wilson intervals; the difference is drawn minus never, in points, with Newcombe's "
-           f"95% interval. What the columns mean here: {_e(res.get('columns', ''))}. Flagged "
+           f"95% interval widened by the card's design effect (the seats of one game share one "
+           f"winner, so they are not independent samples; cards.csv gives it). What the "
+           f"columns mean here: {_e(res.get('columns', ''))}. Flagged "
            f"when {_e(rule_text(res))}. Simulated: {res['games']} games per rerun, "
            f"{st['reruns']} re-seeded reruns; table sessions: {res['live_games']}. A difference "
            f"is an association, not a cause (docs/lab.md).</p>"]
