@@ -562,8 +562,7 @@ def flag_cards(table, flag=FLAG_POINTS, alpha=ALPHA, rule=FLAG_RULE):
             x["flagged"] = abs(x["diff"]) >= flag and (lo > 0 or hi < 0)
         return table
     if rule == "margin":
-        ps = {i: p_beyond(x["drawn"], x["never"], flag, x.get("deff") or 1.0)
-              for i, x in enumerate(rows)}
+        ps = {i: p_beyond(x["drawn"], x["never"], flag, x["deff"]) for i, x in enumerate(rows)}
     elif rule == "holm":
         ps = {i: x["p"] for i, x in enumerate(rows)}
     else:
