@@ -10,7 +10,8 @@
 #      with no desktop (Mesa's GL/EGL/GBM and DRM, mtdev for touch).
 #   2. A system user `table-companion` in the groups that own the screen (video, render), touch
 #      and buttons (input), GPIO (gpio) and the card reader (dialout).
-#   3. The program in its own venv, /opt/table-companion/venv (lgpio comes with it on arm64).
+#   3. The program in its own venv, /opt/table-companion/venv (lgpio comes with it on arm64: its
+#      wheel, or on Python 3.13, which it has no wheel for, built from its source).
 #   4. Settings in /etc/table-companion (hardware.toml, table.env), written once, never overwritten.
 #   5. Debian's own mosquitto.service disabled: the table starts its own mosquitto on 1883 and
 #      9001 with its own logins and topic rules, and two brokers cannot share a port.
@@ -26,6 +27,7 @@ STATE_DIR=/var/lib/table-companion
 UNIT=table-companion.service
 STATE_FILE=$ETC/install.state
 HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/common.sh"                # missing_pkgs, ensure_lgpio (Debian 12 and 13 alike)
 PKGS="python3 python3-venv python3-pip mosquitto sqlite3 \
   libgl1 libegl1 libgles2 libgbm1 libdrm2 libgl1-mesa-dri libmtdev1 fonts-dejavu-core"
 
@@ -52,11 +54,15 @@ install_box() {
   if dpkg -s mosquitto >/dev/null 2>&1 && systemctl is-enabled mosquitto.service >/dev/null 2>&1
   then note_state mosquitto_enabled yes; fi
   local missing=()
-  for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  # shellcheck disable=SC2086
+  mapfile -t missing < <(missing_pkgs $PKGS)   # libmtdev1 is libmtdev1t64 on Debian 13
   if [ ${#missing[@]} -gt 0 ]; then
+    say "    installing ${missing[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >/dev/null
+  else
+    say "    all there"
   fi
 
   say "2/7 system user $USER_NAME"
@@ -79,6 +85,7 @@ install_box() {
   say "3/7 the program in $PREFIX/venv"
   [ -x "$PREFIX/venv/bin/python" ] || python3 -m venv "$PREFIX/venv"
   "$PREFIX/venv/bin/python" -m pip install -q --upgrade pip
+  ensure_lgpio "$PREFIX/venv/bin/python"   # a wheel, or built from its source (Python 3.13)
   # pip builds a local checkout afresh every time (an update is `git pull` and install again);
   # what it needs and already has stays.
   "$PREFIX/venv/bin/python" -m pip install -q "$checkout"
