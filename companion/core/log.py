@@ -17,7 +17,9 @@ position (:meth:`mark_time`, so a restart knows how much time a running timer ha
 wall-clock time of its last saved record (``updated``: when it was last played, for the list of
 games to resume), and the replies to refused commands (:meth:`put_reply`, so a command resent
 after a restart gets its first answer again; an accepted command's ``tx`` is in its own
-record).
+record), each with the digest of the command it answered
+(:func:`companion.core.session.command_digest`), so a different command under the same ``tx``
+is told apart from a resend.
 """
 import contextlib
 import json
@@ -29,7 +31,9 @@ import time
 from .errors import ConcurrencyError, SessionFileError, SessionNotFoundError, StorageError
 
 APPLICATION_ID = 0x54436F6D        # "TCom": marks a file as a Table Companion store
-SCHEMA_VERSION = 3                 # 2: sessions.clock and the replies table; 3: sessions.updated
+SCHEMA_VERSION = 4                 # 2: sessions.clock and the replies table; 3: sessions.updated;
+#                                    4: replies.digest (the refused command's digest; NULL in a
+#                                    reply kept before schema 4: see SQLiteLog.find_reply)
 
 
 class SessionInfo:
@@ -118,11 +122,16 @@ class MemoryLog:
         info = self.info(session_id)
         info.clock = max(info.clock or 0.0, float(at))
 
-    def put_reply(self, session_id, seat, tx, reply: str):
+    def put_reply(self, session_id, seat, tx, reply: str, digest=None):
         self.info(session_id)
-        self._replies.setdefault((session_id, seat, tx), reply)
+        self._replies.setdefault((session_id, seat, tx), (reply, digest))
 
     def get_reply(self, session_id, seat, tx):
+        got = self._replies.get((session_id, seat, tx))
+        return got[0] if got is not None else None
+
+    def find_reply(self, session_id, seat, tx):
+        """``(reply, digest)`` kept for this ``tx``, or None."""
         return self._replies.get((session_id, seat, tx))
 
     def table_meta(self, table):
@@ -139,7 +148,7 @@ class MemoryLog:
 _REPLIES = """
     CREATE TABLE IF NOT EXISTS replies(
         session_id TEXT NOT NULL, seat INTEGER NOT NULL, tx TEXT NOT NULL, reply TEXT NOT NULL,
-        PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
+        digest TEXT, PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS tables(id TEXT PRIMARY KEY, meta TEXT NOT NULL);
 """
 
@@ -235,10 +244,14 @@ class SQLiteLog:
                 raise SessionFileError(f"{self.path} was written by a newer Table Companion "
                                        f"(schema {ver}); it was left untouched.")
             if ver < SCHEMA_VERSION:            # an older schema -> this one, in one transaction
+                has_digest = "replies" not in tables or any(
+                    r[1] == "digest" for r in db.execute("PRAGMA table_info(replies)"))
                 db.executescript(
                     "BEGIN;" + ("ALTER TABLE sessions ADD COLUMN clock REAL;" if ver < 2 else "")
-                    + "ALTER TABLE sessions ADD COLUMN updated REAL;" + _REPLIES
-                    + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+                    + ("ALTER TABLE sessions ADD COLUMN updated REAL;" if ver < 3 else "")
+                    # a reply kept before schema 4 has no digest (NULL): see find_reply
+                    + ("" if has_digest else "ALTER TABLE replies ADD COLUMN digest TEXT;")
+                    + _REPLIES + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
             else:
                 db.executescript(_REPLIES)
 
@@ -491,10 +504,11 @@ class SQLiteLog:
         self._write("UPDATE sessions SET clock=MAX(COALESCE(clock, 0), ?) WHERE id=?",
                     (float(at), session_id))
 
-    def put_reply(self, session_id, seat, tx, reply: str):
-        """Keep the answer to a refused command (the first answer wins)."""
-        self._write("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply) "
-                    "VALUES (?,?,?,?)", (session_id, seat, tx, reply))
+    def put_reply(self, session_id, seat, tx, reply: str, digest=None):
+        """Keep the answer to a refused command (the first answer wins), with the digest of
+        the command it answered (:func:`companion.core.session.command_digest`)."""
+        self._write("INSERT OR IGNORE INTO replies(session_id, seat, tx, reply, digest) "
+                    "VALUES (?,?,?,?,?)", (session_id, seat, tx, reply, digest))
 
     def table_meta(self, table):
         """What a table keeps between games: its room code and its lobby (before a start)."""
@@ -508,10 +522,18 @@ class SQLiteLog:
                     "meta=excluded.meta", (table, json.dumps(meta)))
 
     def get_reply(self, session_id, seat, tx):
+        got = self.find_reply(session_id, seat, tx)
+        return got[0] if got is not None else None
+
+    def find_reply(self, session_id, seat, tx):
+        """``(reply, digest)`` kept for this ``tx``, or None. ``digest`` is None for a reply
+        kept before schema 4 (the command it answered was not kept, so it cannot be told apart
+        from another under the same ``tx``: the hub answers such a repeat with the reply, as it
+        did then; a refusal, so nothing is applied)."""
         with self._lock:
-            row = self._db.execute("SELECT reply FROM replies WHERE session_id=? AND seat=? "
-                                   "AND tx=?", (session_id, seat, tx)).fetchone()
-        return row[0] if row else None
+            row = self._db.execute("SELECT reply, digest FROM replies WHERE session_id=? AND "
+                                   "seat=? AND tx=?", (session_id, seat, tx)).fetchone()
+        return (row[0], row[1]) if row else None
 
     def close(self):
         if self._db is not None:

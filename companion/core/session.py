@@ -11,6 +11,9 @@ Undo appends an ``Undone`` record naming the command it takes back (never a dele
 refuses to cross a reveal of sealed choices: once bids are public, taking them back would let a
 seat re-bid knowing the others'. Use a correction instead.
 """
+import hashlib
+import json
+import math
 import os
 import threading
 import time
@@ -30,6 +33,37 @@ _KIND_EVENT = {"close": "WindowClosed", "timer": "TimerExpired", "pause": "Timer
                "end": "GameEndedEarly", "warn": "TimerWarned"}
 #: Records an undo steps over: not moves of the game (a name, a warning given).
 _NOT_UNDONE = ("rename", "warn")
+
+
+def _canonical(v):
+    """``v`` with every whole float as an int (``4.0`` -> ``4``: the same number, as a JavaScript
+    client would send it), lists and objects walked."""
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        return int(v)
+    if isinstance(v, dict):
+        return {k: _canonical(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_canonical(x) for x in v]
+    return v
+
+
+def command_digest(move, args=None) -> str:
+    """The fingerprint of a command: SHA-256 of its canonical form, the move's name and its
+    arguments as JSON with sorted keys, no spaces, whole floats as ints. Two commands are the
+    same command when their digests are equal: a resend under the same ``tx`` must be, a
+    different command under a known ``tx`` is refused (docs/protocol.md 5.1).
+
+    >>> a = command_digest("bid", {"n": 4, "note": "x"})
+    >>> a == command_digest("bid", {"note": "x", "n": 4.0})
+    True
+    >>> command_digest("bid", {"n": 4}) == command_digest("bid", {"n": 5})
+    False
+    >>> command_digest("bid") == command_digest("bid", {}) != command_digest("pass", {})
+    True
+    """
+    text = json.dumps([move, _canonical(args or {})], sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fold(game, records, upto=None) -> State:
@@ -177,7 +211,9 @@ class Session:
         return self._run({"kind": "warn", "timer": name})
 
     def find_tx(self, seat, tx):
-        """The record a command with this ``tx`` from ``seat`` made, or None."""
+        """The record a command with this ``tx`` from ``seat`` made, or None. The record keeps
+        the command as it was applied (``move``, ``args``): ``command_digest(rec["move"],
+        rec["args"])`` tells whether a resend is the same command."""
         with self.lock:
             return self._tx.get((seat, tx))
 

@@ -47,10 +47,18 @@ ERROR_CODES = {
     "sealed_choice": "The sealed choice was already locked in, is late, or is not yours to make.",
     "not_seated": "This login has no seat at the table (it was released or replaced).",
     "game_over": "The game has ended; no more moves.",
+    "tx_reused": "The tx was already used by a different command (another move or other "
+                 "arguments); this one was not applied and nothing changed. Send it with a new "
+                 "tx.",
     "cannot_save": "The table cannot save right now (its storage is full or failing); the move "
                    "was not applied. It works again once the table can save; resend then.",
     "internal": "The hub failed; the move was not applied. Safe to retry with the same tx.",
 }
+
+
+#: The message of a ``tx_reused`` refusal: the player reads it on the phone.
+TX_REUSED_MESSAGE = ("That move was not taken: the phone sent it under the id of an earlier, "
+                     "different move. Nothing changed; send it again.")
 
 
 class ProtocolError(core_errors.CompanionError):

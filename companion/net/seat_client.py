@@ -59,6 +59,16 @@ def any_legal_move(view, rng):
     return None
 
 
+#: Random bits in the tx prefix a client draws when it starts (docs/protocol.md 5.1): with 128,
+#: a billion clients in a club's lifetime have about one chance in 10^21 that two drew the same.
+TX_PREFIX_BITS = 128
+
+
+def new_tx_prefix() -> str:
+    """A fresh tx prefix: 128 random bits as 32 hex digits (a tx is ``<prefix>-<counter>``)."""
+    return secrets.token_hex(TX_PREFIX_BITS // 8)
+
+
 class SeatClient:
     """One seat's connection. ``latest`` holds the newest payload per topic kind."""
 
@@ -71,7 +81,7 @@ class SeatClient:
         self.url = url
         self.client: MqttClient | None = None
         self._tx = itertools.count(1)
-        self._prefix = secrets.token_hex(3)
+        self._prefix = new_tx_prefix()
         self._cond = threading.Condition()
         self.replies: dict[str, dict] = {}
         self.latest: dict[str, dict] = {}
@@ -124,6 +134,8 @@ class SeatClient:
         with self._cond:
             if m.topic == t["reply"]:
                 self.replies[msg.get("tx")] = msg
+                if (msg.get("error") or {}).get("code") == "tx_reused":
+                    self._prefix = new_tx_prefix()  # never again under that prefix
             elif m.topic == t["events"]:
                 self.events.append(msg)
             elif m.topic == t["view"]:

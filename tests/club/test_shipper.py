@@ -1,6 +1,7 @@
 """The shipper against a real PostgreSQL and a real store filled by `companion play`: it ships
 everything once, through a club restart, a second shipper on the same store, a shipper killed
 mid-way, and a club that is not there at all."""
+import json
 import logging
 import os
 import signal
@@ -9,8 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+import psycopg
 
 from companion.club.shipper import Shipper
+from companion.core.log import SQLiteLog
+from companion.core.session import command_digest
 from companion.net.brokers import free_port
 
 from .helpers import club_count, club_events, local_rows, play
@@ -155,3 +159,30 @@ def test_no_store_yet_is_nothing_to_ship(club_url, tmp_path):
         assert not (tmp_path / "none.db").exists()           # read-only: never made one
     finally:
         s.stop()
+
+
+def test_a_refusals_digest_stays_on_the_box(club_url, tmp_path):
+    """Issue 37: the store keeps a refused command's digest beside its reply (to tell a resend
+    from another command under the same tx). The club gets the reply as before, keyed by its
+    tx, and never the digest: the club never answers a command, and a digest of a refused
+    sealed choice could be matched against the few choices a seat has."""
+    db = tmp_path / "s.db"
+    play(db, seed=3)
+    log = SQLiteLog(db)
+    sid = log.sessions()[0].id
+    reply = json.dumps({"v": 1, "tx": "tx-1", "ok": False,
+                        "error": {"code": "illegal_move", "message": "Not now."}})
+    log.put_reply(sid, 1, "tx-1", reply, command_digest("bid", {"n": 4}))
+    log.close()
+    s = Shipper(db, "kitchen", club_url, interval=60)
+    try:
+        wait_for(lambda: all_there(club_url, db) and s.status()["queued"] == 0)
+        with psycopg.connect(club_url) as pg:
+            rows = pg.execute("SELECT session_id, seat, tx, reply FROM club_replies").fetchall()
+            columns = {r[0] for r in pg.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name = 'club_replies'")}
+    finally:
+        s.stop()
+    assert rows == [(sid, 1, "tx-1", reply)]
+    assert "digest" not in columns

@@ -6,7 +6,8 @@ import pytest
 
 MODULES = ["companion.core.sealed", "companion.core.clock", "companion.core.play",
            "companion.core.datafile", "companion.core.choices", "companion.cardcodes",
-           "companion.core.args", "companion.core.derived", "companion.core.flow"]
+           "companion.core.args", "companion.core.derived", "companion.core.flow",
+           "companion.core.session"]
 
 
 @pytest.mark.parametrize("name", MODULES)

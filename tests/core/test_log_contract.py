@@ -107,12 +107,60 @@ def test_a_schema_2_store_is_migrated_in_place(tmp_path):
     db.close()
     lg = SQLiteLog(p)
     try:
-        assert lg._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert lg._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         info = lg.info("s1")
         assert (info.created, info.updated, info.clock, info.length) == (500.0, 500.0, 12.5, 1)
         lg.append("s1", 1, [{"type": "A"}])
         assert lg.info("s1").updated > 500.0
         assert [r["type"] for r in lg.read("s1")] == ["SessionStarted", "A"]
+    finally:
+        lg.close()
+
+
+def test_a_refusal_is_kept_with_the_digest_of_its_command(log):
+    log.create("s1", "g", {})
+    log.put_reply("s1", 0, "tx-1", '{"ok":false}', "d1")
+    log.put_reply("s1", 0, "tx-1", '{"ok":false,"again":1}', "d2")     # the first one wins
+    log.put_reply("s1", 1, "tx-2", '{"ok":false}')                      # no digest given
+    assert log.find_reply("s1", 0, "tx-1") == ('{"ok":false}', "d1")
+    assert log.get_reply("s1", 0, "tx-1") == '{"ok":false}'
+    assert log.find_reply("s1", 1, "tx-2") == ('{"ok":false}', None)
+    assert log.find_reply("s1", 0, "tx-2") is None and log.get_reply("s1", 1, "x") is None
+
+
+def test_a_schema_3_store_keeps_its_replies_without_a_digest(tmp_path):
+    """Schema 4 adds the digest of a refused command beside its reply; a reply kept before has
+    none (NULL): the command it answered was never kept (docs/protocol.md 12 says what the hub
+    does with it). The migration is in place, in one transaction, and keeps everything."""
+    p = tmp_path / "v3.db"
+    db = sqlite3.connect(p)
+    db.executescript(f"""
+        PRAGMA application_id={APPLICATION_ID};
+        PRAGMA user_version=3;
+        CREATE TABLE sessions(id TEXT PRIMARY KEY, game TEXT NOT NULL, created REAL NOT NULL,
+            meta TEXT NOT NULL, status TEXT NOT NULL, summary TEXT, clock REAL, updated REAL);
+        CREATE TABLE events(session_id TEXT NOT NULL REFERENCES sessions(id),
+            version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY(session_id, version)) WITHOUT ROWID;
+        CREATE TABLE replies(session_id TEXT NOT NULL, seat INTEGER NOT NULL, tx TEXT NOT NULL,
+            reply TEXT NOT NULL, PRIMARY KEY(session_id, seat, tx)) WITHOUT ROWID;
+        CREATE TABLE tables(id TEXT PRIMARY KEY, meta TEXT NOT NULL);
+        INSERT INTO sessions VALUES ('s1', 'g', 500.0, '{{}}', 'open', NULL, 12.5, 600.0);
+        INSERT INTO events VALUES ('s1', 0, 'SessionStarted', '{{"type": "SessionStarted"}}');
+        INSERT INTO replies VALUES ('s1', 2, 'old-1', '{{"ok":false}}');
+    """)
+    db.close()
+    lg = SQLiteLog(p)
+    try:
+        assert lg._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert lg.info("s1").updated == 600.0 and len(lg.read("s1")) == 1
+        assert lg.find_reply("s1", 2, "old-1") == ('{"ok":false}', None)
+        lg.put_reply("s1", 2, "new-1", '{"ok":false}', "abc")
+    finally:
+        lg.close()
+    lg = SQLiteLog(p)                                  # and it opens again as schema 4
+    try:
+        assert lg.find_reply("s1", 2, "new-1") == ('{"ok":false}', "abc")
     finally:
         lg.close()
 

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from companion.core.session import command_digest
 from companion.net import protocol
 from companion.net.brokers import free_ports
 from companion.net.client import ConnectError, MqttClient
@@ -114,6 +115,57 @@ def test_a_repeated_tx_is_answered_again_but_applied_once(table):
     assert not bad["ok"] and bad["error"]["code"] == "illegal_move"
     assert bo.send("submit_bids", {"traits": ["navy"]}, tx="short") == bad
     assert table.bridge.stats["duplicates"] == 2
+
+
+def test_a_reused_tx_with_another_command_is_refused_and_changes_nothing(table):
+    """Issue 37: a tx names one command. Another command under a known tx (accepted or
+    refused the first time) gets ``tx_reused``: it is not applied, not kept, and the tx still
+    answers its own command's resend with the first answer."""
+    ann, bo, cy = seated(table)
+    hub = table.hub
+    args = bids(ann.latest["view"])
+    first = ann.send("submit_bids", args, tx="gp-1")
+    assert first["ok"]
+    version, seq = hub.session.version, hub.session.state.seq
+    other = {"traits": list(reversed(args["traits"]))}
+    for move, a in (("submit_bids", other), ("pass_turn", {}), ("submit_bids", {})):
+        r = ann.send(move, a, tx="gp-1")
+        assert r["ok"] is False and r["error"]["code"] == "tx_reused", r
+        assert r["tx"] == "gp-1" and r["error"]["message"] == protocol.TX_REUSED_MESSAGE
+    # the same command written another way (fields in another order, spaces): a resend
+    raw = json.dumps({"args": args, "move": "submit_bids", "tx": "gp-1", "v": 1.0}, indent=1)
+    ann.publish_command(None, tx="gp-1", raw=raw.encode())
+    assert ann.wait_reply("gp-1") == first
+    w = hub.session.state.windows["bids-t1"]
+    assert w.entries[0].choice == args["traits"]
+    assert (hub.session.version, hub.session.state.seq) == (version, seq)
+    # a refused first command: another under its tx is refused as reused, the resend gets
+    # the first refusal, and the store keeps only that first refusal
+    bad = bo.send("submit_bids", {"traits": ["navy"]}, tx="bo-1")
+    assert bad["error"]["code"] == "illegal_move"
+    reused = bo.send("submit_bids", bids(bo.latest["view"]), tx="bo-1")
+    assert reused["error"]["code"] == "tx_reused"
+    assert bo.send("submit_bids", {"traits": ["navy"]}, tx="bo-1") == bad
+    assert not hub.session.state.windows["bids-t1"].has_locked(1)
+    kept = hub.log.find_reply(hub.session.id, 1, "bo-1")
+    assert kept[0] == json.dumps(bad, separators=(",", ":"))
+    assert kept[1] == command_digest("submit_bids", {"traits": ["navy"]})
+    assert table.bridge.stats["tx_reused"] == 4 and table.bridge.stats["duplicates"] == 2
+    # Bo's real bids under a new tx are taken
+    assert bo.send("submit_bids", bids(bo.latest["view"]), tx="bo-2")["ok"]
+    assert hub.session.state.windows["bids-t1"].has_locked(1)
+    assert [r.get("tx") for r in hub.session.records].count("gp-1") == 1
+
+
+def test_a_refusal_kept_before_digests_answers_its_tx_as_it_did(table):
+    """A store of schema 3 kept refusals without their command's digest: a repeat of such a
+    tx gets that refusal again, whatever it carries (never an "ok", never applied)."""
+    ann, bo, cy = seated(table)
+    hub = table.hub
+    old = protocol.encode(protocol.error_reply("old-1", "illegal_move", "Rank your traits."))
+    hub.log.put_reply(hub.session.id, 0, "old-1", old.decode())       # as schema 3 kept it
+    assert ann.send("submit_bids", bids(ann.latest["view"]), tx="old-1") == json.loads(old)
+    assert not hub.session.state.windows["bids-t1"].has_locked(0)
 
 
 def test_bad_payloads_get_error_replies_and_the_hub_carries_on(table):

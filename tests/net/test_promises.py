@@ -2,7 +2,8 @@
 process being killed (SIGKILL) or stopped (SIGTERM) and started again on the same store:
 
 * a command resent with its old ``tx`` after a restart gets its first answer and is never
-  applied twice (accepted or refused);
+  applied twice (accepted or refused); a different command under a known ``tx`` is refused
+  with ``tx_reused`` and changes nothing, before and after a SIGKILL, on both brokers;
 * a running timer comes back with the time it had left when the table stopped (paused, with an
   alert asking the table to resume), and its 0:30 warning is given once, never twice.
 """
@@ -15,6 +16,7 @@ import time
 
 import pytest
 
+from companion.core.session import command_digest
 from companion.net.brokers import free_ports
 from companion.net.seat_client import SeatClient, post_join
 
@@ -41,7 +43,9 @@ class Serve:
              "--mqtt-port", str(self.ports[1]), "--ws-port", str(self.ports[2]), *self.extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             text=True)
+        self.said = []                          # what it printed before it was ready
         for line in self.proc.stdout:
+            self.said.append(line)
             if line.startswith("{"):
                 self.info = json.loads(line)
                 return self
@@ -114,6 +118,58 @@ def test_a_resend_after_sigkill_gets_its_first_answer_and_is_applied_once(serve)
     assert not any(r.get("tx") == "bo-1" for r in recs)
     # the game goes on normally: Bo's real vote is taken
     assert bo.send("choose_monster", {"monster": monster}, tx="bo-2")["ok"]
+    ann.close(), bo.close()
+    srv.stop()
+
+
+def reused(client, move, args, tx):
+    r = client.send(move, args, tx=tx, timeout=10)
+    assert r["ok"] is False and r["error"]["code"] == "tx_reused" and r["tx"] == tx, r
+    return r
+
+
+@pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
+def test_a_reused_tx_with_other_arguments_is_refused_before_and_after_a_sigkill(serve, broker):
+    """Issue 37, the soak's case: a fresh client drew a tx an earlier client of its seat had
+    used, and its new command got the earlier command's "ok". Now it gets ``tx_reused``, on
+    either broker, from a real `companion serve` before and after a SIGKILL; a true resend
+    still gets its first answer; nothing of a reused tx reaches the store."""
+    srv = serve(*BB, "--broker", broker).start()
+    assert any(f"({broker} broker)" in line for line in srv.said), srv.said
+    ann, bo = seat(srv, "Ann").connect(), seat(srv, "Bo").connect()
+    ann.wait_view(lambda v: v.get("prompt"))
+    mine, other = ann.latest["view"]["prompt"]["options"][:2]
+    ok = ann.send("choose_monster", {"monster": mine}, tx="ann-1")
+    bad = bo.send("choose_monster", {"monster": "no-such-monster"}, tx="bo-1")
+    assert ok["ok"] and bad["error"]["code"] == "illegal_move"
+    reused(ann, "choose_monster", {"monster": other}, "ann-1")     # an accepted tx
+    reused(bo, "choose_monster", {"monster": mine}, "bo-1")        # a refused tx
+    srv.kill()
+    before = srv.records()
+    srv.start()
+    back(srv, ann), back(srv, bo)
+    reused(ann, "choose_monster", {"monster": other}, "ann-1")
+    reused(ann, "choose_monster", {}, "ann-1")
+    assert ann.send("choose_monster", {"monster": mine}, tx="ann-1", timeout=10) == ok
+    reused(bo, "choose_monster", {"monster": mine}, "bo-1")
+    assert bo.send("choose_monster", {"monster": "no-such-monster"}, tx="bo-1") == bad
+    srv.kill()
+    after = srv.records()
+    assert after == before                              # nothing was applied after the restart
+    [rec] = [r for r in after if r.get("tx") == "ann-1"]
+    assert rec["args"] == {"monster": mine} and rec["seat"] == 0
+    assert not any(r.get("tx") == "bo-1" for r in after)
+    db = sqlite3.connect(srv.db)
+    try:
+        kept = db.execute("SELECT seat, tx, reply, digest FROM replies").fetchall()
+    finally:
+        db.close()
+    assert kept == [(1, "bo-1", json.dumps(bad, separators=(",", ":")),
+                     command_digest("choose_monster", {"monster": "no-such-monster"}))]
+    # the game goes on: Bo's real vote, under a new tx, is taken
+    srv.start()
+    back(srv, ann), back(srv, bo)
+    assert bo.send("choose_monster", {"monster": mine}, tx="bo-2", timeout=10)["ok"]
     ann.close(), bo.close()
     srv.stop()
 

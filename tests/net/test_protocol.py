@@ -1,6 +1,7 @@
 """Protocol v1 messages: command parsing with its error codes, replies, and the sealed-choice
 events checked against the real rules core (a real Session of the core's toy game)."""
 import json
+import re
 
 import pytest
 
@@ -147,3 +148,11 @@ def test_defaulted_seats_have_no_commitment_to_check():
 def test_private_notices_never_become_public_events():
     with pytest.raises(ValueError, match="never goes on the public events topic"):
         protocol.event(3, {"kind": "CardsDrawn", "to": 1, "cards": ["a"]})
+
+
+def test_seat_clients_draw_128_bit_tx_prefixes():
+    """docs/protocol.md 5.1: a tx prefix has 128 random bits (32 hex digits), new per client."""
+    from companion.net.seat_client import TX_PREFIX_BITS, SeatClient, new_tx_prefix
+    assert TX_PREFIX_BITS == 128
+    drawn = {new_tx_prefix() for _ in range(1000)} | {SeatClient("http://x", {})._prefix}
+    assert len(drawn) == 1001 and all(re.fullmatch(r"[0-9a-f]{32}", p) for p in drawn)

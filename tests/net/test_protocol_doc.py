@@ -191,3 +191,10 @@ def test_every_example_command_in_the_doc_names_a_real_move_with_its_real_argume
         m = moves[c["move"]]
         params = list(inspect.signature(m.fn).parameters)[2:]
         assert set(c.get("args", {})) <= set(params), (c, params)
+
+
+def test_the_tx_advice_is_what_the_clients_draw():
+    from companion.net.seat_client import TX_PREFIX_BITS
+    assert f"**{TX_PREFIX_BITS} bits**" in TEXT and "`tx_reused`" in TEXT
+    app = (DOC.parents[1] / "ui" / "web" / "app.js").read_text(encoding="utf-8")
+    assert f"new Uint8Array({TX_PREFIX_BITS // 8})" in app      # the page's txPrefix()

@@ -64,6 +64,13 @@
     (window.crypto || window.msCrypto).getRandomValues(a);
     return Array.from(a, (b) => "abcdefghijklmnopqrstuvwxyz0123456789"[b % 36]).join("");
   }
+  // A tx prefix: 128 random bits as 32 hex digits, drawn per page load (docs/protocol.md 5.1:
+  // a billion page loads over a club's lifetime share one with a chance of about 1 in 10^21).
+  function txPrefix() {
+    const a = new Uint8Array(16);
+    (window.crypto || window.msCrypto).getRandomValues(a);
+    return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
   function mmss(s) {
     s = Math.max(0, Math.ceil(s));
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
@@ -226,7 +233,7 @@
     state: null, view: null, viewAt: 0, stateAt: 0, presence: {},
     pending: null, result: null, answers: {}, openMove: {}, sigs: {},
     commits: load(COMMITS, {}), summaries: load(SUMMARIES, {}), authFails: 0,
-    failures: 0, reclaiming: false, awake: false, txPrefix: rand(6), txN: 0,
+    failures: 0, reclaiming: false, awake: false, txPrefix: txPrefix(), txN: 0,
     lastPromptSig: null, timeUp: null, seenTimeUpRev: null, moments: [], renaming: false, dev: DEV,
   };
   window.tc = S;       // for people debugging at the table (and the browser tests)
@@ -567,6 +574,15 @@
       return;
     }
     const p = S.pending;
+    if (!msg.ok && msg.error && msg.error.code === "tx_reused" && !p.redrawn) {
+      // another command already used this tx (never with a 128-bit prefix, unless someone
+      // chose it): this move was not applied, so it is sent again, once, under a fresh prefix
+      S.txPrefix = txPrefix();
+      S.txN += 1;
+      Object.assign(p, { n: S.txN, tx: S.txPrefix + "-" + S.txN, redrawn: true, at: performance.now() });
+      publishCommand(p);
+      return;
+    }
     S.pending = null;
     // the table's last answer to this phone, kept whatever the note under the buttons shows
     // (that note goes once it is old news); for people debugging at the table and the tests

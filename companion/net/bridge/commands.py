@@ -1,5 +1,7 @@
 """Commands in: each payload on a seat's ``cmd`` topic parsed, checked against the seats,
-de-duplicated by ``tx`` (also across a restart, from the session's store), applied; commands
+de-duplicated by ``tx`` (also across a restart, from the session's store: a resend of the same
+command gets its first answer, a different command under a known ``tx`` is refused with
+``tx_reused`` and changes nothing), applied; commands
 that arrive together applied and saved together (group commit, one fsync), then answered in
 arrival order, each seat's own view before its reply. Every payload gets an answer; none can
 stop the bridge."""
@@ -11,12 +13,14 @@ import logging
 import time
 
 from companion.core.errors import CompanionError, StorageError
+from companion.core.session import command_digest
 
 from .. import protocol
 
 log = logging.getLogger(__name__)
 
-#: How many recent ``tx`` per seat the bridge remembers to answer a repeat without applying it.
+#: How many recent ``tx`` per seat the bridge remembers (with the digest of the command each
+#: carried) to answer a repeat without applying it.
 RECENT_TX = 256
 #: Seconds the worker waits for the broker to take a reply before it starts a fan-out.
 REPLY_WAIT = 0.05
@@ -55,8 +59,8 @@ class Commands:
             self._held = None
         saved = time.perf_counter()
         if lost is None:
-            for seat_id, tx, data in held["memos"]:
-                self._remember(seat_id, tx, data)
+            for seat_id, tx, digest, data in held["memos"]:
+                self._remember(seat_id, tx, digest, data)
             self._flush_hub_events()
             views = held["views"]
             answered = {self._by_id.get(seat_id) for seat_id, _ in held["replies"]}
@@ -70,9 +74,9 @@ class Commands:
             self.stats["groups_lost"] += 1
             mine = {id(item) for item in held["events"]}
             self._pending = collections.deque(i for i in self._pending if id(i) not in mine)
-            for seat_id, tx, data in held["memos"]:
+            for seat_id, tx, digest, data in held["memos"]:
                 if not json.loads(data).get("ok"):
-                    self._remember(seat_id, tx, data)
+                    self._remember(seat_id, tx, digest, data)
             replies = []
             for seat_id, data in held["replies"]:
                 reply = json.loads(data)
@@ -143,10 +147,10 @@ class Commands:
             self._client.publish(self.topics.cmd(seat_id), b"", qos=1, retain=True, wait=False)
             self.stats["retained_ignored"] += 1
             try:
-                tx = protocol.parse_command(payload).tx
+                cmd = protocol.parse_command(payload)
             except protocol.ProtocolError:
                 return
-            self._remember(seat_id, tx, None)
+            self._remember(seat_id, cmd.tx, command_digest(cmd.move, cmd.args), None)
             return
         if not payload and self._clearing[seat_id] > 0:
             self._clearing[seat_id] -= 1         # our own clearing of a retained command
@@ -163,17 +167,24 @@ class Commands:
                 cmd.tx, "not_seated", "This phone no longer has a seat at the table; join "
                                       "again."))
             return
-        recent = self._recent.get(seat_id, {})
-        if cmd.tx in recent:
+        digest = command_digest(cmd.move, cmd.args)
+        known = self._recent.get(seat_id, {}).get(cmd.tx)
+        if known is None:
+            known = self._first_answer(seat, cmd.tx)     # answered before a restart?
+            if known is not None and known[0] == digest:
+                self._remember(seat_id, cmd.tx, *known)
+        if known is not None:
+            first_digest, first = known
+            if first_digest is not None and first_digest != digest:
+                # a different command under a tx already used: refused, nothing kept (the tx
+                # still belongs to its first command, whose resend gets its first answer)
+                self.stats["tx_reused"] += 1
+                self._reply(seat_id, protocol.error_reply(
+                    cmd.tx, "tx_reused", protocol.TX_REUSED_MESSAGE))
+                return
             self.stats["duplicates"] += 1
-            if recent[cmd.tx] is not None:           # None: a retained replay, never applied
-                self._reply(seat_id, recent[cmd.tx])
-            return
-        first = self._first_answer(seat, cmd.tx)
-        if first is not None:                        # answered before a restart
-            self.stats["duplicates"] += 1
-            self._remember(seat_id, cmd.tx, first)
-            self._reply(seat_id, first)
+            if first is not None:                   # None: a retained replay, never applied
+                self._reply(seat_id, first)
             return
         rev = self._rev()
         reply = self._apply(seat, cmd)
@@ -181,33 +192,36 @@ class Commands:
             self._publish_own_view(seat)            # acknowledge first, then draw the rest
         data = protocol.encode(reply)
         if reply["ok"] or reply["error"]["code"] not in ("internal", "cannot_save"):
-            self._remember(seat_id, cmd.tx, data)   # a retry of those must run again
+            self._remember(seat_id, cmd.tx, digest, data)   # a retry of those must run again
             s = self.hub.session
             if not reply["ok"] and s is not None:
                 try:
-                    self.hub.log.put_reply(s.id, seat, cmd.tx, data.decode())
+                    self.hub.log.put_reply(s.id, seat, cmd.tx, data.decode(), digest)
                 except Exception:                   # a refusal changes nothing: best effort
                     log.warning("could not keep the answer to %s", cmd.tx, exc_info=True)
         self._reply(seat_id, data)
 
-    def _first_answer(self, seat, tx) -> bytes | None:
-        """The answer a command with this ``tx`` got before (from the session's log, which
-        outlives a restart): its record if it was applied, its refusal if it was refused."""
+    def _first_answer(self, seat, tx) -> tuple | None:
+        """``(digest, answer)`` of the command that used this ``tx`` before (from the
+        session's store, which outlives a restart): its record if it was applied (the record
+        holds the move and arguments as applied), its refusal if it was refused (kept with
+        its digest; None for a refusal kept before the store had digests)."""
         s = self.hub.session
         if s is None:
             return None
         rec = s.find_tx(seat, tx)
         if rec is not None:
-            return protocol.encode(protocol.ok_reply(tx, {"seq": rec.get("seq")}))
-        stored = self.hub.log.get_reply(s.id, seat, tx)
-        return stored.encode() if stored is not None else None
+            return (command_digest(rec.get("move"), rec.get("args")),
+                    protocol.encode(protocol.ok_reply(tx, {"seq": rec.get("seq")})))
+        stored = self.hub.log.find_reply(s.id, seat, tx)
+        return (stored[1], stored[0].encode()) if stored is not None else None
 
-    def _remember(self, seat_id, tx, reply):
+    def _remember(self, seat_id, tx, digest, reply):
         if self._held is not None and reply is not None:
-            self._held["memos"].append((seat_id, tx, reply))     # once the group is saved
+            self._held["memos"].append((seat_id, tx, digest, reply))   # once the group is saved
             return
         recent = self._recent.setdefault(seat_id, collections.OrderedDict())
-        recent[tx] = reply
+        recent[tx] = (digest, reply)
         while len(recent) > RECENT_TX:
             recent.popitem(last=False)
 
