@@ -1,36 +1,44 @@
 #!/usr/bin/env bash
-# A bootable Pi stand-in with this checkout installed as a Pi user would install it:
-#   as user `pi`, in ~/table-companion:  ./table.sh install          (README, docs/install-pi.md)
-# on top of the base system of build-base.sh (cached by that script's checksum).
+# A bootable Pi stand-in with this checkout installed as a Pi user would install it, on top of
+# the base system of build-base.sh (cached by that script's checksum and the release):
+#   trixie    (Debian 13, today's Raspberry Pi OS) with nobody typing: the checkout and
+#             hardware/box/cloud-init/user-data are copied onto the Pi's boot partition (a FAT
+#             disk labelled bootfs), as docs/install-pi.md asks a user to, and the image's first
+#             boot in QEMU lets cloud-init run README's `./table.sh install` as user pi. The
+#             image is done when the table is up on its screen; then it is powered off cleanly.
+#   bookworm  (Debian 12) as user `pi`, in ~/table-companion: `./table.sh install`, run in the
+#             root under qemu-user (README).
 #
-#   tests/box/build-image.sh CHECKOUT OUT_DIR   -> OUT_DIR/{root.img,vmlinuz,initrd.img,timings,
-#                                                           checkout-id}
-#   tests/box/build-image.sh --id CHECKOUT      what checkout-id holds: the commit and a checksum
-#                                               of the uncommitted changes (tests/box reuses an
-#                                               image of the very same checkout)
+#   tests/box/build-image.sh CHECKOUT OUT_DIR [trixie|bookworm]
+#       -> OUT_DIR/{root.img,vmlinuz,initrd.img,timings,checkout-id} (+ bootfs.img, first-boot/)
+#   tests/box/build-image.sh --id CHECKOUT   what checkout-id holds: the commit and a checksum
+#                                            of the uncommitted changes (tests/box reuses an
+#                                            image of the very same checkout)
 #
-# Then the test's own additions, which a real box does not get (kept apart, at the end): a
-# hardware.toml for QEMU's GPIO chip, GPIOZERO_PI_REVISION (gpiozero's documented way to say
-# which Pi this is), python3-evdev to make a touchscreen with uinput, a game set up at first
-# start. Env: BOX_CACHE (default /var/tmp/table-companion-box) keeps the base between runs.
+# Then the test's own additions, which a real box does not get (kept apart, made before the
+# install so that it keeps them, as it keeps any settings it finds): a hardware.toml for QEMU's
+# GPIO chip, GPIOZERO_PI_REVISION (gpiozero's documented way to say which Pi this is),
+# python3-evdev to make a touchscreen with uinput, a game set up at first start. Env:
+# BOX_CACHE (default /var/tmp/table-companion-box) keeps the bases between runs.
 set -euo pipefail
-# The test's own driver (the tests, their fixtures, the VM driver) is not part of the image:
-# a change there keeps the image.
-DRIVER=(':(exclude)tests/box/test_*.py' ':(exclude)tests/box/conftest.py' ':(exclude)tests/box/vm.py')
+# The test's own driver (the tests, their fixtures) is not part of the image: a change there
+# keeps the image.
+DRIVER=(':(exclude)tests/box/test_*.py' ':(exclude)tests/box/conftest.py')
 checkout_id() {
   (cd "$1" && echo "$(git rev-parse HEAD 2>/dev/null || echo none)" "$( {
     git status --porcelain --untracked-files=all -- . "${DRIVER[@]}"
     git diff HEAD -- . "${DRIVER[@]}"; } 2>/dev/null | sha256sum | cut -c1-16)")
 }
 if [ "${1:-}" = --id ]; then checkout_id "${2:?usage: build-image.sh --id CHECKOUT}"; exit 0; fi
-checkout="$(cd "${1:?usage: build-image.sh CHECKOUT OUT_DIR}" && pwd)"
-out="${2:?usage: build-image.sh CHECKOUT OUT_DIR}"
+checkout="$(cd "${1:?usage: build-image.sh CHECKOUT OUT_DIR [trixie|bookworm]}" && pwd)"
+out="${2:?usage: build-image.sh CHECKOUT OUT_DIR [trixie|bookworm]}"
+suite="${3:-trixie}"
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${BOX_CACHE:-/var/tmp/table-companion-box}"
-key="$(sha256sum "$here/build-base.sh" | cut -c1-16)"
-base="$cache/base-$key"
+key="$(cat "$here/build-base.sh" "$here/binfmt.sh" | sha256sum | cut -c1-16)"
+base="$cache/base-$suite-$key"
 root="$out/root"
-step() { printf '[%s] build-image: %s\n' "$(date +%T)" "$*" >&2; }
+step() { printf '[%s] build-image %s: %s\n' "$(date +%T)" "$suite" "$*" >&2; }
 t0=$(date +%s)
 id="$(checkout_id "$checkout")"           # what is copied below
 mkdir -p "$out"
@@ -42,7 +50,7 @@ timing() { echo "$1 $(( $(date +%s) - t0 ))" >>"$out/timings"; }
 ensure_binfmt
 if [ ! -f "$base/root.tar" ]; then
   step "no cached base system ($base): building it from Debian's packages"
-  "$here/build-base.sh" "$base"
+  "$here/build-base.sh" "$base" "$suite"
 else
   step "cached base system: $base"
 fi
@@ -61,25 +69,18 @@ mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"
 mount -t proc proc "$root/proc"; mount -t sysfs sysfs "$root/sys"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 
-step "the checkout, as user pi has it after git clone"
-mkdir -p "$root/home/pi/table-companion"
-tar -C "$checkout" --exclude=./.venv --exclude='*/__pycache__' --exclude=./.pytest_cache \
-  --exclude=./.hypothesis --exclude=./var --exclude=./screenshots -cf - . |
-  tar -C "$root/home/pi/table-companion" -xf -
-chroot "$root" chown -R pi:pi /home/pi/table-companion
-
-step "as pi: ./table.sh install"
-chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 \
-  /usr/sbin/runuser -u pi -- /bin/bash -c 'cd ~/table-companion && HOME=/home/pi ./table.sh install' \
-  >"$out/install.log" 2>&1 || { tail -40 "$out/install.log" >&2; exit 1; }
-timing installed
-grep '^install:' "$out/install.log" >&2 || true
+copy_checkout() {   # the checkout as a user has it after git clone (or a download of it)
+  mkdir -p "$1"
+  tar -C "$checkout" --exclude=./.venv --exclude='*/__pycache__' --exclude=./.pytest_cache \
+    --exclude=./.hypothesis --exclude=./var --exclude=./screenshots --exclude=./.git -cf - . |
+    tar -C "$1" -xf -
+}
 
 step "the test's additions"
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y -qq --no-install-recommends python3-evdev >"$out/extras.log" 2>&1 ||
-  { tail -20 "$out/extras.log" >&2; exit 1; }
-chroot "$root" apt-get clean
+  sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-evdev' \
+  >"$out/extras.log" 2>&1 || { tail -20 "$out/extras.log" >&2; exit 1; }
+install -d "$root/etc/table-companion"
 install -m 0644 "$here/guest/hardware.toml" "$root/etc/table-companion/hardware.toml"
 install -m 0644 "$here/guest/table.env" "$root/etc/table-companion/table.env"
 install -m 0755 "$here/touch_inject.py" "$root/usr/local/bin/touch_inject.py"
@@ -87,7 +88,21 @@ install -m 0644 "$here/guest/touch-stand-in.service" "$root/etc/systemd/system/"
 chroot "$root" systemctl enable touch-stand-in.service >/dev/null 2>&1
 install -d "$root/etc/systemd/journald.conf.d"
 install -m 0644 "$here/guest/journal-to-serial.conf" "$root/etc/systemd/journald.conf.d/"
+
+if [ "$suite" = bookworm ]; then
+  step "the checkout, as user pi has it after git clone"
+  copy_checkout "$root/home/pi/table-companion"
+  chroot "$root" chown -R pi:pi /home/pi/table-companion
+  step "as pi: ./table.sh install"
+  chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 \
+    /usr/sbin/runuser -u pi -- /bin/bash -c 'cd ~/table-companion && HOME=/home/pi ./table.sh install' \
+    >"$out/install.log" 2>&1 || { tail -40 "$out/install.log" >&2; exit 1; }
+  timing installed
+  grep '^install:' "$out/install.log" >&2 || true
+fi
+chroot "$root" apt-get clean
 rm -f "$root/etc/resolv.conf"
+[ "$suite" = bookworm ] || ln -s ../run/NetworkManager/resolv.conf "$root/etc/resolv.conf"
 cleanup
 
 step "kernel and root.img"
@@ -96,6 +111,23 @@ cp "$(ls "$root"/boot/initrd.img-* | sort -V | tail -n 1)" "$out/initrd.img"
 rm -f "$out/root.img"
 mkfs.ext4 -q -F -L root -d "$root" "$out/root.img" 4G
 rm -rf "$root"
+
+if [ "$suite" = trixie ]; then
+  step "the boot partition: user-data, meta-data and the folder table-companion (docs/install-pi.md)"
+  rm -f "$out/bootfs.img"
+  truncate -s 128M "$out/bootfs.img"
+  mkfs.vfat -n bootfs "$out/bootfs.img" >/dev/null
+  stage="$out/bootfs"
+  rm -rf "$stage"; mkdir -p "$stage"
+  copy_checkout "$stage/table-companion"
+  cp "$checkout/hardware/box/cloud-init/user-data" "$checkout/hardware/box/cloud-init/meta-data" "$stage/"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -Q -i "$out/bootfs.img" "$stage"/* ::/
+  rm -rf "$stage"
+  timing bootfs_ready
+  step "first boot: cloud-init installs the table from user-data (nobody types)"
+  python3 "$here/first_boot.py" "$out" >&2 || exit 1
+  timing installed
+fi
 echo "$id" >"$out/checkout-id"
 timing image_ready
 step "done in $(( $(date +%s) - t0 )) s"

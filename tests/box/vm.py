@@ -75,12 +75,14 @@ class VM:
     """One boot of ``image`` (raw ext4, the root file system) with ``kernel`` and ``initrd``."""
 
     def __init__(self, workdir, kernel, initrd, image, *, forwards=((8000, 8000), (9001, 9001)),
-                 memory_mb=1024, cpus=2, size=(800, 480), append=""):
+                 memory_mb=1024, cpus=2, size=(800, 480), append="", drives=()):
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.kernel, self.initrd, self.image = Path(kernel), Path(initrd), Path(image)
         self.forwards, self.memory_mb, self.cpus, self.size = forwards, memory_mb, cpus, size
         self.append = append
+        #: more disks after the root (/dev/vda): the Pi's FAT boot partition (/dev/vdb), ...
+        self.drives = [Path(d) for d in drives]
         self.proc: subprocess.Popen | None = None
         self.boots = 0
         self.started_at = None
@@ -95,7 +97,12 @@ class VM:
         return self.dir / "qga.sock"
 
     def command(self):
-        fwd = ",".join(f"hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in self.forwards)
+        net = ",".join(["user", "id=n0", *(f"hostfwd=tcp:127.0.0.1:{h}-:{g}"
+                                           for h, g in self.forwards)])
+        drives = []
+        for i, d in enumerate(self.drives, 1):
+            drives += ["-drive", f"if=none,file={d},format=raw,id=hd{i},cache=writeback",
+                       "-device", f"virtio-blk-pci,drive=hd{i}"]
         w, h = self.size
         return [
             shutil.which("qemu-system-aarch64") or "qemu-system-aarch64",
@@ -103,9 +110,9 @@ class VM:
             "-kernel", str(self.kernel), "-initrd", str(self.initrd),
             "-append", f"root=/dev/vda rw console=ttyAMA0 {self.append}".strip(),
             "-drive", f"if=none,file={self.image},format=raw,id=hd,cache=writeback",
-            "-device", "virtio-blk-pci,drive=hd",
+            "-device", "virtio-blk-pci,drive=hd", *drives,
             "-device", f"virtio-gpu-pci,xres={w},yres={h}",
-            "-netdev", f"user,id=n0,{fwd}", "-device", "virtio-net-pci,netdev=n0",
+            "-netdev", net, "-device", "virtio-net-pci,netdev=n0",
             "-device", "virtio-serial-pci",
             "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",
             "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
