@@ -71,11 +71,9 @@ printf '127.0.0.1 localhost\n127.0.1.1 table-box\n' > "$root/etc/hosts"
 echo '/dev/vda / ext4 defaults,noatime 0 1' > "$root/etc/fstab"
 if [ "$suite" = trixie ]; then
   # The Pi's boot partition (FAT, label `bootfs`, at /boot/firmware) holds what Imager wrote:
-  # user-data, meta-data, network-config. Here it is the VM's second disk. Raspberry Pi OS's
-  # cloud-init reads its NoCloud seed from there.
+  # user-data, meta-data, network-config. Raspberry Pi OS's cloud-init reads its NoCloud seed
+  # from there. (build-image.sh gives the VM that disk and its line in /etc/fstab.)
   mkdir -p "$root/boot/firmware"
-  echo 'LABEL=bootfs /boot/firmware vfat defaults,nofail,x-systemd.device-timeout=10s 0 2' \
-    >> "$root/etc/fstab"
   cat > "$root/etc/cloud/cloud.cfg.d/99_raspberry-pi-stand-in.cfg" <<'CFG'
 # As Raspberry Pi OS trixie: the first boot's settings come from the boot partition (NoCloud).
 datasource_list: [ NoCloud, None ]

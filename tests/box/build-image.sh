@@ -102,7 +102,14 @@ if [ "$suite" = bookworm ]; then
 fi
 chroot "$root" apt-get clean
 rm -f "$root/etc/resolv.conf"
-[ "$suite" = bookworm ] || ln -s ../run/NetworkManager/resolv.conf "$root/etc/resolv.conf"
+if [ "$suite" = trixie ]; then
+  ln -s ../run/NetworkManager/resolv.conf "$root/etc/resolv.conf"
+  # The Pi's boot partition: the VM's second disk (bootfs.img, below). Under QEMU's emulation
+  # udev names disks by label a minute or more into the boot (on a Pi, seconds).
+  sed -i '/LABEL=bootfs/d' "$root/etc/fstab"
+  echo 'LABEL=bootfs /boot/firmware vfat defaults,nofail,x-systemd.device-timeout=180s 0 2' \
+    >>"$root/etc/fstab"
+fi
 cleanup
 
 step "kernel and root.img"

@@ -247,7 +247,7 @@ def _others_can_run_this_checkout() -> bool:
 as_root = pytest.mark.skipif(
     not _others_can_run_this_checkout(),
     reason="runs parts as other users: needs root, setpriv, and a checkout that other users "
-           "may read (not under a 0700 home directory such as /root; README, Tests)")
+           "may read (not under a 0700 home directory such as /root; README, Two commands)")
 
 
 def setpriv(uid, gid=None):
