@@ -53,7 +53,9 @@ def logins(broker):
 def club(broker, logins):
     server = ClubServer("Friday Club", RECORD, "127.0.0.1", broker.tcp_port,
                         f"ws://{{host}}:{broker.ws_port}/mqtt", logins[VIEWER_USER],
-                        broker.claim, host="127.0.0.1", port=0, public_host="127.0.0.1")
+                        broker.claim, host="127.0.0.1", port=0, public_host="127.0.0.1",
+                        known=broker.tables, proven=broker.proven,
+                        remove_table=broker.remove_table)
     server.start()
     yield server
     server.stop()
@@ -242,8 +244,8 @@ def test_the_page_shows_every_table_live(browser, club, three):
         assert [p["online"] for p in kitchen["players"]] == [True, False, False]
 
         assert page.text_content("#club-name") == "Friday Club"
-        assert page.text_content("#club-join-url") == club.join_url("127.0.0.1")
-        assert page.get_attribute("#club-join-qr", "src").startswith("data:image/svg+xml")
+        assert club.code not in page.content()          # the organiser gives it, not the wall
+        assert page.evaluate("document.body.dataset.loaded") == "1"
         assert "3 tables · 1 silent" in page.text_content("#club-count")
         page.screenshot(path="/tmp/club-page-3.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1920
@@ -324,7 +326,17 @@ def post(url, body):
 
 
 def test_join_with_the_right_code_gives_the_record_and_a_working_login(club, broker, three):
-    status, answer = post(club.join_url("127.0.0.1"), {"table": "cellar"})
+    ask = {"table": "cellar", "request": "r" * 32}
+    status, answer = post(club.join_url("127.0.0.1"), ask)
+    assert status == 202 and answer["asking"] and answer["table"] == "cellar"
+    assert "broker" not in answer and "record" not in answer
+    assert "cellar" not in broker.tables()          # no login before the organiser says so
+    status, _ = post(club.join_url("127.0.0.1"), {"table": "cellar", "request": "x" * 32})
+    assert status == 202                            # another asker is another request
+    assert club.allow("cellar")
+    status, answer = post(club.join_url("127.0.0.1"), dict(ask, request="y" * 32))
+    assert status == 202                            # not the token that asked: no answer
+    status, answer = post(club.join_url("127.0.0.1"), ask)
     assert status == 200
     assert answer["club"] == "Friday Club" and answer["record"] == RECORD
     b = answer["broker"]
@@ -365,4 +377,4 @@ def test_join_address_in_a_browser_and_the_config(club, logins, broker):
         cfg = json.loads(r.read())
     assert cfg["username"] == VIEWER_USER and cfg["password"] == logins[VIEWER_USER]
     assert cfg["ws_url"] == f"ws://127.0.0.1:{broker.ws_port}/mqtt"
-    assert cfg["join"]["code"] == club.code
+    assert "join" not in cfg and club.code not in json.dumps(cfg)
