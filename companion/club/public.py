@@ -29,9 +29,10 @@ import json
 from companion.core.session import fold
 
 #: Keys that never leave the box, wherever they stand in a session's meta or a record.
-SECRET_KEYS = frozenset({"room", "room_code", "token", "token_hash", "tokens", "password",
-                         "passwords", "seat_password", "seat_logins", "handover", "handovers",
-                         "handover_code", "join", "secret"})
+#: (Not ``tokens``: a game's pieces are called that, Great Powers' and Battle Builder's.)
+SECRET_KEYS = frozenset({"room", "room_code", "token", "token_hash", "password", "passwords",
+                         "seat_password", "seat_logins", "handover", "handovers",
+                         "handover_code", "join"})
 
 
 def public_meta(value):

@@ -24,7 +24,7 @@ import threading
 
 log = logging.getLogger(__name__)
 
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65"
+GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_FRAME = 1 << 20             # one MQTT message to the broker is far smaller (the club's limit)
 
 
