@@ -314,7 +314,11 @@ class ClubLink:
                             "club page will not show this table live; its record still goes",
                             getattr(broker, "mode", "external"))
             return
-        setter(None if m is None else bridge_to(m, self.server.table))
+        wanted = None if m is None else bridge_to(m, self.server.table)
+        if wanted != getattr(broker, "bridge", None) and bridge is not None and \
+                hasattr(bridge, "planned_restart"):
+            bridge.planned_restart()    # the restart that follows is no outage: say none
+        setter(wanted)
 
     def _on_hub_event(self, event):
         sh = self.shipper

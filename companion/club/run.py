@@ -41,9 +41,11 @@ MAX_CONNECTIONS = 300
 
 class Club:
     """The club side: ``start()`` brings up what this machine runs for the club, ``stop()``
-    stops it in reverse. ``record`` (a ``postgresql://`` URL) uses an existing PostgreSQL
-    instead of starting one; it is handed to boxes as given (a loopback host is replaced by the
-    address each box reached the club page on)."""
+    stops it in reverse. ``record`` (a ``postgresql://`` URL, the organiser's login: it must
+    own the club's tables and may create roles) uses an existing PostgreSQL instead of starting
+    one; each box gets that address with a role of its own (a loopback host is replaced by the
+    address each box reached the club page on). ``admit(table, address) -> bool`` lets tables in
+    without the organiser (tests); else ``on_request(request)`` tells the organiser one asks."""
 
     def __init__(self, folder, *, name: str | None = None, record: str | None = None,
                  bind: str = "0.0.0.0", host: str | None = None,

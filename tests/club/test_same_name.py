@@ -2,6 +2,7 @@
 names it): the second gets a name of its own at the club (``table-2``), its records and its live
 card go there, the first keeps its own; a box that joins again (typing the address again, or
 restarted with --club) proves its last login and keeps its name."""
+import logging
 import os
 import shutil
 import tempfile
@@ -55,7 +56,8 @@ def states_at(club):
     return c, seen
 
 
-def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path):
+def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="companion.net.bridge.core")
     one = box(tmp_path, 1, club.join_url)
     two = None
     watch, seen = states_at(club)
@@ -85,6 +87,11 @@ def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path):
         assert sorted(club.broker.tables()) == ["table", "table-2"]
         # and box 1 was never moved out of its place
         assert one.club.membership["broker"]["username"] == "table"
+        # joining restarted each box's broker on purpose (for the bridge): no false alarm
+        said = [r for r in caplog.records if r.name == "companion.net.bridge.core"]
+        assert not [r for r in said if r.levelno >= logging.WARNING], \
+            [r.getMessage() for r in said]
+        assert any("linked to the club" in r.getMessage() for r in said)
     finally:
         watch.loop_stop()
         watch.disconnect()
