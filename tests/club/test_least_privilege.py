@@ -43,7 +43,7 @@ from companion.club.shipper import Shipper
 from companion.core.clock import FakeClock, SessionClock
 from companion.core.log import SQLiteLog
 from companion.core.play import resolve_bots
-from companion.net.brokers import free_ports, mosquitto_available
+from companion.net.brokers import free_ports, mosquitto_available, probe_login
 from companion.games import get
 from companion.service.hub import Hub
 
@@ -58,36 +58,50 @@ pytestmark = pytest.mark.skipif(not pg.installed() or not mosquitto_available(),
 
 # -- a box's store with every kind of secret in it --------------------------------------------------
 
-def hub_game(log, table, game, seed, *, stop_at_lock_in=False):
+class BotTable:
     """A game played by bots through the real hub, the players joined with the room code (so
-    the session's meta holds the room and each seat's token hash). ``stop_at_lock_in``: stop
-    as soon as one seat locked in a sealed choice the others have not (never revealed)."""
-    rng, brng = random_pair(seed)
-    base = FakeClock(1000.0)
-    hub = Hub(log, table=table, clock=SessionClock(base), entropy=rng.randbytes, games=get)
-    hub.configure(game, 2)
-    tokens = [hub.join(name, hub.room_code)[1] for name in ("Ann", "Bob")]
-    s = hub.start(seed=seed)
-    g = s.game
-    bots = resolve_bots(g, "greedy", 2)
-    for _ in range(20000):
-        st = s.state
-        if st.outcome is not None:
-            break
-        if stop_at_lock_in and any("salt" in r and not st.windows[r["window"]].is_revealed()
-                                   for r in s.records if "window" in r):
-            break
-        if not st.prompts:
-            base.advance(max(0.0, (st.next_deadline() or 0) - s.clock.now()))
-            s.tick()
-            continue
-        base.advance(2.0)
-        seat = min(st.prompts, key=lambda x: -1 if x is None else x)
-        if seat is None:
-            hub.table_move(*g.table_bot(g, g.observe(st, None), brng))
-        else:
-            hub.submit(seat, *bots[seat](g, g.observe(st, seat), brng))
-    return hub.room_code, tokens, s
+    the session's meta holds the room and each seat's token hash)."""
+
+    def __init__(self, log, table, game, seed):
+        rng, self.brng = random_pair(seed)
+        self.base = FakeClock(1000.0)
+        self.hub = Hub(log, table=table, clock=SessionClock(self.base), entropy=rng.randbytes,
+                       games=get)
+        self.hub.configure(game, 2)
+        self.tokens = [self.hub.join(name, self.hub.room_code)[1] for name in ("Ann", "Bob")]
+        self.s = self.hub.start(seed=seed)
+        self.bots = resolve_bots(self.s.game, "greedy", 2)
+
+    def hidden(self):
+        """The records of lock-ins not revealed (yet)."""
+        st = self.s.state
+        return [r for r in self.s.records if "salt" in r and "window" in r
+                and not st.windows[r["window"]].is_revealed()]
+
+    def play(self, stop_at_lock_in=False):
+        """To the end, or (``stop_at_lock_in``) until one seat locked in a sealed choice the
+        others have not."""
+        s, g, hub = self.s, self.s.game, self.hub
+        for _ in range(20000):
+            st = s.state
+            if st.outcome is not None or stop_at_lock_in and self.hidden():
+                return self
+            if not st.prompts:
+                self.base.advance(max(0.0, (st.next_deadline() or 0) - s.clock.now()))
+                s.tick()
+                continue
+            self.base.advance(2.0)
+            seat = min(st.prompts, key=lambda x: -1 if x is None else x)
+            if seat is None:
+                hub.table_move(*g.table_bot(g, g.observe(st, None), self.brng))
+            else:
+                hub.submit(seat, *self.bots[seat](g, g.observe(st, seat), self.brng))
+        raise AssertionError("the game did not end")
+
+
+def hub_game(log, table, game, seed, *, stop_at_lock_in=False):
+    t = BotTable(log, table, game, seed).play(stop_at_lock_in)
+    return t.hub.room_code, t.tokens, t.s
 
 
 def random_pair(seed):
@@ -166,6 +180,68 @@ def test_no_secret_in_any_shipped_field(club_url, tmp_path):
     v0 = {sid: d for (sid, v), d in shipped.items() if v == 0}
     assert "seed" not in v0[open_id] and all("seed" in d for sid, d in v0.items()
                                               if sid != open_id)
+
+
+def test_a_game_shipped_while_running_is_completed_when_it_ends(club_url, tmp_path):
+    """Mid-game the club gets what a spectator has seen (no seed, no unrevealed choice); when
+    the game ends the box sends it again as the end shows it, so it replays at the club."""
+    from companion.club.record import ClubLog
+    from companion.core.session import fold
+    db = tmp_path / "kitchen.db"
+    log = SQLiteLog(db)
+    t = BotTable(log, "kitchen", "battle-builder", 9).play(stop_at_lock_in=True)
+    hidden = t.hidden()
+    url = (Record(club_url).close(), admit_table(club_url, "kitchen"))[1]
+    s = Shipper(db, "kitchen", url, interval=0.2)
+    try:
+        wait_until(lambda: s.status()["sent"] >= len(t.s.records), 60, what="shipped mid-game")
+        rows = {r[1]: json.loads(r[3]) for r in _events(club_url)}
+        assert "seed" not in rows[0]
+        for rec in hidden:
+            shown = [d for d in rows.values() if d.get("commitment") == rec["commitment"]]
+            assert shown and "args" not in shown[0] and "salt" not in shown[0]
+        t.play()                                        # to the end
+        s.notify()
+        wait_until(lambda: len(_events(club_url)) == len(t.s.records) and
+                   "seed" in json.loads(_events(club_url)[0][3]), 60,
+                   what="the ended game sent again whole")
+    finally:
+        s.stop()
+        log.close()
+    rows = [json.loads(r[3]) for r in _events(club_url)]
+    for rec in hidden:                                  # revealed at last: there now
+        got = [d for d in rows if d.get("commitment") == rec["commitment"]]
+        assert got and "args" in got[0] and "salt" in got[0]
+    club = ClubLog(club_url)
+    try:
+        sid = club.sessions()[0].id
+        assert fold(get("battle-builder"), club.read(sid)).outcome is not None   # replays
+    finally:
+        club.close()
+
+
+def _events(url):
+    with psycopg.connect(url) as con:
+        return con.execute("SELECT session_id, version, type, data FROM club_events "
+                           "ORDER BY version").fetchall()
+
+
+def test_a_refused_record_login_asks_the_box_to_join_again(kitchen_url, tmp_path):
+    """A club migrated from schema 1 (or a login renewed) refuses the box's record login: the
+    shipper says so to its ClubLink (which joins again with its last broker login)."""
+    import threading
+
+    from companion.club.record import with_login
+    db = tmp_path / "s.db"
+    store_with_secrets(db)
+    refused = threading.Event()
+    s = Shipper(db, "kitchen", with_login(kitchen_url, "tc_box", "old-password"),
+                interval=0.2, on_refused=refused.set)
+    try:
+        assert refused.wait(30)
+        assert not s.status()["connected"] and s.status()["sent"] == 0
+    finally:
+        s.stop()
 
 
 # -- the club, as its organiser starts it -----------------------------------------------------------
@@ -376,13 +452,8 @@ def test_a_visitor_gets_nothing_and_a_table_only_its_own_rows(club, tmp_path):
     # 5. only tables let in are on the page; a table with a login writes only its own topics
     assert json.loads(_get(page + "/club/tables")[1])["tables"] == ["kitchen", "porch"]
     b = kitchen["broker"]
-    mq = paho.Client(CallbackAPIVersion.VERSION2)
-    mq.username_pw_set("visitor", "nothing")
-    with pytest.raises(Exception):
-        mq.connect(b["host"], b["port"])
-        mq.loop_start()
-        wait_until(lambda: mq.is_connected(), 3, what="never")
-    mq.loop_stop()
+    assert probe_login("127.0.0.1", b["port"], "visitor", "") != 0       # no broker login
+    assert probe_login("127.0.0.1", b["port"], "kitchen", b["password"]) == 0
 
     # 6. the organiser takes porch out: off the page, no broker login, no record login
     organiser(page, club["password"], "remove", "porch")
