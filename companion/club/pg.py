@@ -155,7 +155,11 @@ class Server:
 
     def _conf_text(self) -> str:
         text = (f"port = {self.port}\nlisten_addresses = {_conf_quote(self.host)}\n"
-                f"unix_socket_directories = {_conf_quote(self.datadir)}\n")
+                f"unix_socket_directories = {_conf_quote(self.datadir)}\n"
+                # a box that lost its power leaves its connection open; each table's role
+                # may hold only a few, so find such a connection dead within two minutes
+                "tcp_keepalives_idle = 60\ntcp_keepalives_interval = 10\n"
+                "tcp_keepalives_count = 6\n")
         if self.max_connections:
             text += f"max_connections = {int(self.max_connections)}\n"
         return text

@@ -82,8 +82,9 @@ TABLE_GRANTS = """
     GRANT UPDATE (type, data) ON club_events TO {role};
     GRANT EXECUTE ON FUNCTION club_table() TO {role};
 """
-#: A table's role may hold this many connections (its shipper holds one).
-TABLE_CONNECTIONS = 3
+#: A table's role may hold this many connections (its shipper holds one; a box that lost its
+#: power leaves one behind until the server finds it dead: TCP keepalives, about 2 minutes).
+TABLE_CONNECTIONS = 8
 
 
 class ClubRecordError(CompanionError):

@@ -570,3 +570,49 @@ def test_a_schema_1_club_is_migrated_in_place(tmp_path):
     finally:
         pg.Server(folder / "postgresql").stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_an_existing_postgresql_given_with_record(pg_server, tmp_path):
+    """`companion club --record URL`: that login is the organiser's (it owns the club's tables
+    and may create roles); each table still gets a role of its own, fenced to its own rows."""
+    from psycopg import sql
+
+    from companion.club.record import with_login
+    from companion.club.run import Club
+    from companion.club.server import admit_all
+    pg_server.start()
+    pg_server.drop_database("given")
+    with psycopg.connect(pg_server.url("postgres"), autocommit=True) as su:
+        su.execute("DROP ROLE IF EXISTS club_org")
+        su.execute(sql.SQL("CREATE ROLE club_org LOGIN CREATEROLE PASSWORD {}").format(
+            sql.Literal("org-pw")))
+        su.execute("CREATE DATABASE given OWNER club_org")
+    given = with_login(pg_server.url("given"), "club_org", "org-pw")
+    page, mqtt, ws, _pgp = free_ports(4, "127.0.0.1")
+    club = Club(tmp_path / "club", name="Given", record=given, bind="127.0.0.1",
+                host="127.0.0.1", page_port=page, mqtt_port=mqtt, ws_port=ws,
+                admit=admit_all).start()
+    try:
+        answers = {}
+        for table in ("kitchen", "porch"):
+            status, answers[table] = _post(club.join_url, {"table": table})
+            assert status == 200
+        assert answers["kitchen"]["record"].startswith("postgresql://tc_given_t_kitchen:")
+        with psycopg.connect(answers["porch"]["record"], autocommit=True) as con:
+            con.execute("INSERT INTO club_sessions(table_id, session_id, game, created, meta, "
+                        "status) VALUES ('porch', 's', 'g', 1, '{}', 'open')")
+        with psycopg.connect(answers["kitchen"]["record"], autocommit=True) as con:
+            assert con.execute("SELECT count(*) FROM club_sessions").fetchone()[0] == 0
+            assert con.execute("UPDATE club_sessions SET status = 'x'").rowcount == 0
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                con.execute("DELETE FROM club_sessions")
+        with psycopg.connect(given) as con:
+            assert con.execute("SELECT count(*) FROM club_sessions").fetchone()[0] == 1
+    finally:
+        club.stop()
+        pg_server.drop_database("given")
+        with psycopg.connect(pg_server.url("postgres"), autocommit=True) as su:
+            for (role,) in su.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE "
+                                      "'tc\\_given\\_t\\_%'").fetchall():
+                su.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+            su.execute("DROP ROLE IF EXISTS club_org")
