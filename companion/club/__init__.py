@@ -17,11 +17,17 @@ added on top with existing servers, never one of ours in the command path:
   (mosquitto's own bridge, ``companion.net.brokers.BridgeTo``). The club broker's ACL lets the
   login named like a table write only that table's public topics; the club page reads them
   over WebSockets with a read-only login.
-* **joining**: one address, ``http://CLUB:PORT/join/CODE`` (the club page shows it and its
-  QR). A box POSTs ``{"table": TABLE}`` there and gets back what it needs (the record's
-  ``postgresql://`` address, the club broker and a login for its table); it keeps that reply
-  in its store's table meta (``club``), so a box that joined once ships and bridges after a
-  restart even while the club is away.
+* **joining**: one address, ``http://CLUB:PORT/join/CODE`` (the organiser gives it: the
+  console and the organiser's page show it and its QR, the public page never does). A box POSTs
+  ``{"table": TABLE, "request": TOKEN}`` there and waits (202) until the organiser lets it in;
+  then it gets what it needs (the record's ``postgresql://`` address with a role of its own,
+  the club broker and a login for its table); it keeps that reply in its store's table meta
+  (``club``), so a box that joined once ships and bridges after a restart even while the club
+  is away, and comes back in without asking by proving its last login.
+* **least privilege** (issue 35): the organiser's role ``tc_club`` owns the record; a table's
+  role may add its own rows and bring its own session rows up to date, nothing else (row-level
+  security, :mod:`companion.club.record`); what a box ships is the public history, never a
+  secret (:mod:`companion.club.public`).
 
 Logins on the club broker: a table's bridge logs in with the table id as its username (so one
 ``pattern`` rule with ``%u`` covers every table); ``_viewer`` (the club page: read the public

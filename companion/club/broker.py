@@ -108,12 +108,9 @@ class ClubBroker(MosquittoBroker):
         names it, and a second box must never take the first one's place at the club (its
         login, its live card, its record)."""
         check_table_id(table)
-        if previous:
-            name, password = previous.get("table"), previous.get("password")
-            with self._lock:
-                hashed = self._table_hashes.get(name) if isinstance(name, str) else None
-            if hashed and isinstance(password, str) and cred.mosquitto_verify(password, hashed):
-                return name, password
+        name = self.proven(previous)
+        if name is not None:
+            return name, previous["password"]
         with self._lock:
             taken = set(self._table_hashes)
         name, n = table, 1
@@ -122,6 +119,18 @@ class ClubBroker(MosquittoBroker):
             suffix = f"-{n}"
             name = table[:32 - len(suffix)].rstrip("-") + suffix
         return name, self.add_table(name)
+
+    def proven(self, previous: dict | None) -> str | None:
+        """The table name ``previous`` (``{"table", "password"}`` from a box's last join)
+        proves, or None."""
+        if not isinstance(previous, dict):
+            return None
+        name, password = previous.get("table"), previous.get("password")
+        with self._lock:
+            hashed = self._table_hashes.get(name) if isinstance(name, str) else None
+        if hashed and isinstance(password, str) and cred.mosquitto_verify(password, hashed):
+            return name
+        return None
 
     def remove_table(self, table: str) -> bool:
         """Forget ``table``'s login; its bridge is dropped at once and kept out."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import secrets
 import threading
 import time
 import urllib.error
@@ -31,13 +32,20 @@ from companion.core.errors import CompanionError, ConfigError
 log = logging.getLogger(__name__)
 
 JOIN_TIMEOUT = 5.0          # seconds a join request may take before it is said to have failed
+#: A table that asks to join asks again this often while the organiser decides, for so long.
+ASK_EVERY, ASK_FOR = 2.0, 3600.0
 #: The hub alert kind of good news: the table joined (the screen shows it as such, the
 #: reader's speaker does not blip an error for it); a failure is kind ``club``, same key.
 JOINED = "club_joined"
 
 
 class ClubError(CompanionError):
-    """The club could not be joined, in words the table can show."""
+    """The club could not be joined, in words the table can show (``status``: the club's
+    HTTP answer, None when it did not answer)."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
 
 
 def parse_address(address: str) -> tuple[str, str]:
@@ -89,34 +97,72 @@ def _rehost(url: str, host: str) -> str:
 
 
 def join(address: str, table: str, *, previous: dict | None = None,
-         timeout: float = JOIN_TIMEOUT) -> dict:
+         timeout: float = JOIN_TIMEOUT, wait: float = ASK_FOR, on_asking=None,
+         every: float = ASK_EVERY, stopping: threading.Event | None = None) -> dict:
     """Ask the club at ``address`` for this table's place in it (``previous``: the box's
     last membership of that club, so it keeps its name there). Returns what the box keeps:
     ``{"address", "club", "record", "broker": {"host", "port", "username", "password"},
     "joined"}``; ``broker.username`` is the table's name at the club (``table-2`` when another
-    box is ``table`` there). Raises :class:`ClubError` with the reason in a sentence."""
+    box is ``table`` there). Raises :class:`ClubError` with the reason in a sentence.
+
+    A box that joined this club before comes back in at once with its last login. Any other
+    asks the organiser: the club answers 202 until they decide, and the box asks again every
+    ``every`` seconds with the same random token (``on_asking(sentence)`` is told once), for
+    at most ``wait`` seconds."""
     url, host = parse_address(address)
-    body = {"table": table}
+    body = {"table": table, "request": secrets.token_urlsafe(24)}
     if previous and previous.get("address") == url:
         b = previous.get("broker") or {}
         body["previous"] = {"table": b.get("username"), "password": b.get("password")}
+    deadline = time.monotonic() + wait
+    told = False
+    stopping = stopping or threading.Event()
+    name = table
+    while True:
+        try:
+            status, reply = _ask(url, host, table, body, timeout)
+        except ClubError as e:
+            if not told or e.status is not None:    # refused, or away at the first ask
+                raise
+            status, reply = 202, {}                 # away for a moment: ask again
+        if status != 202:
+            break
+        name = reply.get("table") or name
+        if not told:
+            told = True
+            if on_asking is not None:
+                on_asking(str(reply.get("message") or
+                              "Asked the organiser to let this table in."))
+        if time.monotonic() > deadline:
+            raise ClubError(f"The organiser of the club at {host} has not let table {name} "
+                            f"in yet; join again when they are ready.")
+        if stopping.wait(every):
+            raise ClubError("Joining the club was stopped.")
+    return _kept(url, host, reply)
+
+
+def _ask(url, host, table, body, timeout):
     req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"}, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            reply = json.loads(r.read().decode())
+            return r.status, json.loads(r.read().decode())
     except urllib.error.HTTPError as e:
         try:
             why = json.loads(e.read().decode()).get("error") or e.reason
             why = why.get("message", e.reason) if isinstance(why, dict) else why
         except (ValueError, AttributeError, OSError):
             why = e.reason
-        raise ClubError(f"The club at {host} refused table {table}: {why}") from None
+        raise ClubError(f"The club at {host} refused table {table}: {why}",
+                        e.code) from None
     except (urllib.error.URLError, OSError, ValueError) as e:
         reason = getattr(e, "reason", e)
         reason = getattr(reason, "strerror", None) or reason
         raise ClubError(f"The club at {host} did not answer ({reason}); the table plays on, "
                         f"try again when the club is up.") from None
+
+
+def _kept(url, host, reply):
     try:
         broker = dict(reply["broker"])
         broker["port"] = int(broker["port"])
@@ -150,6 +196,9 @@ class ClubLink:
         self.shipper = None
         self.error = None               # the last join's failure, in words
         self.joining = None             # the address being joined
+        self.asking = None              # while the organiser decides: the sentence saying so
+        self._stopping = threading.Event()
+        self._last_rejoin = -1e9
         self._lock = threading.Lock()
         self._unsubscribe = None
 
@@ -166,6 +215,7 @@ class ClubLink:
         return self
 
     def stop(self):
+        self._stopping.set()
         with self._lock:
             self._detach_shipper()
 
@@ -183,9 +233,16 @@ class ClubLink:
                 raise ClubError(self.error)
         return t
 
+    def _asking(self, sentence):
+        self.asking = sentence
+        log.warning("%s", sentence)
+        if self.server.hub is not None:
+            self.server.hub.alert(JOINED, sentence, key="club")
+
     def _join(self, address):
         try:
-            m = join(address, self.server.table, previous=self.membership)
+            m = join(address, self.server.table, previous=self.membership,
+                     on_asking=self._asking, stopping=self._stopping)
             self.server.hub.keep("club", m)
             self._attach(m)
             name = m["broker"]["username"]
@@ -198,7 +255,22 @@ class ClubLink:
             if self.server.hub is not None:
                 self.server.hub.alert("club", str(e), key="club")
         finally:
-            self.joining = None
+            self.joining = self.asking = None
+
+    def _refused(self):
+        """The club's record refused this table's login (a club migrated from schema 1, whose
+        shared login no longer works, or a renewed one): ask again with the last membership,
+        which proves this box and keeps its name. At most once a minute."""
+        m = self.membership
+        now = time.monotonic()
+        if m is None or self.joining or now - self._last_rejoin < 60:
+            return
+        self._last_rejoin = now
+        log.warning("the club's record refused this table's login; joining again")
+        try:
+            self.join(m["address"])
+        except CompanionError:
+            pass
 
     def leave(self):
         """Stop shipping and bridging and forget the club (what was shipped stays there)."""
@@ -214,7 +286,8 @@ class ClubLink:
             db = self.server.store_path
             if db is not None:
                 from .shipper import Shipper
-                self.shipper = Shipper(db, m["broker"]["username"], m["record"])  # starts
+                self.shipper = Shipper(db, m["broker"]["username"], m["record"],
+                                       on_refused=self._refused)   # starts
                 self._unsubscribe = self.server.hub.subscribe(self._on_hub_event)
             else:
                 log.info("this table keeps no store on disk: nothing to ship to the club")
@@ -241,7 +314,11 @@ class ClubLink:
                             "club page will not show this table live; its record still goes",
                             getattr(broker, "mode", "external"))
             return
-        setter(None if m is None else bridge_to(m, self.server.table))
+        wanted = None if m is None else bridge_to(m, self.server.table)
+        if wanted != getattr(broker, "bridge", None) and bridge is not None and \
+                hasattr(bridge, "planned_restart"):
+            bridge.planned_restart()    # the restart that follows is no outage: say none
+        setter(wanted)
 
     def _on_hub_event(self, event):
         sh = self.shipper
@@ -253,7 +330,7 @@ class ClubLink:
         m = self.membership
         out = {"club": m and m.get("club"), "address": m and m.get("address"),
                "name": m and m["broker"]["username"],
-               "joining": self.joining, "error": self.error}
+               "joining": self.joining, "asking": self.asking, "error": self.error}
         if self.shipper is not None:
             out["record"] = self.shipper.status()
         return out

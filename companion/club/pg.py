@@ -22,6 +22,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import urllib.parse
 
@@ -152,14 +153,29 @@ class Server:
         with open(os.path.join(self.datadir, "postgresql.conf"), "a") as f:
             f.write(f"\ninclude_if_exists = {_conf_quote(CONF_FILE)}\n")
 
-    def _write_conf(self):
+    def _conf_text(self) -> str:
+        text = (f"port = {self.port}\nlisten_addresses = {_conf_quote(self.host)}\n"
+                f"unix_socket_directories = {_conf_quote(self.datadir)}\n"
+                # a box that lost its power leaves its connection open; each table's role
+                # may hold only a few, so find such a connection dead within two minutes
+                "tcp_keepalives_idle = 60\ntcp_keepalives_interval = 10\n"
+                "tcp_keepalives_count = 6\n")
+        if self.max_connections:
+            text += f"max_connections = {int(self.max_connections)}\n"
+        return text
+
+    def _write_conf(self) -> bool:
+        """Write the settings of this start; returns whether they changed."""
         path = os.path.join(self.datadir, CONF_FILE)
+        try:
+            with open(path) as f:
+                same = f.read() == self._conf_text()
+        except OSError:
+            same = False
         with open(path, "w") as f:
-            f.write(f"port = {self.port}\nlisten_addresses = {_conf_quote(self.host)}\n"
-                    f"unix_socket_directories = {_conf_quote(self.datadir)}\n")
-            if self.max_connections:
-                f.write(f"max_connections = {int(self.max_connections)}\n")
+            f.write(self._conf_text())
         self._give(path)
+        return not same
 
     def _port_free(self) -> bool:
         host = "" if self.host in ("*", "0.0.0.0", "::") else self.host
@@ -178,7 +194,14 @@ class Server:
         if self.initialised():
             self._check_reachable()
             if self.running():
-                self.port = self._running_port() or self.port
+                port = self._running_port()
+                if (port is None or port == self.port) and self._write_conf():
+                    # left running by an older club with other addresses: they must hold
+                    self._run("pg_ctl", "restart", "-D", self.datadir, "-m", "fast", "-w",
+                              "-t", str(timeout), "-l", os.path.join(self.datadir,
+                                                                     "server.log"),
+                              timeout=timeout + 30)
+                self.port = port or self.port
                 return self
         if not self._port_free():
             raise PostgresError(f"Port {self.port} on {self.host} is taken (another server "
@@ -190,6 +213,42 @@ class Server:
                   "-l", os.path.join(self.datadir, "server.log"), timeout=timeout + 30)
         return self
 
+    def watch(self) -> "Server":
+        """Stop this server when this process ends, however it ends (a SIGKILL included): a
+        small watchdog process waits on a pipe only this process holds open and runs ``pg_ctl
+        stop -m fast`` when it closes. (The kernel's parent-death signal, which the table's
+        mosquitto uses, cannot reach the postmaster: ``pg_ctl`` starts it detached, and under
+        root through ``runuser``, which changes user.)"""
+        if getattr(self, "_watch_w", None) is not None:
+            return self
+        r, w = os.pipe()
+        cmd = [os.path.join(bin_dir(), "pg_ctl"), "stop", "-D", self.datadir, "-m", "fast",
+               "-w"]
+        if self._as_postgres:
+            cmd = ["runuser", "-u", SUPERUSER, "--", *cmd]
+        code = ("import subprocess, sys\n"
+                "try:\n    sys.stdin.buffer.read()\nexcept BaseException:\n    pass\n"
+                f"subprocess.run({cmd!r}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+                " stderr=subprocess.DEVNULL, cwd='/')\n")
+        try:
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-c", code], stdin=r, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
+        finally:
+            os.close(r)
+        self._watch_w = w
+        return self
+
+    def _unwatch(self):
+        w = getattr(self, "_watch_w", None)
+        if w is not None:
+            self._watch_w = None
+            os.close(w)
+            try:
+                self._watchdog.wait(30)
+            except subprocess.TimeoutExpired:
+                pass
+
     def _running_port(self):
         try:
             with open(os.path.join(self.datadir, "postmaster.pid")) as f:
@@ -199,8 +258,11 @@ class Server:
 
     def stop(self):
         """``pg_ctl stop -m fast``: open sessions are ended, everything committed is kept."""
-        if self.running():
-            self._run("pg_ctl", "stop", "-D", self.datadir, "-m", "fast", "-w")
+        try:
+            if self.running():
+                self._run("pg_ctl", "stop", "-D", self.datadir, "-m", "fast", "-w")
+        finally:
+            self._unwatch()
 
     # -- databases -----------------------------------------------------------------------------
     def password(self) -> str:
@@ -228,11 +290,13 @@ class Server:
                 db.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         return self.url(name)
 
-    def create_owned_database(self, name, role) -> str:
+    def create_owned_database(self, name, role, former=()) -> str:
         """Create ``role`` (a login that is not a superuser, with a password of its own kept
         in the data folder) and ``name`` owned by it, unless they exist; returns the URL with
-        that role's login. What boxes get: the run of the club's database, nothing of the
-        server's."""
+        that role's login: the organiser's, the run of the club's database and nothing of the
+        server's. A database owned by one of the ``former`` roles (schema 1 gave every box the
+        owner's login ``tc_box``) is handed to ``role``, with everything in it, and the former
+        role may no longer log in (its open connections are ended)."""
         from psycopg import sql
         keep = os.path.join(self.datadir, f"companion-club.{role}.password")
         if os.path.exists(keep):
@@ -247,10 +311,31 @@ class Server:
             else:
                 db.execute(sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(
                     sql.Identifier(role), sql.Literal(password)))
-            if not db.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                              (name,)).fetchone():
+            owner = db.execute("SELECT pg_get_userbyid(datdba) FROM pg_database WHERE "
+                               "datname = %s", (name,)).fetchone()
+            if owner is None:
                 db.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(
                     sql.Identifier(name), sql.Identifier(role)))
+            for old in former:
+                if not db.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
+                                  (old,)).fetchone():
+                    continue
+                if owner is not None and owner[0] == old:
+                    db.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
+                        sql.Identifier(name), sql.Identifier(role)))
+                db.execute(sql.SQL("ALTER ROLE {} NOLOGIN PASSWORD NULL").format(
+                    sql.Identifier(old)))
+                db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE usename = %s", (old,))
+                import psycopg
+                with psycopg.connect(self.url(name), autocommit=True,
+                                     connect_timeout=10) as inside:
+                    inside.execute(sql.SQL("REASSIGN OWNED BY {} TO {}").format(
+                        sql.Identifier(old), sql.Identifier(role)))
+                try:
+                    os.remove(os.path.join(self.datadir, f"companion-club.{old}.password"))
+                except OSError:
+                    pass
         if not os.path.exists(keep):
             with open(os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
                 f.write(password + "\n")

@@ -13,14 +13,17 @@ one.
 with ``--db postgresql://...``, for one table or one evening if asked.
 """
 import json
+import re
+import secrets
 import urllib.parse
 
 import psycopg
+from psycopg import sql
 
 from companion.core.errors import CompanionError, SessionNotFoundError
 from companion.core.log import SessionInfo
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
     CREATE TABLE IF NOT EXISTS club_schema(version INTEGER NOT NULL);
@@ -42,6 +45,46 @@ SCHEMA = """
         received TIMESTAMPTZ NOT NULL DEFAULT now(),
         PRIMARY KEY(table_id, session_id, seat, tx));
 """
+
+#: Schema 2 (issue 35): the record belongs to the club. The organiser's login owns the tables;
+#: each admitted table logs in with a role of its own (``club_members``) and row-level security
+#: fences it to its own rows: it may add its sessions and records and bring its own session rows
+#: up to date, and read, change or delete nothing of another table's. It gets no replies table
+#: at all (a seat's replies are private).
+PRIVILEGES = """
+    CREATE TABLE IF NOT EXISTS club_members(
+        table_id TEXT PRIMARY KEY, role TEXT NOT NULL UNIQUE,
+        admitted TIMESTAMPTZ NOT NULL DEFAULT now(), removed TIMESTAMPTZ);
+    CREATE OR REPLACE FUNCTION club_table() RETURNS TEXT LANGUAGE sql STABLE
+        SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+        $$ SELECT table_id FROM public.club_members WHERE role = session_user
+           AND removed IS NULL $$;
+    REVOKE ALL ON FUNCTION club_table() FROM PUBLIC;
+    REVOKE ALL ON club_schema, club_sessions, club_events, club_replies, club_members
+        FROM PUBLIC;
+    ALTER TABLE club_sessions ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE club_events ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE club_replies ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE club_members ENABLE ROW LEVEL SECURITY;
+    DROP POLICY IF EXISTS club_own ON club_sessions;
+    CREATE POLICY club_own ON club_sessions USING (table_id = club_table())
+        WITH CHECK (table_id = club_table());
+    DROP POLICY IF EXISTS club_own ON club_events;
+    CREATE POLICY club_own ON club_events USING (table_id = club_table())
+        WITH CHECK (table_id = club_table());
+"""
+
+#: What an admitted table's role may do (and row-level security fences it to its own rows).
+TABLE_GRANTS = """
+    GRANT SELECT ON club_schema TO {role};
+    GRANT SELECT, INSERT ON club_sessions, club_events TO {role};
+    GRANT UPDATE (status, summary, meta, clock, updated) ON club_sessions TO {role};
+    GRANT UPDATE (type, data) ON club_events TO {role};
+    GRANT EXECUTE ON FUNCTION club_table() TO {role};
+"""
+#: A table's role may hold this many connections (its shipper holds one; a box that lost its
+#: power leaves one behind until the server finds it dead: TCP keepalives, about 2 minutes).
+TABLE_CONNECTIONS = 8
 
 
 class ClubRecordError(CompanionError):
@@ -69,17 +112,154 @@ def connect(url, *, connect_timeout=3, read_only=False, autocommit=False):
 
 
 def ensure_schema(db):
-    """Create the club's tables if they are missing (one transaction; concurrent first
-    connections wait on an advisory lock instead of racing); refuse a newer schema."""
+    """Create the club's tables if they are missing, fence them (schema 2: each table's role
+    sees only its own rows) and clean what schema 1 kept that the record must not hold (one
+    transaction; concurrent first connections wait on an advisory lock instead of racing);
+    refuse a newer schema. Run by the organiser's login, which owns the tables."""
     with db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(2024062401)")
         db.execute(SCHEMA)
         row = db.execute("SELECT max(version) FROM club_schema").fetchone()
-        if row[0] is None:
-            db.execute("INSERT INTO club_schema(version) VALUES (%s)", (SCHEMA_VERSION,))
-        elif row[0] > SCHEMA_VERSION:
+        if row[0] is not None and row[0] > SCHEMA_VERSION:
             raise ClubRecordError(f"The club record was written by a newer Table Companion "
                                   f"(schema {row[0]}); update this one to use it.")
+        db.execute(PRIVILEGES)
+        db.execute("""DO $$ BEGIN
+            EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
+            EXCEPTION WHEN insufficient_privilege THEN NULL; END $$""")
+        if row[0] is None or row[0] < SCHEMA_VERSION:
+            clean(db)
+            db.execute("DELETE FROM club_schema")
+            db.execute("INSERT INTO club_schema(version) VALUES (%s)", (SCHEMA_VERSION,))
+
+
+def clean(db) -> dict:
+    """Take out of the record what it must not hold (issue 35): the secret keys of every
+    session's meta, every record's secrets as the public history shows them
+    (:mod:`companion.club.public`), and every reply. Returns how many rows changed."""
+    from companion import games
+    from .public import public_events, public_meta
+    out = {"sessions": 0, "events": 0, "replies": 0}
+    for table, sid, game, meta, status in db.execute(
+            "SELECT table_id, session_id, game, meta, status FROM club_sessions").fetchall():
+        shown = public_meta(meta)
+        if shown != meta:
+            db.execute("UPDATE club_sessions SET meta = %s WHERE table_id = %s AND "
+                       "session_id = %s", (json.dumps(shown), table, sid))
+            out["sessions"] += 1
+    for table, sid, game, status in db.execute(
+            "SELECT e.table_id, e.session_id, s.game, s.status FROM club_events e LEFT JOIN "
+            "club_sessions s USING (table_id, session_id) GROUP BY 1, 2, 3, 4").fetchall():
+        rows = db.execute("SELECT session_id, version, type, data FROM club_events WHERE "
+                          "table_id = %s AND session_id = %s ORDER BY version",
+                          (table, sid)).fetchall()
+        try:
+            name = game or json.loads(rows[0][3]).get("game")
+            shown = public_events(games.get(name), rows, status)
+        except Exception:               # a game this version does not know, a broken log:
+            shown = [(r[0], r[1], r[2], _strip_text(r[3])) for r in rows]  # keys at least
+        for old, new in zip(rows, shown):
+            if new[3] != old[3]:
+                db.execute("UPDATE club_events SET data = %s WHERE table_id = %s AND "
+                           "session_id = %s AND version = %s", (new[3], table, sid, old[1]))
+                out["events"] += 1
+    out["replies"] = db.execute("DELETE FROM club_replies").rowcount
+    return out
+
+
+def _strip_text(data: str) -> str:
+    """A record's JSON text without a salt, a seed or a secret key (when it cannot be replayed
+    to know what was revealed, nothing that might not have been)."""
+    from .public import SECRET_KEYS
+    rec = json.loads(data)
+    drop = SECRET_KEYS | {"salt", "seed"} | ({"args"} if "salt" in rec else set())
+    return data if not drop & rec.keys() else json.dumps(
+        {k: v for k, v in rec.items() if k not in drop})
+
+
+def role_name(database: str, table: str) -> str:
+    """The PostgreSQL role of ``table`` in the club database ``database`` (roles are the whole
+    server's: a second club on the same server has roles of its own).
+
+    >>> role_name("club", "kitchen")
+    'tc_club_t_kitchen'
+    """
+    db = re.sub(r"[^a-z0-9]", "", database.lower())[:20]
+    return f"tc_{db}_t_{table}"
+
+
+def with_login(url: str, user: str, password: str) -> str:
+    """``url`` with another login."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urllib.parse.urlunsplit(parts._replace(
+        netloc=f"{urllib.parse.quote(user, safe='')}:{urllib.parse.quote(password, safe='')}"
+               f"@{host}"))
+
+
+def admit_table(admin_url: str, table: str) -> str:
+    """Give ``table`` a login of its own on the record (a new password each time: a table that
+    joins again gets a new one) that may add only its own rows; returns the record's URL with
+    that login. ``admin_url``: a login that may create roles and owns (or may grant on) the
+    club's tables: the club's own PostgreSQL's superuser, or the ``--record`` login (which then
+    needs CREATEROLE)."""
+    with connect(admin_url, autocommit=True, connect_timeout=10) as db:
+        database = db.info.dbname
+        role = role_name(database, table)
+        password = secrets.token_urlsafe(18)
+        ident = sql.Identifier(role)
+        try:
+            with db.transaction():
+                exists = db.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
+                                    (role,)).fetchone()
+                verb = "ALTER" if exists else "CREATE"
+                db.execute(sql.SQL(verb + " ROLE {} LOGIN NOINHERIT NOCREATEDB NOCREATEROLE "
+                                   "CONNECTION LIMIT {} PASSWORD {}").format(
+                    ident, sql.Literal(TABLE_CONNECTIONS), sql.Literal(password)))
+                db.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(
+                    sql.Identifier(database), ident))
+                db.execute(sql.SQL(TABLE_GRANTS).format(role=ident))
+                db.execute("INSERT INTO club_members(table_id, role) VALUES (%s, %s) ON "
+                           "CONFLICT (table_id) DO UPDATE SET role = excluded.role, "
+                           "removed = NULL, admitted = now()", (table, role))
+        except psycopg.errors.InsufficientPrivilege as e:
+            raise ClubRecordError(
+                f"The club record's login cannot give table {table} a login of its own "
+                f"({str(e).strip().splitlines()[0]}): it needs CREATEROLE and the club's "
+                f"tables.") from None
+    return with_login(admin_url, role, password)
+
+
+def remove_table(admin_url: str, table: str) -> bool:
+    """Take ``table``'s login away (what it shipped stays in the record); its open
+    connections are ended. Returns whether it had one."""
+    with connect(admin_url, autocommit=True, connect_timeout=10) as db:
+        row = db.execute("UPDATE club_members SET removed = now() WHERE table_id = %s AND "
+                         "removed IS NULL RETURNING role", (table,)).fetchone()
+        if row is None:
+            return False
+        ident = sql.Identifier(row[0])
+        db.execute(sql.SQL("ALTER ROLE {} NOLOGIN PASSWORD NULL").format(ident))
+        db.execute(sql.SQL("REVOKE CONNECT ON DATABASE {} FROM {}").format(
+            sql.Identifier(db.info.dbname), ident))
+        try:
+            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE usename = %s", (row[0],))
+        except psycopg.Error:
+            pass                        # not allowed to: the login is gone all the same
+    return True
+
+
+def check_schema(db):
+    """A table's side: the record is there and not newer than this code (a table's role may
+    not create anything)."""
+    with db.transaction():
+        row = db.execute("SELECT max(version) FROM club_schema").fetchone()
+    if row[0] is None:
+        raise ClubRecordError("The club record has no schema yet; the club sets it up.")
+    if row[0] > SCHEMA_VERSION:
+        raise ClubRecordError(f"The club record was written by a newer Table Companion "
+                              f"(schema {row[0]}); update this one to use it.")
 
 
 def _json_text(value):
@@ -92,11 +272,13 @@ def _json_text(value):
 class Record:
     """The write side: what a box sends and what the club already has."""
 
-    def __init__(self, url, *, connect_timeout=3):
+    def __init__(self, url, *, connect_timeout=3, setup=True):
+        """``setup``: make and fence the schema (the organiser's login); a table's shipper
+        passes False and only checks it."""
         self.url = url
         self.db = connect(url, connect_timeout=connect_timeout)
         try:
-            ensure_schema(self.db)
+            (ensure_schema if setup else check_schema)(self.db)
         except BaseException:
             self.db.close()
             raise
@@ -127,9 +309,12 @@ class Record:
                       s.get("updated")) for s in sessions])
                 out["sessions"] = max(cur.rowcount, 0)
             if events:
+                # a record arrives once; a newer public copy of it (the game ended: its seed,
+                # its revealed choices) replaces the one the club has
                 cur.executemany(
-                    "INSERT INTO club_events(table_id, session_id, version, type, data) "
-                    "VALUES (%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                    "INSERT INTO club_events AS c(table_id, session_id, version, type, data) "
+                    "VALUES (%s,%s,%s,%s,%s) ON CONFLICT (table_id, session_id, version) "
+                    "DO UPDATE SET data = excluded.data WHERE c.data <> excluded.data",
                     [(table_id, sid, v, t, d) for sid, v, t, d in events])
                 out["events"] = max(cur.rowcount, 0)
             if replies:

@@ -36,3 +36,17 @@ def club_url(pg_server, request):
     yield url
     pg_server.start()
     pg_server.drop_database(name)
+
+
+def table_login(url, table):
+    """The club set up on ``url`` (schema, fences: the organiser's step) and ``table`` let in:
+    the record's URL with that table's own login, as a box gets it when it joins."""
+    from companion.club.record import Record, admit_table
+    Record(url).close()
+    return admit_table(url, table)
+
+
+@pytest.fixture
+def kitchen_url(club_url):
+    """The record's URL with table kitchen's own login (what its box ships with)."""
+    return table_login(club_url, "kitchen")

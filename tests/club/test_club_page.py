@@ -53,7 +53,9 @@ def logins(broker):
 def club(broker, logins):
     server = ClubServer("Friday Club", RECORD, "127.0.0.1", broker.tcp_port,
                         f"ws://{{host}}:{broker.ws_port}/mqtt", logins[VIEWER_USER],
-                        broker.claim, host="127.0.0.1", port=0, public_host="127.0.0.1")
+                        broker.claim, host="127.0.0.1", port=0, public_host="127.0.0.1",
+                        known=broker.tables, proven=broker.proven,
+                        remove_table=broker.remove_table)
     server.start()
     yield server
     server.stop()
@@ -231,6 +233,9 @@ def test_the_page_shows_every_table_live(browser, club, three):
         assert garden["silent"] == "link" and "link to the club lost" in garden["status"]
         assert garden["game"] == g["title"] and g["phase_label"] in garden["phase"]
         assert all(p["online"] for p in garden["players"])
+        # Market Trading's points during the game (the card showed none, issue 35)
+        assert [p["score"] for p in garden["players"]] == [
+            f"{x} pts" for x in three["garden"]["game_view"]["earned"]]
 
         k = three["kitchen"]
         o = k["outcome"]
@@ -242,8 +247,8 @@ def test_the_page_shows_every_table_live(browser, club, three):
         assert [p["online"] for p in kitchen["players"]] == [True, False, False]
 
         assert page.text_content("#club-name") == "Friday Club"
-        assert page.text_content("#club-join-url") == club.join_url("127.0.0.1")
-        assert page.get_attribute("#club-join-qr", "src").startswith("data:image/svg+xml")
+        assert club.code not in page.content()          # the organiser gives it, not the wall
+        assert page.evaluate("document.body.dataset.loaded") == "1"
         assert "3 tables · 1 silent" in page.text_content("#club-count")
         page.screenshot(path="/tmp/club-page-3.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1920
@@ -324,7 +329,17 @@ def post(url, body):
 
 
 def test_join_with_the_right_code_gives_the_record_and_a_working_login(club, broker, three):
-    status, answer = post(club.join_url("127.0.0.1"), {"table": "cellar"})
+    ask = {"table": "cellar", "request": "r" * 32}
+    status, answer = post(club.join_url("127.0.0.1"), ask)
+    assert status == 202 and answer["asking"] and answer["table"] == "cellar"
+    assert "broker" not in answer and "record" not in answer
+    assert "cellar" not in broker.tables()          # no login before the organiser says so
+    status, _ = post(club.join_url("127.0.0.1"), {"table": "cellar", "request": "x" * 32})
+    assert status == 202                            # another asker is another request
+    assert club.allow("cellar")
+    status, answer = post(club.join_url("127.0.0.1"), dict(ask, request="y" * 32))
+    assert status == 202                            # not the token that asked: no answer
+    status, answer = post(club.join_url("127.0.0.1"), ask)
     assert status == 200
     assert answer["club"] == "Friday Club" and answer["record"] == RECORD
     b = answer["broker"]
@@ -365,4 +380,52 @@ def test_join_address_in_a_browser_and_the_config(club, logins, broker):
         cfg = json.loads(r.read())
     assert cfg["username"] == VIEWER_USER and cfg["password"] == logins[VIEWER_USER]
     assert cfg["ws_url"] == f"ws://127.0.0.1:{broker.ws_port}/mqtt"
-    assert cfg["join"]["code"] == club.code
+    assert "join" not in cfg and club.code not in json.dumps(cfg)
+
+
+# -- the organiser ----------------------------------------------------------------------------------
+
+def test_the_organiser_lets_a_table_in_and_takes_it_out_of_the_page(browser, club, broker):
+    """The organiser's page (behind its login) shows the join address and a table asking;
+    Allow lets it in, its card comes on the wall; Remove takes it out: the card goes, and a
+    reloaded page does not show its retained state either."""
+    join = club.join_url("127.0.0.1")
+    ask = {"table": "porch", "request": "p" * 32}
+    assert post(join, ask)[0] == 202
+    org = browser.new_context(viewport={"width": 1280, "height": 800}, http_credentials={
+        "username": "organiser", "password": club.organiser_password})
+    wall_ctx = c = None
+    try:
+        page = org.new_page()
+        page.set_default_timeout(PAGE_WAIT)
+        page.goto(f"http://127.0.0.1:{club.port}/organiser")
+        page.wait_for_selector('#org-asking li[data-table="porch"]')
+        assert page.text_content("#club-join-url") == join
+        page.click('#org-asking li[data-table="porch"] button.primary')     # Allow
+        page.wait_for_selector('#org-asking li[data-table="porch"]', state="detached")
+        status, answer = post(join, ask)            # the box asks again: its logins
+        assert status == 200 and answer["table"] == "porch"
+        page.wait_for_selector('#org-tables li[data-table="porch"]')
+        c = MqttClient(broker.url, "porch", answer["broker"]["password"]).connect()
+        c.publish(TableTopics("porch").state, json.dumps(
+            {"v": 1, "table": "porch", "session": "s-porch", "rev": 1}), retain=True)
+        wall_ctx, wall, errors = open_page(browser, club)
+        wall.wait_for_function("() => window.club && window.club.tables.porch && "
+                               "document.querySelector('[data-table=porch]')")
+        page.once("dialog", lambda d: d.accept())
+        page.click('#org-tables li[data-table="porch"] button')             # Remove
+        page.wait_for_selector('#org-tables li[data-table="porch"]', state="detached")
+        assert "porch" not in broker.tables()
+        wall.wait_for_function("() => !window.club.tables.porch && "
+                               "!document.querySelector('[data-table=porch]')", timeout=30000)
+        wall.reload()
+        wall.wait_for_function("() => document.body.dataset.loaded === '1'")
+        wall.wait_for_timeout(1000)
+        assert wall.evaluate("() => Object.keys(window.club.tables)").count("porch") == 0
+        assert errors == []
+    finally:
+        if c is not None:
+            c.close()
+        if wall_ctx is not None:
+            wall_ctx.close()
+        org.close()

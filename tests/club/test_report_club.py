@@ -14,6 +14,7 @@ from companion.core.log import SQLiteLog
 from companion.club.shipper import Shipper
 from tests.lab.tables import play_table
 
+from .conftest import table_login
 from .test_shipper import all_there, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def club(club_url, tmp_path):
         for seed in seeds:
             play_table(log, "great-powers", 3, seed=seed, table=table)
         log.close()
-        s = Shipper(db, table, club_url, interval=0.2)
+        s = Shipper(db, table, table_login(club_url, table), interval=0.2)
         try:
             wait_for(lambda: all_there(club_url, db, table))
         finally:

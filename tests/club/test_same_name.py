@@ -2,6 +2,7 @@
 names it): the second gets a name of its own at the club (``table-2``), its records and its live
 card go there, the first keeps its own; a box that joins again (typing the address again, or
 restarted with --club) proves its last login and keeps its name."""
+import logging
 import os
 import shutil
 import tempfile
@@ -16,7 +17,7 @@ from companion.net.brokers import free_ports, mosquitto_available
 from companion.net.serve import TableServer
 
 from ..waiting import wait_until
-from .helpers import club_events, local_rows
+from .helpers import club_events, let_in, shipped_events
 
 pytestmark = pytest.mark.skipif(not pg.installed() or not mosquitto_available(),
                                 reason="needs PostgreSQL and mosquitto")
@@ -55,13 +56,16 @@ def states_at(club):
     return c, seen
 
 
-def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path):
+def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="companion.net.bridge.core")
     one = box(tmp_path, 1, club.join_url)
     two = None
     watch, seen = states_at(club)
     try:
+        let_in(club.server, "table")                # the organiser lets each box in
         wait_until(lambda: one.club.membership is not None, 30, what="box 1 in the club")
         two = box(tmp_path, 2, club.join_url)
+        let_in(club.server, "table-2")
         wait_until(lambda: two.club.membership is not None, 30, what="box 2 in the club")
         assert one.club.membership["broker"]["username"] == "table"
         assert two.club.membership["broker"]["username"] == "table-2"
@@ -70,7 +74,7 @@ def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path):
         url = club.record_url
         for server, name in ((one, "table"), (two, "table-2")):
             wait_until(lambda s=server, n=name: club_events(url, n) ==
-                       local_rows(s.store_path)[1], 60, what=f"{name}'s records at the club")
+                       shipped_events(s.store_path), 60, what=f"{name}'s records at the club")
         # each box's live card under its own name
         wait_until(lambda: {"tc/v1/table/state", "tc/v1/table-2/state"} <= set(seen), 60,
                    what="both live states at the club")
@@ -83,6 +87,11 @@ def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path):
         assert sorted(club.broker.tables()) == ["table", "table-2"]
         # and box 1 was never moved out of its place
         assert one.club.membership["broker"]["username"] == "table"
+        # joining restarted each box's broker on purpose (for the bridge): no false alarm
+        said = [r for r in caplog.records if r.name == "companion.net.bridge.core"]
+        assert not [r for r in said if r.levelno >= logging.WARNING], \
+            [r.getMessage() for r in said]
+        assert any("linked to the club" in r.getMessage() for r in said)
     finally:
         watch.loop_stop()
         watch.disconnect()

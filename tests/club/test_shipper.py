@@ -17,7 +17,7 @@ from companion.core.log import SQLiteLog
 from companion.core.session import command_digest
 from companion.net.brokers import free_port
 
-from .helpers import club_count, club_events, local_rows, play
+from .helpers import club_count, club_events, local_rows, play, shipped_events
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,15 +33,15 @@ def wait_for(what, timeout=30.0, step=0.1):
 
 
 def all_there(url, db, table="kitchen"):
-    """The club holds every record of the store, each once (its primary key), byte for byte."""
-    _sessions, events, _replies = local_rows(db)
-    return club_events(url, table) == events
+    """The club holds every record of the store, each once (its primary key), byte for byte
+    as the public history shows it (these games are over: every record whole)."""
+    return club_events(url, table) == shipped_events(db)
 
 
-def test_ships_everything_and_a_second_shipper_adds_nothing(club_url, tmp_path):
+def test_ships_everything_and_a_second_shipper_adds_nothing(club_url, kitchen_url, tmp_path):
     db = tmp_path / "s.db"
     play(db, seed=3)
-    s = Shipper(db, "kitchen", club_url, interval=60)       # only notify() wakes it
+    s = Shipper(db, "kitchen", kitchen_url, interval=60)       # only notify() wakes it
     try:
         wait_for(lambda: all_there(club_url, db))
         n = len(local_rows(db)[1])
@@ -54,7 +54,7 @@ def test_ships_everything_and_a_second_shipper_adds_nothing(club_url, tmp_path):
         assert club_count(club_url, "club_sessions") == 2
     finally:
         s.stop()
-    again = Shipper(db, "kitchen", club_url, interval=0.2)   # the same box shipping twice
+    again = Shipper(db, "kitchen", kitchen_url, interval=0.2)   # the same box shipping twice
     try:
         time.sleep(1.5)
         assert again.status()["sent"] == 0 and again.status()["connected"]
@@ -63,11 +63,12 @@ def test_ships_everything_and_a_second_shipper_adds_nothing(club_url, tmp_path):
         again.stop()
 
 
-def test_the_club_goes_away_and_comes_back(club_url, tmp_path, pg_server, caplog):
+def test_the_club_goes_away_and_comes_back(club_url, kitchen_url, tmp_path, pg_server,
+                                          caplog):
     caplog.set_level(logging.WARNING, logger="companion.club")
     db = tmp_path / "s.db"
     play(db, seed=3)
-    s = Shipper(db, "kitchen", club_url, interval=0.2)
+    s = Shipper(db, "kitchen", kitchen_url, interval=0.2)
     try:
         wait_for(lambda: all_there(club_url, db))
         pg_server.stop()                                     # pg_ctl stop -m fast
@@ -108,13 +109,13 @@ time.sleep(600)
 """
 
 
-def test_a_shipper_killed_mid_way_is_finished_by_the_next(club_url, tmp_path):
+def test_a_shipper_killed_mid_way_is_finished_by_the_next(club_url, kitchen_url, tmp_path):
     db = tmp_path / "s.db"
     play(db, seed=3)
     play(db, seed=4, players=3)
     total = len(local_rows(db)[1])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.Popen([sys.executable, "-c", KILLED, str(db), club_url], env=env, cwd=ROOT)
+    p = subprocess.Popen([sys.executable, "-c", KILLED, str(db), kitchen_url], env=env, cwd=ROOT)
     try:
         wait_for(lambda: club_count(club_url) >= 14, timeout=60)
     finally:
@@ -122,7 +123,7 @@ def test_a_shipper_killed_mid_way_is_finished_by_the_next(club_url, tmp_path):
         p.wait()
     part = club_count(club_url)
     assert 14 <= part < total
-    s = Shipper(db, "kitchen", club_url, interval=0.2)
+    s = Shipper(db, "kitchen", kitchen_url, interval=0.2)
     try:
         wait_for(lambda: all_there(club_url, db))
         wait_for(lambda: s.status()["queued"] == 0)
@@ -151,8 +152,8 @@ def test_a_club_that_is_not_there_is_a_sentence_not_an_error(tmp_path):
     assert not s._thread.is_alive()
 
 
-def test_no_store_yet_is_nothing_to_ship(club_url, tmp_path):
-    s = Shipper(tmp_path / "none.db", "kitchen", club_url, interval=0.2)
+def test_no_store_yet_is_nothing_to_ship(kitchen_url, tmp_path):
+    s = Shipper(tmp_path / "none.db", "kitchen", kitchen_url, interval=0.2)
     try:
         wait_for(lambda: s.status()["connected"])
         assert s.status()["queued"] == 0 and s.status()["last_error"] is None

@@ -507,8 +507,9 @@ def test_a_power_request_without_a_callback_is_logged(events, caplog):
 
 
 def test_the_club_pages_qr_held_to_the_reader_joins_that_club(table):
-    """A table joins a club by scanning the club page's QR (docs/club.md): the scan is not a
-    card, it goes to the table's club link; the reader chirps ok and the game is untouched."""
+    """A table joins a club by scanning the organiser's QR (docs/club.md): the scan is not a
+    card, it goes to the table's club link, which asks until the organiser lets it in; the
+    reader chirps ok and the game is untouched."""
     from types import SimpleNamespace
 
     from companion.club.broker import ClubBroker
@@ -524,11 +525,14 @@ def test_the_club_pages_qr_held_to_the_reader_joins_that_club(table):
     page = ClubServer("Thursday club", f"postgresql://x:y@127.0.0.1:{free_port()}/club",
                       "127.0.0.1", broker.tcp_port, f"ws://{{host}}:{broker.ws_port}/mqtt",
                       broker.viewer.password, broker.claim, host="127.0.0.1", port=0,
-                      public_host="127.0.0.1").start()
+                      public_host="127.0.0.1", known=broker.tables,
+                      proven=broker.proven).start()
     try:
         version = hub.session.version
         since = len(lk.plans())
         sim.show_qr(page.join_url())
+        wait_until(lambda: page.organiser_state()["asking"], 30)
+        assert page.allow(hub.table)                    # the organiser lets it in
         wait_until(lambda: hub.kept("club") is not None, 30)
         assert hub.kept("club")["club"] == "Thursday club"
         assert broker.tables() == [hub.table]

@@ -60,7 +60,8 @@ def test_a_table_joins_a_club_by_typing_its_address(table, start_app):
     page = ClubServer("Thursday club", dead_record, "127.0.0.1", broker.tcp_port,
                       f"ws://{{host}}:{broker.ws_port}/mqtt", broker.viewer.password,
                       broker.claim, host="127.0.0.1", port=0,
-                      public_host="127.0.0.1").start()
+                      public_host="127.0.0.1", known=broker.tables,
+                      proven=broker.proven).start()
     try:
         d = start_app(table)
         open_club(d)
@@ -70,6 +71,9 @@ def test_a_table_joins_a_club_by_typing_its_address(table, start_app):
         type_address(d, address)
         assert d.tid("club:join").disabled is False
         d.tap(d.tid("club:join"))
+        wait_text(d, "Waiting for the organiser")          # joining is the organiser's call
+        assert broker.tables() == []
+        assert page.allow("kitchen")
         status = wait_text(d, "In the club Thursday club")
         assert "waiting" in status or "none waiting" in status
         status = wait_text(d, "the club is away")        # its PostgreSQL is not there

@@ -15,7 +15,8 @@
 (function () {
   const $ = (sel) => document.querySelector(sel);
   // pending: messages received whose cards are not drawn yet (drawn at the next frame)
-  const C = { tables: {}, config: null, connected: false, client: null, pending: false };
+  const C = { tables: {}, config: null, connected: false, client: null, pending: false,
+              allowed: new Set(), held: {}, asked: 0, loaded: false, connectedAt: 0 };
   window.club = C;
   const cards = new Map();          // table id -> {root, parts: {...}, sigs: {...}}
   const dirty = new Set();
@@ -59,6 +60,7 @@
     if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) return gv.vp[i] + " VP";
     if (Array.isArray(gv.gdp) && gv.gdp[i] !== undefined) return gv.gdp[i] + " GDP";
     if (Array.isArray(gv.points) && gv.points[i] !== undefined) return gv.points[i] + " pts";
+    if (Array.isArray(gv.earned) && gv.earned[i] !== undefined) return gv.earned[i] + " pts";   // Market Trading
     return null;
   }
   function gameTitle(d) {
@@ -83,6 +85,17 @@
     const parts = topic.split("/");
     if (parts.length < 4 || parts[0] !== "tc" || parts[1] !== "v1") return;
     const id = parts[2];
+    // only the tables the organiser let in (a removed table's retained messages stay behind
+    // at the broker; a table nobody let in has no login to publish with)
+    if (!C.allowed.has(id)) {
+      // kept until the list says yes (a table just let in) or no (one taken out); one ask
+      // at a time, at most every two seconds
+      if (!C.held[id]) C.held[id] = new Map();
+      C.held[id].set(topic, payload);
+      if (Object.keys(C.held).length > 1000) C.held = {};
+      if (Date.now() - C.asked > 2000) { C.asked = Date.now(); refreshTables(); }
+      return;
+    }
     const rest = parts.slice(3);
     const text = new TextDecoder().decode(payload);
     const t = table(id);
@@ -295,7 +308,45 @@
     const all = Object.values(C.tables);
     const silent = all.filter((t) => silence(t, Date.now())).length;
     const text = all.length + (all.length === 1 ? " table" : " tables") + (silent ? " · " + silent + " silent" : "");
+    // the first burst of retained messages can take a while over mosquitto's WebSockets (100
+    // tables: about 17 s, docs/club.md): say so until every table let in was heard from
+    if (C.connected && !C.loaded) {
+      const want = C.allowed.size;
+      const heard = all.filter((t) => t.state || t.hub).length;
+      if (heard >= want || Date.now() - C.connectedAt > 30000) {
+        C.loaded = true;
+        document.body.dataset.loaded = "1";
+      } else {
+        $("#club-count").textContent = "Loading the tables… " + heard + " of " + want;
+        return;
+      }
+    }
     $("#club-count").textContent = C.connected || all.length ? text : "Connecting…";
+  }
+  // the tables let in, asked again now and then: one let in appears, one taken out goes
+  async function refreshTables() {
+    try {
+      const r = await fetch("/club/tables", { cache: "no-store" });
+      const got = await r.json();
+      if (!r.ok || !got || !Array.isArray(got.tables)) return;
+      C.allowed = new Set(got.tables);
+      const held = C.held;
+      C.held = {};
+      for (const id of Object.keys(held)) {
+        if (!C.allowed.has(id)) continue;
+        for (const [topic, payload] of held[id]) onMessage(topic, payload);
+      }
+      for (const id of Object.keys(C.tables)) {
+        if (C.allowed.has(id)) continue;
+        delete C.tables[id];
+        const card = cards.get(id);
+        if (card) { card.root.remove(); cards.delete(id); }
+        dirty.delete(id);
+      }
+      $("#club-empty").hidden = cards.size > 0;
+      density();
+      renderCount();
+    } catch (e) { /* the club server restarts: next time */ }
   }
 
   // the clocks run and silence grows without messages: timers each half second, the rest
@@ -317,13 +368,6 @@
     $("#club-conn").className = "conn " + kind;
     $("#club-conn-text").textContent = text;
   }
-  function showJoin(cfg) {
-    const j = cfg.join;
-    if (!j) return;
-    $("#club-join-url").textContent = j.url;
-    $("#club-join-qr").src = j.qr;
-    $("#club-join").hidden = false;
-  }
   async function start() {
     let cfg;
     for (let wait = 1000; ; wait = Math.min(wait * 2, 15000)) {
@@ -338,7 +382,8 @@
     C.config = cfg;
     $("#club-name").textContent = cfg.name || "The club";
     document.title = (cfg.name || "The club") + ": Table Companion";
-    showJoin(cfg);
+    C.allowed = new Set(cfg.tables || []);
+    setInterval(refreshTables, 10000);
     setConn("wait", "connecting");
     const client = window.mqtt.connect(cfg.ws_url, {
       protocolVersion: 4, clean: true, keepalive: 30, reconnectPeriod: 2000, connectTimeout: 8000,
@@ -347,6 +392,7 @@
     C.client = client;
     client.on("connect", () => {
       C.connected = true;
+      if (!C.connectedAt) C.connectedAt = Date.now();
       setConn("on", "live");
       // QoS 0: every topic read here is retained, so a reconnect (clean session) gets each
       // table's latest anew; QoS 1 would have the broker wait for the page's ack of every

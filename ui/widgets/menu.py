@@ -401,17 +401,21 @@ def club_status_text(status: dict | None) -> str:
     """What the Club dialog says about this table's club, in words.
 
     >>> club_status_text(None)
-    'This table is in no club. Type the address the club page shows, or scan its QR with the card reader.'
+    'This table is in no club. Type the address the organiser gives you, or scan its QR with the card reader.'
+    >>> club_status_text({"joining": "http://c/join/X", "asking": "Asked the organiser..."})
+    'Waiting for the organiser to let this table in… the table plays on meanwhile.'
     >>> club_status_text({"club": "Thursday club", "name": "table-2", "record": {"connected": True, "sent": 120, "queued": 0}})
     'In the club Thursday club as table-2: 120 records sent, none waiting.'
     >>> club_status_text({"club": "C", "record": {"connected": False, "sent": 5, "queued": 12, "last_error": "The club record at 10.0.0.5 does not answer."}})
     'In the club C: 5 records sent, 12 waiting (the club is away; they go when it is back).'
     """
     status = status or {}
+    if status.get("asking"):
+        return "Waiting for the organiser to let this table in… the table plays on meanwhile."
     if status.get("joining"):
         return "Joining the club… the table plays on meanwhile."
     if not status.get("club"):
-        text = ("This table is in no club. Type the address the club page shows, or scan "
+        text = ("This table is in no club. Type the address the organiser gives you, or scan "
                 "its QR with the card reader.")
         return f"{status['error']} This table is in no club." if status.get("error") else text
     rec = status.get("record") or {}
@@ -428,7 +432,7 @@ def club_status_text(status: dict | None) -> str:
 
 class ClubDialog(Dialog):
     """The table's club (docs/club.md): whether it is in one and how its record is going, an
-    address to type (or scan the club page's QR with the card reader), Join and Leave. The
+    address to type (or scan the organiser's QR with the card reader), Join and Leave. The
     table plays on whatever the club does."""
     status_text = StringProperty("")
     member = BooleanProperty(False)

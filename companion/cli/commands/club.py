@@ -4,12 +4,16 @@
     companion club --record postgresql://user:pw@db.example/club   # an existing PostgreSQL
 
 It prints the club page's address and the join address (with its QR) that each table types on
-its Menu > Club, or holds to its card reader. Ctrl-C (or a service manager's stop) stops the
-page, the broker and the PostgreSQL it started; the folder keeps everything for next time.
+its Menu > Club, or holds to its card reader; the public page never shows the join address.
+A table that asks to join waits until the organiser lets it in: here (type ``allow NAME``,
+``refuse NAME``, ``remove NAME`` or ``tables``) or on the organiser's page (its address and
+password are printed). Ctrl-C (or a service manager's stop) stops the page, the broker and the
+PostgreSQL it started; the folder keeps everything for next time.
 """
 import json
 import os
 import signal
+import sys
 import threading
 
 from companion.core.errors import ConfigError
@@ -44,13 +48,42 @@ def register(sub):
     p.set_defaults(func=run_club)
 
 
+def _console(club, out=sys.stdout):
+    """The organiser's commands, typed where `companion club` runs (until stdin ends)."""
+    for line in sys.stdin:
+        word, _, name = line.strip().partition(" ")
+        name = name.strip()
+        server = club.server
+        if server is None:
+            break
+        if word in ("allow", "refuse", "remove") and name:
+            done = getattr(server, word)(name)
+            print(f"{word}: {name}" if done else f"No table {name!r} to {word}.", file=out,
+                  flush=True)
+        elif word in ("tables", "list"):
+            state = server.organiser_state()
+            asking = ", ".join(r["table"] for r in state["asking"]) or "none"
+            print(f"In the club: {', '.join(state['tables']) or 'none'}; asking: {asking}",
+                  file=out, flush=True)
+        elif word:
+            print("Type allow NAME, refuse NAME, remove NAME or tables.", file=out, flush=True)
+
+
 def run_club(args):
     from companion.club.run import Club
     if args.record and not args.record.startswith(("postgresql://", "postgres://")):
         raise ConfigError(f"--record takes a postgresql:// address, not {args.record!r}.")
+
+    def asking(r):
+        if args.json:
+            print(json.dumps({"v": 1, "asking": r.public()}), flush=True)
+        else:
+            print(f"Table {r.name} asks to join (from {r.address}): type `allow {r.name}` or "
+                  f"`refuse {r.name}`, or use the organiser's page.", flush=True)
+
     club = Club(args.folder or default_folder(), name=args.name, record=args.record,
                 bind=args.bind, host=args.host, page_port=args.port, mqtt_port=args.mqtt_port,
-                ws_port=args.ws_port, pg_port=args.pg_port)
+                ws_port=args.ws_port, pg_port=args.pg_port, on_request=asking)
     stop = threading.Event()
 
     def on_term(signum, frame):
@@ -65,8 +98,11 @@ def run_club(args):
             print(f"Club page: {club.page_url}", flush=True)
             print(f"Reports over the club: companion report GAME --db '{club.admin_url}'",
                   flush=True)
-            print("Ctrl-C stops the club (the tables play on and send what they kept when "
-                  "it is back).", flush=True)
+            print("Tables wait until you let them in: type allow NAME, refuse NAME, "
+                  "remove NAME or tables here. Ctrl-C stops the club (the tables play on and "
+                  "send what they kept when it is back).", flush=True)
+        threading.Thread(target=_console, args=(club,), daemon=True,
+                         name="tc-club-console").start()
         try:
             while not stop.wait(0.5):
                 pass

@@ -8,6 +8,7 @@ import logging
 import queue
 import secrets
 import threading
+import time
 
 from companion.core.errors import CompanionError, ConfigError
 
@@ -83,6 +84,7 @@ class Bridge(Joining, Presence, Commands, Publishing):
         self._watch = None                         # mosquitto: a SilenceWatch (presence)
         self._silenced: set[str] = set()           # seat ids the hub said offline for
         self._outage = False                       # the broker is down and we said so
+        self._planned_until = 0.0                  # a restart asked for (monotonic deadline)
         self._stopped = threading.Event()
         self._held = None              # inside a group: the replies, own views and memos held
         self.stats = collections.Counter()
@@ -177,8 +179,12 @@ class Bridge(Joining, Presence, Commands, Publishing):
                 done.put((False, e))
             elif not self._outage:
                 self._outage = True
-                log.warning("The table cannot reach its message broker, so phones miss what "
-                            "changes until it is back (it is restarted by itself).")
+                if time.monotonic() < self._planned_until:      # asked for: no alarm
+                    log.info("The table's message broker restarts to link to the club; "
+                             "phones reconnect by themselves.")
+                else:
+                    log.warning("The table cannot reach its message broker, so phones miss "
+                                "what changes until it is back (it is restarted by itself).")
         except BaseException as e:          # a bad job must never stop the bridge
             if done is not None:
                 done.put((False, e))
@@ -227,10 +233,20 @@ class Bridge(Joining, Presence, Commands, Publishing):
         self.stats["reconnects"] += 1
         self._jobs.put((self._republish, (), None))
 
+    def planned_restart(self, within: float = 30.0) -> None:
+        """The broker is about to be restarted on purpose (a club bridge added or dropped:
+        mosquitto reads bridges only at start): the loss of it within ``within`` seconds is
+        no outage, and is not reported as one (issue 35)."""
+        self._planned_until = time.monotonic() + within
+
     def _republish(self):
         if self._outage:
             self._outage = False
-            log.warning("The table reached its message broker again.")
+            if time.monotonic() < self._planned_until:
+                log.info("The table's message broker is back, linked to the club.")
+            else:
+                log.warning("The table reached its message broker again.")
+            self._planned_until = 0.0
         self._last.clear()
         self._publish_everything()
 
