@@ -103,6 +103,8 @@ case "$mode" in
   box-image)
     need_pkgs $RUN_PKGS $TEST_PKGS $BOX_PKGS
     python_env "[test,lab]"
+    # qemu-user for arm64 programs, set up once here: the two builds below start together
+    . tests/box/binfmt.sh && ensure_binfmt
     for os_ in $BOX_OSES; do
       mkdir -p "$BOX_WORK/$os_"
       nohup tests/box/build-image.sh . "$BOX_WORK/$os_/image" "$os_" \

@@ -33,7 +33,7 @@ ensure_lgpio() {
   local tools
   tools="$(missing_pkgs swig gcc libc6-dev python3-dev)"
   echo "lgpio: no wheel for Python $("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
-       "here; building it from its source (about a minute on a Pi 4)" >&2
+       "here; building it from its source (a minute or two on a Pi 4)" >&2
   if [ -n "$tools" ]; then
     $sudo apt-get update -qq
     # shellcheck disable=SC2086

@@ -124,7 +124,9 @@ def test_the_first_boot_installed_the_table_from_user_data(box, report):
     frame = Image.open(first["first_frame_png"]).convert("RGB")
     assert frame.size == (800, 480) and colours(frame) > 50, "the first boot's screen is blank"
     wait_ready(box)
-    assert json.loads(box.sh("cloud-init status --format json"))["status"] == "done"
+    # (exit 2 with "done": it finished, noting a deprecation, as Debian 13's cloud-init does for
+    # the NoCloud fs_label the Pi's boot partition needs)
+    assert json.loads(box.sh("cloud-init status --format json", check=False))["status"] == "done"
     log = box.sh("cat /var/log/cloud-init-output.log")
     assert "install: 7/7" in log and "Table Companion: installed." in log, log[-3000:]
     # README's command ran as the Pi user, from the folder copied onto the boot partition
@@ -154,7 +156,8 @@ def test_the_table_starts_at_boot_with_nobody_logged_in(box, report):
     cgroup = box.sh("cat /sys/fs/cgroup/system.slice/table-companion.service/cgroup.procs")
     assert re.search(r"pid=(\d+)", holder).group(1) in cgroup.split()   # the table's child
     # the logs are in RAM; only the store is written to the card
-    assert box.sh("ls /var/log/journal 2>/dev/null | wc -l").strip() == "0"
+    # (Debian 13 makes /var/log/journal/<machine-id> at boot: no journal file is written there)
+    assert box.sh("find /var/log/journal -name '*.journal*' 2>/dev/null | wc -l").strip() == "0"
     # one input path for the touchscreen: Kivy's mtdev provider (ui/display.py)
     assert re.search(r"\[Display +\] touch through mtdev", journal(box))
 
