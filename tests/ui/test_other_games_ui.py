@@ -112,3 +112,28 @@ def test_battle_builder_auction_reveal_and_secret_objectives_at_the_end(hub, clo
         note = f"Objective {r['name']}: {r['outcome']}"
         assert any(note in t for t in d.texts(clip=False)), note
     d.check("bb-game-over-objectives")
+
+
+def test_a_three_player_pvp_by_vote_counts_pvps_and_says_who_sits_out(hub, clock, start_app):
+    hub.configure("battle-builder", players=3, names=NAMES[:3],
+                  options={"pvp_trigger": "vote", "arc": "6+2"})
+    hub.start(seed=2)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: v["phase"] == "pvp" and v["game_view"]["battles_now"],
+                   clock=clock)
+    d.pump()
+    gv = v["game_view"]
+    assert d.app.screen_name == "bb_battle"
+    # PvPs are counted on their own, never as "PvP battle 3 of 6" (the monster battle's number)
+    assert f"PvP 1 of 2 \u00b7 after battle {gv['battle']} of 6" in d.texts()
+    d.check("bb-pvp-three-players")
+    a, b = gv["pairings"][0]
+    bye = gv["byes"][0]
+    d.tap(d.one("Round", TButton))
+    texts = " ".join(d.texts())
+    assert "A PvP battle after every" not in texts
+    assert ("By vote after each battle, forced once the PvPs left outnumber the battles "
+            "left; 0 of 2 played.") in texts
+    assert (f"Waiting for {NAMES[a]} and {NAMES[b]}: their PvP battle; {NAMES[bye]} sits "
+            f"this PvP out.") in texts
+    d.check("bb-round-pvp-three-players")

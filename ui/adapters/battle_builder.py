@@ -92,11 +92,25 @@ class BattleBuilderUI(GameUI):
                          ". Each team's top bidder picks, highest bid first, and pays it.")))
         if view.get("phase") == "select" and auction and auction.get("lines"):
             out.append(("Auction", " ".join(auction["lines"])))
-        every = gv.get("pvp_every")
-        if every:
-            out.append(("PvP", f"A PvP battle after every {every} monster battles "
-                               f"({gv.get('pvp_done', 0)} so far)."))
+        out.extend(self.pvp_info(view))
         return out
+
+    @staticmethod
+    def pvp_info(view):
+        """When the PvPs come (by the fixed rule or by vote) and how many are played (who
+        fights whom is in the waiting line and the story)."""
+        gv = view.get("game_view") or {}
+        every, total = gv.get("pvp_every"), gv.get("pvps")
+        if not every:
+            return []
+        done = gv.get("pvp_done", 0)
+        played = f"{done} of {total} played" if total else f"{done} played"
+        if gv.get("pvp_trigger") == "vote":
+            text = (f"By vote after each battle, forced once the PvPs left outnumber the "
+                    f"battles left; {played}.")
+        else:
+            text = f"After every {every} monster battles; {played}."
+        return [("PvP", text)]
 
     def timer_title(self, name):
         if name.startswith("turn:"):

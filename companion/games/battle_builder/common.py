@@ -78,6 +78,7 @@ class BBData:
     pvp_now: bool = False
     pairings: list = dataclasses.field(default_factory=list)
     byes: list = dataclasses.field(default_factory=list)
+    sat_out: list = dataclasses.field(default_factory=list)     # seat -> PvPs sat out (3 players)
     pvp_prep: dict = dataclasses.field(default_factory=dict)
     pots: dict = dataclasses.field(default_factory=dict)         # battle id -> tokens in the pot
     revenge: list = dataclasses.field(default_factory=list)

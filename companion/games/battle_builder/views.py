@@ -87,7 +87,8 @@ class Views:
         over = state.outcome is not None
         return {
             "battle": state.round, "battles": battles, "pvp_every": every,
-            "pvp_done": d.pvp_done, "vp": list(d.vp),
+            "pvp_done": d.pvp_done, "pvp_no": d.pvp_no, "pvps": battles // every,
+            "pvp_trigger": state.config["pvp_trigger"], "vp": list(d.vp),
             "tokens": [dict(t) for t in d.tokens],
             "decks": [{"attack": sorted(d.attack[s]), "defense": sorted(d.defense[s]),
                        "value": self.deck_value(state, s)} for s in state.seats()],
@@ -112,7 +113,26 @@ class Views:
             "objective_results": self.objective_results(state),
             "bonuses": dict(d.bonuses), "ending": d.ending,
             "vp_curve": [list(r) for r in d.vp_curve], "track": self._track_view(state),
+            "sat_out": list(d.sat_out), "waiting_for": self._waiting_for(state),
         }
+
+    def _waiting_for(self, state):
+        """What the table waits for in the PvP phases, in words, so "Waiting for Bob and Cat"
+        says for what (and who sits the PvP out)."""
+        d = state.data
+        if state.outcome is not None:
+            return None
+        out = ""
+        if state.phase == "pvp_setup" and any("choose_opponent" in p["moves"]
+                                              for p in state.prompts.values()):
+            return "to choose an opponent for the PvP"
+        if state.phase == "pvp_prep":
+            out = "sealed PvP wagers and bets"
+        elif state.phase == "pvp" and d.pairings:
+            out = "their PvP battle" if len(d.pairings) == 1 else "their PvP battles"
+        if out and d.byes:
+            out += f"; {', '.join(state.players[s] for s in d.byes)} sits this PvP out"
+        return out or None
 
     def _track_view(self, state):
         t = state.data.track
