@@ -245,15 +245,28 @@ class PvPPhases:
             if chosen.get("revenge"):
                 d.revenge[s] -= 1
             d.pvp_prep[s] = chosen
-        state.note("PvPPrepared", prep={str(s): c for s, c in d.pvp_prep.items()})
+        pl, parts = state.players, []
+        for s, c in sorted(d.pvp_prep.items()):
+            if c.get("wager"):
+                parts.append(f"{pl[s]} puts {c['wager']} into the pot")
+            if c.get("stake"):
+                parts.append(f"{pl[s]} bets {c['stake']} on {pl[c['bet_on']]}")
+            if c.get("revenge"):
+                parts.append(f"{pl[s]} spends a revenge token on {c['revenge']}")
+        state.note("PvPPrepared", prep={str(s): c for s, c in d.pvp_prep.items()},
+                   **({"says": f"PvP {d.pvp_no}: " + "; ".join(parts) + "."} if parts else {}))
 
     def _begin_pvp(self, state):
         d, p = state.data, self.rules.pvp
+        d.results_said = []
         if state.config["pvp_rewards"] == "wager":
             for s in state.seats():
                 if any(s in pr for pr in d.pairings) and s not in d.pvp_prep:
                     d.pvp_prep[s] = {"wager": self._pay_any(
                         state, s, min(p["wager_min"], self.wallet(state, s)))}
+                    state.note("WagerTaken", seat=s, wager=d.pvp_prep[s]["wager"],
+                               says=f"{state.players[s]} puts the minimum, "
+                                    f"{d.pvp_prep[s]['wager']}, into the PvP pot.")
         for k, pair in enumerate(d.pairings):
             bid = f"p{d.pvp_no}.{k + 1}"
             mods = {}
@@ -300,18 +313,22 @@ class PvPPhases:
                 right = chosen["bet_on"] == winner
                 if right:
                     self._gain_spread(state, s, 2 * chosen["stake"])
+                pl = state.players
                 state.note("SpectatorBetSettled", seat=s, on=chosen["bet_on"],
-                           stake=chosen["stake"], won=right)
+                           stake=chosen["stake"], won=right,
+                           says=f"{pl[s]}'s bet of {chosen['stake']} on {pl[chosen['bet_on']]} "
+                                + (f"won: {2 * chosen['stake']} tokens back." if right else
+                                   "was lost."))
         d.track["pvp"].append({"pvp": d.pvp_no, "id": battle["id"], "seats": battle["seats"],
                                "winner": winner, "turns": battle["turn"],
                                "rounds": battle["round"], "effect": battle["effect"],
                                "seconds": battle["ended"] - battle["started"], "why": why})
+        vp = 0 if mode == "choice" else r.battle["vp_pvp"]
+        says = self._pvp_end_words(state, winner, loser, got, vp, why, mode == "choice")
+        d.results_said.append(says)         # (a lean state too: the states must not differ)
         if not state.lean:
-            vp = 0 if mode == "choice" else r.battle["vp_pvp"]
             state.note("PvPEnded", battle=battle["id"], winner=winner, loser=loser,
-                       tokens={str(s): n for s, n in got.items()}, why=why,
-                       says=self._pvp_end_words(state, winner, loser, got, vp, why,
-                                                mode == "choice"))
+                       tokens={str(s): n for s, n in got.items()}, why=why, says=says)
         self._check_threshold(state)
 
     def _choose_pile(self, state, seat, pile):
@@ -326,7 +343,11 @@ class PvPPhases:
             self._gain_spread(state, s, tokens)
             d.vp[s] += vp
         state.clear_prompt(seat)
-        state.note("PileChosen", seat=seat, pile=pile, loser=loser)
+        def pile_words(tokens, vp):
+            return f"{tokens} tokens" + (f" and {vp} VP" if vp else "")
+        state.note("PileChosen", seat=seat, pile=pile, loser=loser,
+                   says=f"{state.players[seat]} took pile {pile} ({pile_words(*mine)}); "
+                        f"{state.players[loser]} gets the other ({pile_words(*theirs)}).")
         self._check_threshold(state)
 
     def _end_pvp(self, state):

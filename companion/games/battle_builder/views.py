@@ -114,6 +114,7 @@ class Views:
             "bonuses": dict(d.bonuses), "ending": d.ending,
             "vp_curve": [list(r) for r in d.vp_curve], "track": self._track_view(state),
             "sat_out": list(d.sat_out), "waiting_for": self._waiting_for(state),
+            "last_results": list(d.results_said),
         }
 
     def _waiting_for(self, state):

@@ -75,6 +75,7 @@ class DisputeRound:
     check: bool = False           # the flip waits for the table (scans, Next)
     contests: list = _list()
     order: list = _list()         # who chooses, poorest first
+    order_gdp: list = _list()     # their GDP when the order was set (it changes as bids are paid)
     dturn: int = 0
     chooser: int | None = None
     current: int | None = None    # the contest being bid for

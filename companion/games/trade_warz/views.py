@@ -171,7 +171,10 @@ def public_view(game, state):
                                     if st["state"] == "current"), None)},
         "cmyk": CMYK_LEGEND,
         "disputes": {"order": list(d.disputes.order) if state.phase != "exports" else
-                     game.order(state, range(n)), "chooser": d.disputes.chooser,
+                     game.order(state, range(n)),
+                     "order_gdp": list(d.disputes.order_gdp) if state.phase != "exports" else
+                     [d.gdp[s] for s in game.order(state, range(n))],
+                     "chooser": d.disputes.chooser,
                      "current": d.disputes.current, "contests": contests,
                      "bidding": _bidding(game, state)},
         "income": income,
@@ -186,10 +189,14 @@ def public_view(game, state):
 
 
 def _waiting_for(game, state):
-    """What the table waits for in Disputes, in words, so "Waiting for Ann and Bo" can say
-    for what: a blind bid on the dispute being settled, or the choice of the next dispute."""
+    """What the table waits for, in words, so "Waiting for Ann and Bo" can say for what: a
+    question a card's effect asks its player (a target, a partner, the Policy order...), a
+    blind bid on the dispute being settled, or the choice of the next dispute."""
     d = state.data
-    if state.phase != "disputes" or state.question() is not None:
+    q = state.question()
+    if q is not None and q.get("seat") is not None:
+        return _asked_for(game, state, q)
+    if state.phase != "disputes" or q is not None:
         return None
     dr = d.disputes
     if dr.chooser is not None:
@@ -199,6 +206,22 @@ def _waiting_for(game, state):
         if c is not None:
             return f"a blind bid of GDP on the dispute at {game.contest_label(state, c)}"
     return None
+
+
+_ASKED = {"target": "to choose a target", "partner": "to choose a Trade Partner",
+          "optional": "to choose whether to use an optional effect",
+          "draw": "to choose which piles to draw from", "discard": "to choose cards to discard",
+          "routes": "to choose routes", "order": "to choose the order of the Policies",
+          "step": "to confirm a step"}
+
+
+def _asked_for(game, state, q):
+    """What a paused step asks its player, in words: "to choose a target for Embargo"."""
+    what = _ASKED.get(q.get("kind"))
+    if what is None:
+        return None
+    src = q.get("source")
+    return what + (f" for {game.ix(state).name_of(src)}" if src else "")
 
 
 def _leader_pick(ix, state):
