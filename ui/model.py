@@ -82,6 +82,14 @@ def names(view: dict, seats) -> str:
     return ", ".join(out[:-1]) + " and " + out[-1]
 
 
+def game_over_text(view: dict) -> str:
+    """``Game over: Ann wins.`` (or ``Ann and Bo win.``) once the game has ended."""
+    winners = (view.get("outcome") or {}).get("winners") or []
+    if not winners:
+        return "Game over."
+    return f"Game over: {names(view, winners)} {'wins' if len(winners) == 1 else 'win'}."
+
+
 def waiting_text(view: dict) -> str:
     w = view.get("waiting") or []
     if view.get("table_prompt"):

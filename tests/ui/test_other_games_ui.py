@@ -137,3 +137,26 @@ def test_a_three_player_pvp_by_vote_counts_pvps_and_says_who_sits_out(hub, clock
     assert (f"Waiting for {NAMES[a]} and {NAMES[b]}: their PvP battle; {NAMES[bye]} sits "
             f"this PvP out.") in texts
     d.check("bb-round-pvp-three-players")
+
+
+def test_markets_and_round_tabs_say_game_over_once_the_game_has_ended(hub, clock, start_app):
+    """After Game over the Markets and Round tabs no longer say "Ann's turn · Harvest"; the
+    Round tab shows what happened at a glance."""
+    hub.configure("market-trading", players=3, names=NAMES[:3])
+    hub.start(seed=4)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: v["outcome"] is not None, clock=clock, limit=20000)
+    d.pump()
+    winners = v["outcome"]["winners"]
+    over = "Game over: " + " and ".join(v["players"][w] for w in winners) + \
+        (" wins." if len(winners) == 1 else " win.")
+    d.tap(d.one("Markets", TButton))
+    texts = d.texts()
+    assert over in texts and not any("'s turn" in t for t in texts)
+    d.check("mt-market-game-over")
+    d.tap(d.one("Round", TButton))
+    texts = d.texts()
+    assert over in texts and "Harvest" not in texts
+    assert "What happened" in texts
+    assert not any(t.endswith("is playing.") for t in texts)
+    d.check("mt-round-game-over")

@@ -61,6 +61,11 @@ def test_the_leader_pick_result_shows_each_seat_until_continue(hub, clock, start
         assert r["player"] in texts and r["name"] in texts
         assert (wish_words[r["wish"]] if r["wish"] else "by lot") in texts
     assert sum(t in ("1st wish", "2nd wish", "3rd wish", "by lot") for t in texts) == 4
+    # the lot's pick order is shown: a first wish that lost to another's second is explained
+    names = hub.public_view()["players"]
+    order = ", ".join(names[s] for s in lp["order"])
+    assert any(t.startswith(f"Blind pick. The lot set the pick order: {order}. Each in turn "
+                            f"took the first of their wishes still free") for t in texts)
     d.check("tw-leaders")
     d.tap(d.tid("tw:leaders:continue"))
     assert d.app.screen_name != "tw_leaders"
@@ -289,6 +294,11 @@ def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
                    if c["state"] in ("revealed", "done")]
         assert any("\u2713 bids match their commitments" in t for t in texts)
         assert sum(" = " in t for t in texts) >= sum(len(c["seats"]) for c in settled)
+        # the chips give the GDP the order was set by (bids paid since change it): still
+        # poorest first, as the headline says
+        details = [w.detail for w in d.widgets() if type(w).__name__ == "TWOrderChip"][::-1]
+        then = [int(x.split(" ")[0]) for x in details]
+        assert then == sorted(then), details
         d.check("tw-disputes-settled")
 
 

@@ -92,6 +92,10 @@ class BattleBuilderUI(GameUI):
                          ". Each team's top bidder picks, highest bid first, and pays it.")))
         if view.get("phase") == "select" and auction and auction.get("lines"):
             out.append(("Auction", " ".join(auction["lines"])))
+        if view.get("phase") not in ("battle", "pvp") and gv.get("last_results"):
+            # the last battles' results stay here once their banner has gone
+            out.append(("Last battle" if len(gv["last_results"]) == 1 else "Last battles",
+                        " ".join(gv["last_results"])))
         out.extend(self.pvp_info(view))
         return out
 

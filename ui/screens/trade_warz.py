@@ -57,6 +57,14 @@ class LeadersScreen(ViewScreen):
         seats = lp.get("seats") or []
         self.headline = "Leaders"
         self.how = HOW_WORDS.get(lp.get("how"), "")
+        if lp.get("how") == "pick" and lp.get("order"):
+            # the lot's order explains a first wish that lost to another's second
+            lots = any(r.get("by_lot") for r in seats)
+            self.how = ("Blind pick. The lot set the pick order: " +
+                        ", ".join(model.names(view, [s]) for s in lp["order"]) +
+                        ". Each in turn took the first of their wishes still free" +
+                        ("; whoever found every wish taken got a Leader by lot." if lots
+                         else "."))
 
         def card(c, r):
             s = r["seat"]
@@ -345,9 +353,16 @@ class DisputesScreen(ViewScreen):
         names = card_names(gv)
         chooser = disp.get("chooser")
 
+        at_start = disp.get("order_gdp") or []
+
         def chip(c, s):
+            # the order is by GDP when the disputes began; bids paid since change the GDP
+            k = order.index(s)
+            then = at_start[k] if k < len(at_start) else None
+            now = gdp[s] if s < len(gdp) else None
             c.name = view["players"][s]
-            c.detail = f"{gdp[s] if s < len(gdp) else '?'} GDP" + \
+            c.detail = (f"{then} GDP" if then == now or then is None else
+                        f"{then} GDP, now {now}") + \
                 (" \u00b7 chooses" if s == chooser and len(order) <= 4 else "")
             c.colour, c.lit = theme.seat_colour(s), s == chooser
         fill(self.ids.order, order, TWOrderChip, chip)
@@ -355,6 +370,8 @@ class DisputesScreen(ViewScreen):
                     if c.get("round", view.get("round")) == view.get("round")]
         self.headline = f"Disputes \u00b7 poorest first \u00b7 {len(contests)} contested" \
             if contests else "Disputes \u00b7 poorest first"
+        if any(a != (gdp[s] if s < len(gdp) else a) for a, s in zip(at_start, order)):
+            self.headline += " (GDP at the start)"
         fill(self.ids.contests, contests, ContestCard,
              lambda card, c: self._contest(card, view, c, names))
         self.ids.none.opacity = 0 if contests else 1

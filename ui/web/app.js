@@ -57,7 +57,8 @@
     if (id === null || id === undefined) return "—";
     if (typeof id === "boolean") return id ? "yes" : "no";
     if (typeof id !== "string") return String(id);
-    return id.replace(/[-_]+/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+    const caps = { pvp: "PvP", gdp: "GDP", vp: "VP", hp: "HP" };   // "PvP Trigger", not "Pvp Trigger"
+    return id.replace(/[-_]+/g, " ").replace(/\b\w+/g, (w) => caps[w.toLowerCase()] || (w[0].toUpperCase() + w.slice(1)));
   }
   function rand(n) {
     const a = new Uint8Array(n);
@@ -1048,6 +1049,15 @@
       if ("monster" in choice) return name(choice.monster);
       if ("card" in choice) return (choice.card ? name(choice.card) : "no card") + (choice.fast_pass ? " + Fast-Pass" : "") + (choice.partner ? " → " + partnerName(v, choice.partner) : "");
       if ("amount" in choice) return choice.amount + " GDP";
+      // Battle Builder's PvP preparation: a bet names the fighter, never a seat number
+      if ("wager" in choice || "bet_on" in choice || "revenge" in choice || "stake" in choice) {
+        const who = (s) => (v.players || [])[s] || ("Seat " + (Number(s) + 1));
+        const parts = [];
+        if (choice.wager !== undefined && choice.wager !== null) parts.push("wager " + choice.wager);
+        if (choice.revenge) parts.push("revenge on " + choice.revenge);
+        if (choice.bet_on !== undefined && choice.bet_on !== null) parts.push("bet " + (choice.stake || 0) + " on " + who(choice.bet_on));
+        return parts.length ? parts.join("; ") : "no wager or bet";
+      }
     }
     if (Array.isArray(choice)) return choice.length ? choice.map(name).join(" → ") : "none";
     if (typeof choice === "number" && w && w.kind === "bid" && gv.gdp) return choice + " GDP";
@@ -1685,6 +1695,9 @@
     if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) return gv.vp[i] + " VP";
     if (Array.isArray(gv.gdp) && gv.gdp[i] !== undefined) return gv.gdp[i] + " GDP";
     if (Array.isArray(gv.points) && gv.points[i] !== undefined) return gv.points[i] + " pts";
+    // Market Trading: points earned from the bowl (and what is left in it)
+    if (Array.isArray(gv.earned) && gv.earned[i] !== undefined)
+      return gv.earned[i] + " pts" + (Array.isArray(gv.bowl) && gv.bowl[i] !== undefined ? " · " + gv.bowl[i] + " left" : "");
     return null;
   }
   function renderPlayers() {
