@@ -100,7 +100,8 @@ def entries(game, state, notices, rev, rec=None) -> list:
                 add(f"The table undid {what}.")
         elif kind == "ChoicesRevealed":
             w = state.windows.get(n.get("window"))
-            add(f"Revealed: {(w.label if w is not None and w.label else 'the secret choices')}.")
+            label = w.label if w is not None and w.label else "the secret choices"
+            add(f"Revealed: {label}" + ("" if label.endswith(("?", "!", ".")) else "."))
         elif kind == "WindowClosed" and n.get("defaulted"):
             who = ", ".join(_name(state, s) for s in n["defaulted"])
             add(f"The table closed the choice: {who} made no choice.")
@@ -121,10 +122,12 @@ def entries(game, state, notices, rev, rec=None) -> list:
         elif kind == "PhaseBegan":
             phase = (n.get("phase"), n.get("round"))
         elif kind == "GameEnded":
-            who = ", ".join(_name(state, s) for s in n.get("winners") or ())
-            add(f"Game over: {who or 'nobody'} "
-                f"{'wins' if len(n.get('winners') or ()) == 1 else 'win'}."
-                + (f" {n['reason']}" if n.get("reason") else ""))
+            names = [_name(state, s) for s in n.get("winners") or ()]
+            who = " and ".join(names) if len(names) < 3 else \
+                ", ".join(names[:-1]) + " and " + names[-1]
+            why = str(n.get("reason") or "").strip().rstrip(".")
+            add(f"Game over: {who or 'nobody'} {'wins' if len(names) == 1 else 'win'}"
+                + (f" ({why})." if why else "."))
     if rec is not None and not any("to" not in e for e in out):
         told = doing(game, state, rec)
         if told:

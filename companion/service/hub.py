@@ -533,9 +533,12 @@ class Hub:
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]
-            # only the table knows it stopped and came back (the log tells the rest)
-            self.session.tell("The table restarted." if restarted else
-                              "The table resumed this game.")
+            # only the table knows it stopped and came back (the log tells the rest); a game
+            # nobody has played a move in yet has nothing to resume: its feed starts with the
+            # game, not with "The table restarted."
+            if self.session.version > 1:
+                self.session.tell("The table restarted." if restarted else
+                                  "The table resumed this game.")
             paused = self._pause_after_restart()
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version, "notices": []})

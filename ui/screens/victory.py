@@ -49,7 +49,13 @@ class VictoryScreen(ViewScreen):
         reason = o.get("reason") or ""
         self.why = f"Why: {reason.rstrip('.')}." if reason else ""
         tb = o.get("tiebreak")
-        self.tiebreak = f"Tiebreak used: {tb}." if tb else "No tiebreak was needed."
+        if tb:
+            self.tiebreak = f"Tiebreak used: {tb}."
+        elif len(o.get("winners") or []) > 1:
+            # a shared win: the top scores were equal and nothing separated them
+            self.tiebreak = "The top scores were tied: the win is shared."
+        else:
+            self.tiebreak = "No tiebreak was needed."
         self.saved = self._saved(view)
         self.times = time_lines(self.app.hub.summary())
         players = view.get("players") or []
