@@ -233,8 +233,10 @@ def alert_rows(view: dict, dismissed=frozenset()) -> list:
 
 SCAN_TITLES = {"matched": "Card scanned \u2713", "recorded": "Card scanned",
                "read": "Card scanned", "mismatch": "Scanned card does not match",
-               "refused": "Scan not accepted", "unknown": "Card not recognised"}
+               "refused": "Scan not accepted", "unknown": "Card not recognised",
+               "settled": "Scanned card settled"}
 SCAN_TONES = {"matched": "ok", "recorded": "info", "read": "info", "mismatch": "danger",
+              "settled": "info",
               "refused": "warn", "unknown": "warn"}
 SCAN_STICKY = ("mismatch", "refused", "unknown")     # shown until their phase ends
 

@@ -106,7 +106,11 @@ def policy_meta(r) -> str:
         parts.append(f"at {r['partner_name']}")
     if r.get("fast_pass"):
         parts.append("Fast-Pass: board locked")
-    if r.get("checked"):
+    if r.get("kept") == "chosen":
+        parts.append("the phone's choice kept")
+    elif r.get("kept") == "scanned":
+        parts.append("the scanned card kept")
+    elif r.get("checked"):
         parts.append("scanned, matches")
     return " \u00b7 ".join(parts)
 
@@ -218,7 +222,9 @@ class FlipScreen(ViewScreen):
             word = FLIP_WORDS.get(x.get("state"), x.get("state") or "")
             w.contested = bool(x.get("contested") and x.get("state") == "up")
             w.state = "contested" if w.contested else word
-            if x.get("checked"):
+            if x.get("kept") == "chosen":
+                w.state += " \u00b7 phone's choice kept"
+            elif x.get("checked"):
                 w.state += " \u00b7 scanned"
             w.bad = x.get("state") in ("void", "discarded", "unpaid", "lost")
             w.colour = theme.seat_colour(x.get("seat") or 0)

@@ -106,14 +106,16 @@ def public_view(game, state):
                           "fast_pass": bool(c.get("fast_pass")),
                           "target": c.get("target"), "target_name": who(c.get("target")),
                           "partner": c.get("partner"), "partner_name": pname(c.get("partner")),
-                          "checked": s in d.pol.confirmed}   # its scan matched
+                          "checked": s in d.pol.confirmed,   # its scan matched (or settled)
+                          "kept": c.get("kept")}             # settled: scanned or chosen
     contested = {(c["partner"], c["slot"]) for c in d.disputes.contests}
     flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
              "name": ix.name_of(x["card"]) if x["card"] else None,
              "partner": x["partner"], "partner_name": ix.name_of(x["partner"]),
              "slot": x["slot"], "state": x["state"],
              "contested": (x["partner"], x["slot"]) in contested,
-             "checked": bool(x.get("checked"))}                  # its scan matched
+             "checked": bool(x.get("checked")),                  # its scan matched
+             "kept": x.get("kept")}                              # settled: scanned or chosen
             for x in d.trade.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
