@@ -70,17 +70,19 @@ def entries(game, state, notices, rev, rec=None) -> list:
     phase = None
     withdrawn = False
 
-    def add(says, to=None):
+    def add(says, to=None, not_for=None):
         e = {"rev": rev, "says": says}
         if to is not None:
             e["to"] = to
+        if not_for is not None:
+            e["not_for"] = not_for      # that seat has its own sentence of it ("... on you")
         out.append(e)
 
     for n in notices or ():
         kind = n.get("kind")
         to = n.get("to")
         if isinstance(n.get("says"), str) and n["says"]:
-            add(n["says"], to)
+            add(n["says"], to, n.get("not_for"))
             continue
         if to is not None:
             continue                    # a private fact without words: nothing to say
@@ -149,9 +151,12 @@ def begun(game, state) -> list:
 def visible(story, viewer=None, shown=SHOWN) -> list:
     """What ``viewer`` (a seat, None: the public) may see of ``story``: the newest ``shown``
     public entries and, for a seat, its own entries among them (from the oldest public entry
-    shown on). A seat's list without its own entries is the public list exactly."""
+    shown on). A seat's list without its own entries is the public list exactly, less a public
+    entry marked ``not_for`` that seat (it has its own words for it: "... on you", never also
+    "... on Alice")."""
     public = [i for i, e in enumerate(story) if "to" not in e][-shown:]
     if viewer is None:
         return [dict(story[i]) for i in public]
     start = public[0] if public and len(public) == shown else 0
-    return [dict(e) for e in story[start:] if e.get("to", viewer) == viewer]
+    return [dict(e) for e in story[start:] if e.get("to", viewer) == viewer and
+            e.get("not_for") != viewer]

@@ -28,8 +28,11 @@ def target_name(view, battle, t) -> str:
 def sums(e) -> str:
     """``7 − 4 blocked = 3``, kept on one line (no-break spaces) when the log wraps."""
     nb = "\u00a0"
-    return f"{e.get('damage', 0)}{nb}\u2212{nb}{e.get('block', 0)}{nb}blocked{nb}={nb}" \
-           f"{e.get('dealt', 0)}"
+    out = f"{e.get('damage', 0)}{nb}\u2212{nb}{e.get('block', 0)}{nb}blocked{nb}={nb}" \
+          f"{max(0, e.get('damage', 0) - e.get('block', 0))}"
+    if e.get("damage", 0) - e.get("block", 0) > e.get("dealt", 0):
+        out += f", {e.get('dealt', 0)}{nb}dealt (all the HP left)"       # an overkill
+    return out
 
 
 def log_line(view, battle, e) -> str:

@@ -4,6 +4,13 @@ from . import battle as engine
 from .data import DIFFICULTIES
 
 
+def _last(e):
+    """An overkill said as one: "for 15: blocked 1, 6 dealt (all the HP left)", never a sum
+    that does not add up."""
+    over = e.get("damage", 0) - e.get("block", 0) - e.get("dealt", 0)
+    return " (all the HP left)" if over > 0 else ""
+
+
 class Views:
     """Views, summaries and reports (a part of :class:`~.game.BattleBuilder`)."""
 
@@ -72,10 +79,11 @@ class Views:
                        f"blocked {e['block']}" + (f" ({', '.join(card(d) for d in drew)})"
                                                  if drew else ""))
                 out.append(f"{who(e['attacker'])} hits {who(e['seat'])} for {e['damage']}: "
-                           f"{how}, {e['dealt']} taken.")
+                           f"{how}, {e['dealt']} taken{_last(e)}.")
             elif "target" in e:
                 out.append(f"{who(e['seat'])} hits {who(e['target'])} with {card(e['card'])} "
-                           f"for {e['damage']}: blocked {e['block']}, {e['dealt']} dealt.")
+                           f"for {e['damage']}: blocked {e['block']}, {e['dealt']} dealt"
+                           f"{_last(e)}.")
             elif "card" in e:
                 out.append(f"{who(e['seat'])} plays {card(e['card'])} with "
                            f"{e['stamina']} stamina.")

@@ -426,7 +426,8 @@ class GreatPowers(DataBacked, Game):
         changes = {str(s): d for s, d in moved.items()}
         state.note("ActionResolved", seat=seat, card=a.id, name=a.name, target=target,
                    changes=changes, says=self._effect_words(state, seat, a, target, moved,
-                                                            drawn))
+                                                            drawn),
+                   **({} if target is None else {"not_for": target}))
         if target is not None:
             state.note("ActionAgainstYou", to=target, seat=seat, card=a.id, name=a.name,
                        changes=changes, says=self._effect_words(state, seat, a, target, moved,
