@@ -265,7 +265,10 @@ class TableApp(App):
             self.top_title = "Table Companion"
             g = hubpart.get("game")
             game = self.catalog.get(g) if g and name == "lobby" else None
-            self.top_status = f"{game.title} · setting up" if game else ""
+            from ui.screens.lobby import edition_title
+            title = edition_title(game, (hubpart.get("options") or {}).get("edition")) or \
+                (game.title if game else "")
+            self.top_status = f"{title} · setting up" if game else ""
             self.top_status_short = "Setting up" if game else ""
             self.rail_visible = False
             self.tabs = []

@@ -47,3 +47,21 @@ def test_market_trading_phones_show_every_players_points(servers, phones, tmp_pa
             assert ph.page.text_content(f"#players li[data-seat='{s}'] .score") == \
                 f"{gv['earned'][s]} pts · {gv['bowl'][s]} left"
     ps[0].shot("mt-points")
+
+
+def test_a_battles_result_stays_in_sight_on_the_phone_after_the_battle(servers, phones,
+                                                                          tmp_path):
+    """The result was one feed line below the fold: it stays at the top of the phone (under
+    the player's own figures) until the next battle; tokens are called tokens."""
+    srv = start_table(tmp_path, "bb-result", "battle-builder", 2, seed=2)
+    servers(srv)
+    ps = join_all(phones, srv, ["Ann", "Bo"], shots=False)
+    st = drive(srv.hub, lambda s: s.phase == "shop", random.Random(1), limit=3000)
+    said = st.data.results_said
+    assert len(said) == 1
+    ph = ps[0]
+    ph.page.wait_for_selector("#me [data-stat=last-battle]")
+    assert ph.page.text_content("#me [data-stat=last-battle]") == "Last battle: " + said[0]
+    assert ph.page.text_content("#me [data-stat='Skill tokens'] .k") == "Skill tokens"
+    assert not ph.unreadable(), ph.unreadable()
+    ph.shot("bb-last-battle")

@@ -46,6 +46,20 @@ def test_the_blind_leader_pick_fills_in_on_the_lobby(hub, start_app):
     d.check("tw-leader-pick")
 
 
+def test_the_lobby_names_the_edition_as_the_phones_do(hub, start_app):
+    """Issue 34: the lobby said "Trade Warz · Edition: Tariff" where phones say "Tariff
+    Warz": one name for the game everywhere."""
+    hub.configure("trade-warz", players=4, names=NAMES,
+                  options=dict(edition="tariff", rounds=4))
+    d = start_app(hub)                                  # the lobby, before the start
+    assert d.app.screen_name == "lobby"
+    assert any(t.startswith("4 players") and "Rounds: 4" in t for t in d.texts())
+    texts = " ".join(d.texts())
+    assert "Tariff Warz" in texts and "Edition: Tariff" not in texts
+    assert "Tariff Warz · setting up" in texts and "Trade Warz" not in texts
+    d.check("tw-lobby-tariff")
+
+
 def test_the_leader_pick_result_shows_each_seat_until_continue(hub, clock, start_app):
     tw(hub)
     d = start_app(hub)

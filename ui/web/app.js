@@ -977,8 +977,13 @@
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
       const fight = (gv.battles_now || []).map((b) => (b.fighters || {})[String(seat)]).find((f) => f);
       if (fight) stats.append(stat("HP", fight.hp + " / " + fight.max_hp), stat("Stamina", fight.stamina));
-      for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k), n));
+      // "Skill tokens", as the sentences say ("for 8 skill tokens"), never a bare "Skill"
+      for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k) + " tokens", n));
       out.push(stats);
+      // the last battles' results stay in sight (the feed's line scrolls below the fold)
+      const last = gv.last_results || [];
+      if (last.length && !["battle", "pvp"].includes(v.phase))
+        out.push(el("p", { data: { stat: "last-battle" } }, el("b", { text: last.length > 1 ? "Last battles: " : "Last battle: " }), last.join(" ")));
       if (p.objective) out.push(el("p", {}, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
     } else if (v.game === "market-trading") {
       const stats = el("div", { class: "stats" });
@@ -1074,7 +1079,25 @@
       if (c && c.name) return c.name;
     }
     for (const m of v.legal || []) for (const s of m.args || []) for (const o of s.options || []) if (o.value === id) return o.label;
-    return pretty(id);
+    const named = tableCardNames(gv)[id];
+    if (named) return named;
+    return pretty(id);        // (never a made-up name where the table has one: one name a card)
+  }
+  // every face-up card the public view names, id -> name (routes, placed and flipped Exports,
+  // Tactics in play, revealed Policies, the disputes' cards), as the table's screens read them
+  function tableCardNames(gv) {
+    const names = {};
+    const put = (c, n) => { if (typeof c === "string" && typeof n === "string" && n) names[c] = n; };
+    for (const pt of gv.partners || []) {
+      for (const r of Object.values(pt.routes || {})) if (r) put(r.card, r.name);
+      for (const x of pt.placed || []) if (x) put(x.card, x.name);
+    }
+    for (const t of gv.in_play || []) if (t) put(t.card, t.name);
+    for (const r of Object.values(gv.policy_reveal || {})) if (r) put(r.card, r.name);
+    for (const c of ((gv.disputes || {}).contests) || []) {
+      for (const [s, cid] of Object.entries(c.cards || {})) put(cid, (c.card_names || {})[s]);
+    }
+    return names;
   }
 
   // -- acting ---------------------------------------------------------------------------------------
