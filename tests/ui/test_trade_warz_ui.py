@@ -237,7 +237,12 @@ def test_every_scan_is_acknowledged_and_a_mismatch_is_settled_by_a_tap(hub, cloc
     d.tap(keep)
     rec = hub.session.records[-1]
     assert rec["move"] == "settle_mismatch" and rec["args"]["keep"] == "chosen"
-    assert "Scanned card does not match" in d.texts()   # still this phase: still shown
+    # settled: the red banner has done its work (issue 34: it stayed until the phase ended);
+    # the screen says what the table kept
+    assert "Scanned card does not match" not in d.texts()
+    assert "Scanned card settled" in d.texts()
+    assert any("Settled: the table kept the phone's choice." in t for t in d.texts())
+    d.check("tw-scan-settled")
     d.tap(d.tid("table:resolve_policies"))
     play_until(hub, lambda v: v["phase"] != "policy", clock=clock, bot="greedy")
     d.pump()

@@ -31,8 +31,9 @@ def time_lines(summary) -> str:
         return ""
     lines = [f"Played in {_mmss(summary.get('seconds'))}; time per phase:"]
     for row in sorted(summary["phases"], key=lambda r: -r["seconds"]):
-        if not row.get("count") or row["seconds"] < 0.5:
-            continue                    # a phase nobody spent time in is not a line
+        if not row.get("count") or (summary.get("seconds") or 0) >= 1 and row["seconds"] < 0.5:
+            continue                    # a phase nobody spent time in (it passed at once: a
+            #                             check, a reveal) is not a line
         times = f" ({row['count']}×)" if row["count"] > 1 else ""
         lines.append(f"{row['label']}{times}: {_mmss(row['seconds'])}")
     return "\n".join(lines)
