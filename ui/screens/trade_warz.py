@@ -367,8 +367,8 @@ class DisputesScreen(ViewScreen):
             then = at_start[k] if k < len(at_start) else None
             now = gdp[s] if s < len(gdp) else None
             c.name = view["players"][s]
-            c.detail = (f"{then} GDP" if then == now or then is None else
-                        f"{then} GDP, now {now}") + \
+            # (the GDP now is on the GDP track; six chips leave no room for both)
+            c.detail = f"{then if then is not None else now} GDP" + \
                 (" \u00b7 chooses" if s == chooser and len(order) <= 4 else "")
             c.colour, c.lit = theme.seat_colour(s), s == chooser
         fill(self.ids.order, order, TWOrderChip, chip)
