@@ -113,7 +113,11 @@ def entries(game, state, notices, rev, rec=None) -> list:
             add(f"Correction: {whose}{n.get('counter')} {'+' if d > 0 else ''}{d}, now "
                 f"{n.get('value')} ({n.get('reason')}).")
         elif kind == "SeatRenamed":
-            add(f"{n.get('old') or 'A player'} is now {n.get('name')}.")
+            if re.fullmatch(r"Seat \d+", str(n.get("old") or "")):
+                # a free seat's placeholder name is no player: a late joiner took the seat
+                add(f"{n.get('name')} took a free seat.")
+            else:
+                add(f"{n.get('old') or 'A player'} is now {n.get('name')}.")
         elif kind == "TimerPaused":
             add(f"{_timer(n.get('timer'))} is paused at {fmt_clock(n.get('remaining'))}.")
         elif kind == "TimerResumed":
