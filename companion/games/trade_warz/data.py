@@ -55,6 +55,7 @@ class PolicyRound:
     check: bool = False           # the reveal waits for the table (scans, Next)
     revealed: dict = _dict()      # seat -> {card, fast_pass, target, partner, draw}
     confirmed: list = _list()     # seats whose scan matched
+    kept: dict = dataclasses.field(default_factory=dict)   # seat -> a settled mismatch kept
 
 
 @dataclasses.dataclass

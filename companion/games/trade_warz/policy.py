@@ -20,6 +20,7 @@ class PolicyPhase:
         pr.done = False
         pr.check = False
         pr.confirmed = []
+        pr.kept = {}
         extra = [0] * state.n
         for s, pid in enumerate(d.board.policy):
             for _, e in ix.has_extra_policy.get(pid, ()):
@@ -43,6 +44,7 @@ class PolicyPhase:
         pr.k += 1
         pr.revealed = {}
         pr.confirmed = []
+        pr.kept = {}
         k = pr.k
         state.open_window(self._policy_wid(state), "policy", seats, self._policy_revealed,
                           default={"card": None, "fast_pass": False},

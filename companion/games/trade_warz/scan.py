@@ -133,8 +133,7 @@ class Scans:
                     pr.left[s] = max(0, pr.left[s] - 1)
                 pr.revealed[s] = {"card": card, "fast_pass": old.get("fast_pass", False),
                                   "target": None, "partner": None, "draw": None}
-            if s in d.pol.revealed:
-                d.pol.revealed[s]["kept"] = keep
+            d.pol.kept[s] = keep            # (never in the revealed choice: its commitment)
             d.pol.confirmed.append(s)
         else:
             i = m["placement"]

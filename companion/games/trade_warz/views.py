@@ -107,7 +107,7 @@ def public_view(game, state):
                           "target": c.get("target"), "target_name": who(c.get("target")),
                           "partner": c.get("partner"), "partner_name": pname(c.get("partner")),
                           "checked": s in d.pol.confirmed,   # its scan matched (or settled)
-                          "kept": c.get("kept")}             # settled: scanned or chosen
+                          "kept": d.pol.kept.get(s)}         # settled: scanned or chosen
     contested = {(c["partner"], c["slot"]) for c in d.disputes.contests}
     flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
              "name": ix.name_of(x["card"]) if x["card"] else None,
