@@ -148,7 +148,9 @@ def entries(game, state, notices, rev, rec=None) -> list:
 def begun(game, state) -> list:
     """The first entries: the game began (rev 1), and where it stands."""
     title = getattr(game, "title", None) or "The game"
-    out = [{"rev": 1, "says": f"{title} began: {', '.join(state.players)}."}]
+    # a free seat's placeholder ("Seat 4") is no player's name: said as a free seat
+    who = [("a free seat" if re.fullmatch(r"Seat \d+", p) else p) for p in state.players]
+    out = [{"rev": 1, "says": f"{title} began: {', '.join(who)}."}]
     return out + entries(game, state, state.notices, 1)
 
 
