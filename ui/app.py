@@ -265,7 +265,10 @@ class TableApp(App):
             self.top_title = "Table Companion"
             g = hubpart.get("game")
             game = self.catalog.get(g) if g and name == "lobby" else None
-            self.top_status = f"{game.title} · setting up" if game else ""
+            from ui.screens.lobby import edition_title
+            title = edition_title(game, (hubpart.get("options") or {}).get("edition")) or \
+                (game.title if game else "")
+            self.top_status = f"{title} · setting up" if game else ""
             self.top_status_short = "Setting up" if game else ""
             self.rail_visible = False
             self.tabs = []
@@ -481,6 +484,10 @@ class TableApp(App):
     def _moments(self, view, notices):
         """A timer ran out: the Timer screen holds 0:00 and "Time!" for ``time_hold`` seconds
         (at least two), whatever the game does next, so the buzzer moment is seen."""
+        if any(n.get("kind") == "SeatRenamed" for n in notices or ()) and self.toast:
+            # a seat was named (a late joiner took a free seat): a toast still naming its
+            # placeholder ("Seat 4 harvested ...") goes; the story keeps what happened
+            self.toast = ""
         said = model.says(notices)
         if said:                    # what just happened, in the game's words, long enough to read
             self.show_toast("\n".join(said[-3:]),

@@ -82,6 +82,14 @@ def names(view: dict, seats) -> str:
     return ", ".join(out[:-1]) + " and " + out[-1]
 
 
+def game_over_text(view: dict) -> str:
+    """``Game over: Ann wins.`` (or ``Ann and Bo win.``) once the game has ended."""
+    winners = (view.get("outcome") or {}).get("winners") or []
+    if not winners:
+        return "Game over."
+    return f"Game over: {names(view, winners)} {'wins' if len(winners) == 1 else 'win'}."
+
+
 def waiting_text(view: dict) -> str:
     w = view.get("waiting") or []
     if view.get("table_prompt"):
@@ -225,8 +233,10 @@ def alert_rows(view: dict, dismissed=frozenset()) -> list:
 
 SCAN_TITLES = {"matched": "Card scanned \u2713", "recorded": "Card scanned",
                "read": "Card scanned", "mismatch": "Scanned card does not match",
-               "refused": "Scan not accepted", "unknown": "Card not recognised"}
+               "refused": "Scan not accepted", "unknown": "Card not recognised",
+               "settled": "Scanned card settled"}
 SCAN_TONES = {"matched": "ok", "recorded": "info", "read": "info", "mismatch": "danger",
+              "settled": "info",
               "refused": "warn", "unknown": "warn"}
 SCAN_STICKY = ("mismatch", "refused", "unknown")     # shown until their phase ends
 

@@ -159,7 +159,8 @@ def check(specs, args) -> None:
         if name not in args:
             if s.get("optional"):
                 continue
-            raise IllegalMoveError(f"{s['label']}: missing.")
+            what = str(s["label"]).rstrip("?:. ")
+            raise IllegalMoveError(f"Still to answer: {what}.")
         _check_one(s, args[name], got)
         got[name] = args[name]
     extra = sorted(set(args) - asked)

@@ -70,17 +70,19 @@ def entries(game, state, notices, rev, rec=None) -> list:
     phase = None
     withdrawn = False
 
-    def add(says, to=None):
+    def add(says, to=None, not_for=None):
         e = {"rev": rev, "says": says}
         if to is not None:
             e["to"] = to
+        if not_for is not None:
+            e["not_for"] = not_for      # that seat has its own sentence of it ("... on you")
         out.append(e)
 
     for n in notices or ():
         kind = n.get("kind")
         to = n.get("to")
         if isinstance(n.get("says"), str) and n["says"]:
-            add(n["says"], to)
+            add(n["says"], to, n.get("not_for"))
             continue
         if to is not None:
             continue                    # a private fact without words: nothing to say
@@ -100,7 +102,8 @@ def entries(game, state, notices, rev, rec=None) -> list:
                 add(f"The table undid {what}.")
         elif kind == "ChoicesRevealed":
             w = state.windows.get(n.get("window"))
-            add(f"Revealed: {(w.label if w is not None and w.label else 'the secret choices')}.")
+            label = w.label if w is not None and w.label else "the secret choices"
+            add(f"Revealed: {label}" + ("" if label.endswith(("?", "!", ".")) else "."))
         elif kind == "WindowClosed" and n.get("defaulted"):
             who = ", ".join(_name(state, s) for s in n["defaulted"])
             add(f"The table closed the choice: {who} made no choice.")
@@ -110,7 +113,11 @@ def entries(game, state, notices, rev, rec=None) -> list:
             add(f"Correction: {whose}{n.get('counter')} {'+' if d > 0 else ''}{d}, now "
                 f"{n.get('value')} ({n.get('reason')}).")
         elif kind == "SeatRenamed":
-            add(f"{n.get('old') or 'A player'} is now {n.get('name')}.")
+            if re.fullmatch(r"Seat \d+", str(n.get("old") or "")):
+                # a free seat's placeholder name is no player: a late joiner took the seat
+                add(f"{n.get('name')} took a free seat.")
+            else:
+                add(f"{n.get('old') or 'A player'} is now {n.get('name')}.")
         elif kind == "TimerPaused":
             add(f"{_timer(n.get('timer'))} is paused at {fmt_clock(n.get('remaining'))}.")
         elif kind == "TimerResumed":
@@ -121,10 +128,12 @@ def entries(game, state, notices, rev, rec=None) -> list:
         elif kind == "PhaseBegan":
             phase = (n.get("phase"), n.get("round"))
         elif kind == "GameEnded":
-            who = ", ".join(_name(state, s) for s in n.get("winners") or ())
-            add(f"Game over: {who or 'nobody'} "
-                f"{'wins' if len(n.get('winners') or ()) == 1 else 'win'}."
-                + (f" {n['reason']}" if n.get("reason") else ""))
+            names = [_name(state, s) for s in n.get("winners") or ()]
+            who = " and ".join(names) if len(names) < 3 else \
+                ", ".join(names[:-1]) + " and " + names[-1]
+            why = str(n.get("reason") or "").strip().rstrip(".")
+            add(f"Game over: {who or 'nobody'} {'wins' if len(names) == 1 else 'win'}"
+                + (f" ({why})." if why else "."))
     if rec is not None and not any("to" not in e for e in out):
         told = doing(game, state, rec)
         if told:
@@ -139,16 +148,21 @@ def entries(game, state, notices, rev, rec=None) -> list:
 def begun(game, state) -> list:
     """The first entries: the game began (rev 1), and where it stands."""
     title = getattr(game, "title", None) or "The game"
-    out = [{"rev": 1, "says": f"{title} began: {', '.join(state.players)}."}]
+    # a free seat's placeholder ("Seat 4") is no player's name: said as a free seat
+    who = [("a free seat" if re.fullmatch(r"Seat \d+", p) else p) for p in state.players]
+    out = [{"rev": 1, "says": f"{title} began: {', '.join(who)}."}]
     return out + entries(game, state, state.notices, 1)
 
 
 def visible(story, viewer=None, shown=SHOWN) -> list:
     """What ``viewer`` (a seat, None: the public) may see of ``story``: the newest ``shown``
     public entries and, for a seat, its own entries among them (from the oldest public entry
-    shown on). A seat's list without its own entries is the public list exactly."""
+    shown on). A seat's list without its own entries is the public list exactly, less a public
+    entry marked ``not_for`` that seat (it has its own words for it: "... on you", never also
+    "... on Alice")."""
     public = [i for i, e in enumerate(story) if "to" not in e][-shown:]
     if viewer is None:
         return [dict(story[i]) for i in public]
     start = public[0] if public and len(public) == shown else 0
-    return [dict(e) for e in story[start:] if e.get("to", viewer) == viewer]
+    return [dict(e) for e in story[start:] if e.get("to", viewer) == viewer and
+            e.get("not_for") != viewer]

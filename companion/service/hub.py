@@ -11,6 +11,7 @@ timer thread sleeps until the next deadline (or 0:30 warning) and ticks the sess
 """
 import contextlib
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -533,9 +534,12 @@ class Hub:
                           for i, d in enumerate(meta.get("seats") or
                                                 [{"name": n} for n in
                                                  self.session.state.players])]
-            # only the table knows it stopped and came back (the log tells the rest)
-            self.session.tell("The table restarted." if restarted else
-                              "The table resumed this game.")
+            # only the table knows it stopped and came back (the log tells the rest); a game
+            # nobody has played a move in yet has nothing to resume: its feed starts with the
+            # game, not with "The table restarted."
+            if self.session.version > 1:
+                self.session.tell("The table restarted." if restarted else
+                                  "The table resumed this game.")
             paused = self._pause_after_restart()
             self._wake.notify_all()
         self._emit({"kind": "changed", "version": self.session.version, "notices": []})
@@ -626,6 +630,15 @@ class Hub:
     def _after(self, result):
         with self._lock:
             self._wake.notify_all()
+            settled = next((n for n in result.notices if n.get("kind") == "MismatchSettled"),
+                           None)
+            if settled is not None and (self.last_scan or {}).get("result") == "mismatch":
+                # the table settled the scanned card: the red banner has done its work; the
+                # screens say what was kept
+                kept = "the scanned card" if settled.get("keep") == "scanned" else \
+                    "the phone's choice"
+                self.last_scan = dict(self.last_scan, result="settled", at=time.time(),
+                                      message=f"Settled: the table kept {kept}.")
         self.clear_alert("storage")                 # it saved: writing works again
         self._emit({"kind": "changed", "version": result.version, "seq": self.session.state.seq,
                     "notices": result.notices})
@@ -733,10 +746,17 @@ class Hub:
             result = s.execute(seat, move, args)
         except CompanionError as e:
             # a refused scan may be a card from someone's hand: its name stays off the public
-            # screens (whoever holds it to the reader knows which card it is)
-            message = _unnamed(str(e), self._card_name(card))
-            self._scanned(None, "unknown" if card is None else "refused", message,
-                          name="A card" if card is not None else None)
+            # screens (whoever holds it to the reader knows which card it is) - unless the
+            # card is face up for everyone already (on the board, flipped, in play)
+            if card is not None and self._face_up(card):
+                message = str(e)
+                self._scanned(card, "refused", message)
+            else:
+                message = _unnamed(str(e), self._card_name(card))
+                if card is not None:
+                    message = message.rstrip(".") + ". (Its name stays off the screens: it " \
+                                                     "may be from someone's hand.)"
+                self._scanned(None, "unknown" if card is None else "refused", message)
             self._alert("scan", message, key="scan")
             return None
         kinds = {n["kind"] for n in result.notices}
@@ -756,6 +776,16 @@ class Hub:
             self._scanned(card, "recorded", "Recorded.")
         self.clear_alert("scan")
         return self._after(result)
+
+    def _face_up(self, card) -> bool:
+        """Is ``card`` named in the public view already (face up for everyone)?"""
+        s = self.session
+        if s is None or not isinstance(card, str):
+            return False
+        try:
+            return json.dumps(s.public_view().get("game_view")).find(f'"{card}"') >= 0
+        except (TypeError, ValueError, CompanionError):
+            return False
 
     def _card_name(self, card):
         if card is None or not self.game_name:

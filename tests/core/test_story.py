@@ -92,3 +92,14 @@ def test_a_private_move_is_not_told_and_a_rewound_command_is_forgotten():
     assert says(s.story(shown=0))[-1] == "Ann locked in."
     s.rewind(mark)                              # a group whose save failed
     assert s.story(shown=0) == before
+
+
+def test_a_seat_with_its_own_words_for_a_public_entry_sees_only_its_own():
+    """Issue 34: the targeted player's feed said both "Bo took 2 Army from you" and "Bo took
+    2 Army from Ann"; a public entry ``not_for`` a seat is left out of that seat's list."""
+    entries = story.entries(None, type("S", (), {"players": ["Ann", "Bo"], "outcome": 1})(), [
+        {"kind": "ActionResolved", "says": "Bo took 2 Army from Ann.", "not_for": 0},
+        {"kind": "ActionAgainstYou", "to": 0, "says": "Bo took 2 Army from you."}], 5)
+    assert says(story.visible(entries)) == ["Bo took 2 Army from Ann."]
+    assert says(story.visible(entries, 0)) == ["Bo took 2 Army from you."]
+    assert says(story.visible(entries, 1)) == ["Bo took 2 Army from Ann."]

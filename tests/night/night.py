@@ -597,7 +597,10 @@ class Night:
             assert (snap["rev"], snap["phase"], snap["where"]) == (rev, v["phase"], want_where), \
                 (what, ph.name, snap, want_where)
             assert snap["seats"] == want_seats, (what, ph.name, snap["seats"], want_seats)
-            assert snap["feed"] == want_feed, (what, ph.name, "feed", snap["feed"], want_feed)
+            # a seat's feed leaves out a public entry it has its own words for ("... on you")
+            want = want_feed if seat is None else [
+                e["says"] for e in reversed(v.get("story") or []) if e.get("not_for") != seat]
+            assert snap["feed"] == want, (what, ph.name, "feed", snap["feed"], want)
             own = [e["says"] for e in reversed(self.hub.seat_view(seat)["story"])
                    if "to" in e] if seat is not None else []
             assert snap["mine"] == own, (what, ph.name, "its own entries", snap["mine"], own)
@@ -939,4 +942,8 @@ def score_of(v, i):
         xs = gv.get(key)
         if isinstance(xs, list) and i < len(xs):
             return f"{xs[i]} {unit}"
+    earned, bowl = gv.get("earned"), gv.get("bowl")       # Market Trading's points
+    if isinstance(earned, list) and i < len(earned):
+        left = f" \u00b7 {bowl[i]} left" if isinstance(bowl, list) and i < len(bowl) else ""
+        return f"{earned[i]} pts{left}"
     return None

@@ -13,8 +13,12 @@ from . import minds
 SEED = 8
 
 
+CAPS = {"pvp": "PvP", "gdp": "GDP", "vp": "VP", "hp": "HP"}      # as app.js's pretty
+
+
 def pretty(k):
-    return " ".join(w[:1].upper() + w[1:] for w in k.replace("-", " ").replace("_", " ").split())
+    return " ".join(CAPS.get(w.lower(), w[:1].upper() + w[1:])
+                    for w in k.replace("-", " ").replace("_", " ").split())
 
 
 def bb_keys(v, seat):
@@ -28,7 +32,7 @@ def bb_keys(v, seat):
         out["HP"] = f"{fight['hp']} / {fight['max_hp']}"
         out["Stamina"] = str(fight["stamina"])
     for k, n in ((v.get("private") or {}).get("tokens") or {}).items():
-        out[pretty(k)] = str(n)
+        out[pretty(k) + " tokens"] = str(n)        # "Skill tokens", as the sentences say
     return out
 
 

@@ -125,3 +125,22 @@ def test_configure_refuses_bad_counts():
     hub = Hub(MemoryLog(), games=games)
     with pytest.raises(ConfigError):
         hub.configure("great-powers", players=9)
+
+
+def test_a_fresh_game_restarted_before_any_move_does_not_start_its_feed_with_a_restart(tmp_path):
+    """Issue 34: a game nobody has played a move in yet has nothing to resume; its story
+    starts with the game. One with moves says the restart."""
+    log = SQLiteLog(tmp_path / "s.db")
+    hub = Hub(log, table="t1", games=games)
+    hub.configure("great-powers", players=3)
+    hub.start(seed=1)
+    log.close()
+    again = Hub(SQLiteLog(tmp_path / "s.db"), table="t1", games=games)
+    again.resume()
+    said = [e["says"] for e in again.public_view()["story"]]
+    assert said[0].startswith("Great Powers began") and "The table restarted." not in said
+    again.submit(0, "submit_bids", {"traits": ["navy", "army", "colony"]})
+    again.log.close()
+    third = Hub(SQLiteLog(tmp_path / "s.db"), table="t1", games=games)
+    third.resume()
+    assert third.public_view()["story"][-1]["says"] == "The table restarted."

@@ -112,3 +112,51 @@ def test_battle_builder_auction_reveal_and_secret_objectives_at_the_end(hub, clo
         note = f"Objective {r['name']}: {r['outcome']}"
         assert any(note in t for t in d.texts(clip=False)), note
     d.check("bb-game-over-objectives")
+
+
+def test_a_three_player_pvp_by_vote_counts_pvps_and_says_who_sits_out(hub, clock, start_app):
+    hub.configure("battle-builder", players=3, names=NAMES[:3],
+                  options={"pvp_trigger": "vote", "arc": "6+2"})
+    hub.start(seed=2)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: v["phase"] == "pvp" and v["game_view"]["battles_now"],
+                   clock=clock)
+    d.pump()
+    gv = v["game_view"]
+    assert d.app.screen_name == "bb_battle"
+    # PvPs are counted on their own, never as "PvP battle 3 of 6" (the monster battle's number)
+    assert f"PvP 1 of 2 \u00b7 after battle {gv['battle']} of 6" in d.texts()
+    d.check("bb-pvp-three-players")
+    a, b = gv["pairings"][0]
+    bye = gv["byes"][0]
+    d.tap(d.one("Round", TButton))
+    texts = " ".join(d.texts())
+    assert "A PvP battle after every" not in texts
+    assert ("By vote after each battle, forced once the PvPs left outnumber the battles "
+            "left; 0 of 2 played.") in texts
+    assert (f"Waiting for {NAMES[a]} and {NAMES[b]}: their PvP battle; {NAMES[bye]} sits "
+            f"this PvP out.") in texts
+    d.check("bb-round-pvp-three-players")
+
+
+def test_markets_and_round_tabs_say_game_over_once_the_game_has_ended(hub, clock, start_app):
+    """After Game over the Markets and Round tabs no longer say "Ann's turn · Harvest"; the
+    Round tab shows what happened at a glance."""
+    hub.configure("market-trading", players=3, names=NAMES[:3])
+    hub.start(seed=4)
+    d = start_app(hub)
+    v = play_until(hub, lambda v: v["outcome"] is not None, clock=clock, limit=20000)
+    d.pump()
+    winners = v["outcome"]["winners"]
+    over = "Game over: " + " and ".join(v["players"][w] for w in winners) + \
+        (" wins." if len(winners) == 1 else " win.")
+    d.tap(d.one("Markets", TButton))
+    texts = d.texts()
+    assert over in texts and not any("'s turn" in t for t in texts)
+    d.check("mt-market-game-over")
+    d.tap(d.one("Round", TButton))
+    texts = d.texts()
+    assert over in texts and "Harvest" not in texts
+    assert "What happened" in texts
+    assert not any(t.endswith("is playing.") for t in texts)
+    d.check("mt-round-game-over")

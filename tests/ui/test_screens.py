@@ -162,7 +162,9 @@ def test_the_victory_summary_gives_the_game_length_and_time_per_phase_longest_fi
     summary = {"seconds": 3725.4, "phases": [
         {"phase": "bid", "label": "Bid", "count": 10, "seconds": 610.0},
         {"phase": "trade", "label": "Trade", "count": 1, "seconds": 1800.0},
-        {"phase": "score", "label": "Score", "count": 10, "seconds": 59.6}]}
+        {"phase": "score", "label": "Score", "count": 10, "seconds": 59.6},
+        {"phase": "check", "label": "PvP check", "count": 9, "seconds": 0.1},   # passed at once
+        {"phase": "roles", "label": "Roles and bets", "count": 0, "seconds": 0.0}]}   # unused
     assert time_lines(summary).split("\n") == [
         "Played in 1:02:05; time per phase:", "Trade: 30:00", "Bid (10×): 10:10",
         "Score (10×): 1:00"]

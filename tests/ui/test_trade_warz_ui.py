@@ -46,6 +46,20 @@ def test_the_blind_leader_pick_fills_in_on_the_lobby(hub, start_app):
     d.check("tw-leader-pick")
 
 
+def test_the_lobby_names_the_edition_as_the_phones_do(hub, start_app):
+    """Issue 34: the lobby said "Trade Warz · Edition: Tariff" where phones say "Tariff
+    Warz": one name for the game everywhere."""
+    hub.configure("trade-warz", players=4, names=NAMES,
+                  options=dict(edition="tariff", rounds=4))
+    d = start_app(hub)                                  # the lobby, before the start
+    assert d.app.screen_name == "lobby"
+    assert any(t.startswith("4 players") and "Rounds: 4" in t for t in d.texts())
+    texts = " ".join(d.texts())
+    assert "Tariff Warz" in texts and "Edition: Tariff" not in texts
+    assert "Tariff Warz · setting up" in texts and "Trade Warz" not in texts
+    d.check("tw-lobby-tariff")
+
+
 def test_the_leader_pick_result_shows_each_seat_until_continue(hub, clock, start_app):
     tw(hub)
     d = start_app(hub)
@@ -61,6 +75,11 @@ def test_the_leader_pick_result_shows_each_seat_until_continue(hub, clock, start
         assert r["player"] in texts and r["name"] in texts
         assert (wish_words[r["wish"]] if r["wish"] else "by lot") in texts
     assert sum(t in ("1st wish", "2nd wish", "3rd wish", "by lot") for t in texts) == 4
+    # the lot's pick order is shown: a first wish that lost to another's second is explained
+    names = hub.public_view()["players"]
+    order = ", ".join(names[s] for s in lp["order"])
+    assert any(t.startswith(f"Blind pick. The lot set the pick order: {order}. Each in turn "
+                            f"took the first of their wishes still free") for t in texts)
     d.check("tw-leaders")
     d.tap(d.tid("tw:leaders:continue"))
     assert d.app.screen_name != "tw_leaders"
@@ -218,7 +237,12 @@ def test_every_scan_is_acknowledged_and_a_mismatch_is_settled_by_a_tap(hub, cloc
     d.tap(keep)
     rec = hub.session.records[-1]
     assert rec["move"] == "settle_mismatch" and rec["args"]["keep"] == "chosen"
-    assert "Scanned card does not match" in d.texts()   # still this phase: still shown
+    # settled: the red banner has done its work (issue 34: it stayed until the phase ended);
+    # the screen says what the table kept
+    assert "Scanned card does not match" not in d.texts()
+    assert "Scanned card settled" in d.texts()
+    assert any("Settled: the table kept the phone's choice." in t for t in d.texts())
+    d.check("tw-scan-settled")
     d.tap(d.tid("table:resolve_policies"))
     play_until(hub, lambda v: v["phase"] != "policy", clock=clock, bot="greedy")
     d.pump()
@@ -289,6 +313,11 @@ def test_disputes_order_locks_and_checked_reveal(hub, clock, start_app):
                    if c["state"] in ("revealed", "done")]
         assert any("\u2713 bids match their commitments" in t for t in texts)
         assert sum(" = " in t for t in texts) >= sum(len(c["seats"]) for c in settled)
+        # the chips give the GDP the order was set by (bids paid since change it): still
+        # poorest first, as the headline says
+        details = [w.detail for w in d.widgets() if type(w).__name__ == "TWOrderChip"][::-1]
+        then = [int(x.split(" ")[0]) for x in details]
+        assert then == sorted(then), details
         d.check("tw-disputes-settled")
 
 

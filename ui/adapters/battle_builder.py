@@ -28,8 +28,11 @@ def target_name(view, battle, t) -> str:
 def sums(e) -> str:
     """``7 − 4 blocked = 3``, kept on one line (no-break spaces) when the log wraps."""
     nb = "\u00a0"
-    return f"{e.get('damage', 0)}{nb}\u2212{nb}{e.get('block', 0)}{nb}blocked{nb}={nb}" \
-           f"{e.get('dealt', 0)}"
+    out = f"{e.get('damage', 0)}{nb}\u2212{nb}{e.get('block', 0)}{nb}blocked{nb}={nb}" \
+          f"{max(0, e.get('damage', 0) - e.get('block', 0))}"
+    if e.get("damage", 0) - e.get("block", 0) > e.get("dealt", 0):
+        out += f", {e.get('dealt', 0)}{nb}dealt (all the HP left)"       # an overkill
+    return out
 
 
 def log_line(view, battle, e) -> str:
@@ -92,11 +95,29 @@ class BattleBuilderUI(GameUI):
                          ". Each team's top bidder picks, highest bid first, and pays it.")))
         if view.get("phase") == "select" and auction and auction.get("lines"):
             out.append(("Auction", " ".join(auction["lines"])))
-        every = gv.get("pvp_every")
-        if every:
-            out.append(("PvP", f"A PvP battle after every {every} monster battles "
-                               f"({gv.get('pvp_done', 0)} so far)."))
+        if view.get("phase") not in ("battle", "pvp") and gv.get("last_results"):
+            # the last battles' results stay here once their banner has gone
+            out.append(("Last battle" if len(gv["last_results"]) == 1 else "Last battles",
+                        " ".join(gv["last_results"])))
+        out.extend(self.pvp_info(view))
         return out
+
+    @staticmethod
+    def pvp_info(view):
+        """When the PvPs come (by the fixed rule or by vote) and how many are played (who
+        fights whom is in the waiting line and the story)."""
+        gv = view.get("game_view") or {}
+        every, total = gv.get("pvp_every"), gv.get("pvps")
+        if not every:
+            return []
+        done = gv.get("pvp_done", 0)
+        played = f"{done} of {total} played" if total else f"{done} played"
+        if gv.get("pvp_trigger") == "vote":
+            text = (f"By vote after each battle, forced once the PvPs left outnumber the "
+                    f"battles left; {played}.")
+        else:
+            text = f"After every {every} monster battles; {played}."
+        return [("PvP", text)]
 
     def timer_title(self, name):
         if name.startswith("turn:"):

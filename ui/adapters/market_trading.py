@@ -22,7 +22,7 @@ class MarketTradingUI(GameUI):
         gv = view.get("game_view") or {}
         a = gv.get("active")
         out = []
-        if isinstance(a, int):
+        if isinstance(a, int) and view.get("outcome") is None:
             out.append(("Turn", f"{model.names(view, [a])} is playing."))
         if gv.get("emptied"):
             out.append(("Bowls emptied", model.names(view, gv["emptied"])))

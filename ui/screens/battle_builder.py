@@ -50,8 +50,12 @@ class BattleScreen(ViewScreen):
         battles = gv.get("battles_now") or []
         fill(self.ids.battles, battles, BattlePanel, lambda p, b: self._panel(p, view, b))
         self.ids.none.opacity = 0 if battles else 1
-        kind = "PvP battle" if battles and battles[0].get("kind") == "pvp" else "Battle"
-        self.headline = f"{kind} {gv.get('battle', '')} of {gv.get('battles', '')}"
+        if battles and battles[0].get("kind") == "pvp":
+            # PvPs are counted on their own: "PvP 2 of 3", never the monster battle's number
+            self.headline = f"PvP {gv.get('pvp_no', '')} of {gv.get('pvps', '')} \u00b7 after " \
+                            f"battle {gv.get('battle', '')} of {gv.get('battles', '')}"
+        else:
+            self.headline = f"Battle {gv.get('battle', '')} of {gv.get('battles', '')}"
 
     def _panel(self, p, view, b):
         w = model.find_window(view, b.get("window") or "")

@@ -30,10 +30,17 @@ def option_value_text(option, value) -> str:
     return str(value)
 
 
+#: words a player reads in capitals ("PvP trigger", not "Pvp trigger")
+ACRONYMS = {"pvp": "PvP", "gdp": "GDP", "vp": "VP", "hp": "HP", "eu": "EU", "usa": "USA"}
+
+
 def pretty(value) -> str:
     if isinstance(value, bool):
         return "On" if value else "Off"
-    return str(value).replace("-", " ").replace("_", " ").capitalize()
+    words = str(value).replace("-", " ").replace("_", " ").split(" ")
+    words = [ACRONYMS.get(w.lower(), w.lower()) for w in words]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
 
 
 class HomeScreen(ViewScreen):

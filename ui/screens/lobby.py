@@ -40,6 +40,17 @@ class SeatRow(ButtonBehavior, BoxLayout):
         SeatDialog(seat=self.seat).open()
 
 
+def edition_title(game, name):
+    """The title of edition ``name`` of ``game`` ("Tariff Warz"), or None."""
+    if game is None or name is None or not any(o.name == "edition" for o in game.options):
+        return None
+    db = getattr(game, "db", None)
+    try:
+        return db.edition(name).title if db is not None else None
+    except Exception:              # an edition the data does not describe
+        return None
+
+
 class LobbyScreen(ViewScreen):
     """Before the start: who has joined. After it, while the game's opening sealed choice runs
     (a blind Leader pick): who has locked theirs in."""
@@ -62,8 +73,14 @@ class LobbyScreen(ViewScreen):
         g = app.catalog.get(hub.get("game"))
         self.game_title = g.title if g else ""
         opts = hub.get("options") or {}
+        edition = edition_title(g, opts.get("edition"))
+        if edition:
+            # one name for the game everywhere: "Tariff Warz", as the phones say, not
+            # "Trade Warz · Edition: Tariff"
+            self.game_title = edition
         changed = [f"{pretty(k)}: {pretty(v)}" for k, v in opts.items()
-                   if g is not None and any(o.name == k and o.default != v for o in g.options)]
+                   if g is not None and any(o.name == k and o.default != v for o in g.options)
+                   and not (edition and k == "edition")]
         seats = hub.get("seats") or []
         self.summary = f"{len(seats)} players" + (" · " + ", ".join(changed) if changed else
                                                   " · standard rules")

@@ -67,6 +67,8 @@ class MarketScreen(ViewScreen):
         who = model.names(view, [active]) if isinstance(active, int) else ""
         self.headline = f"{who}'s turn \u00b7 {view.get('phase_label', '')}" if who else \
             (view.get("phase_label") or "")
+        if view.get("outcome") is not None:
+            self.headline = model.game_over_text(view)
         hand = gv.get("hand") or {}
         names = {rid: name for rid, name, _t, _v in res}
         held = ", ".join(f"{n} {names.get(k, k)}" for k, n in hand.items() if n)

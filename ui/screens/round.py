@@ -75,6 +75,8 @@ class RoundScreen(ViewScreen):
         self._legend(ring, self.ids.ring.current)
         self.round_text = app.adapter.round_text(view)
         self.phase_text = view.get("phase_label") or ""
+        if view.get("outcome") is not None:
+            self.phase_text = model.game_over_text(view)
         tp = view.get("table_prompt") or {}
         self.can_next = bool(tp)
         self.next_text = model.next_label(view) if self.can_next else "Next"
@@ -112,10 +114,15 @@ class RoundScreen(ViewScreen):
     def _info(self, view):
         items = list(self.app.adapter.round_info(view))
         items += [("Sealed", line) for line in sealed_lines(view)]
+        said = self.app.story_lines()[:3]
+        if said:
+            # the story at a glance (the same lines as the phones' "What happened"), newest
+            # first; the Undo dialog keeps the longer list
+            items.insert(0, ("What happened", "\n".join(said)))
 
         def put(w, item):
             w.title, w.text = item
-        fill(self.ids.info, items[:4], InfoItem, put)
+        fill(self.ids.info, items[:5], InfoItem, put)
 
     def next(self):
         app = self.app

@@ -57,6 +57,14 @@ class LeadersScreen(ViewScreen):
         seats = lp.get("seats") or []
         self.headline = "Leaders"
         self.how = HOW_WORDS.get(lp.get("how"), "")
+        if lp.get("how") == "pick" and lp.get("order"):
+            # the lot's order explains a first wish that lost to another's second
+            lots = any(r.get("by_lot") for r in seats)
+            self.how = ("Blind pick. The lot set the pick order: " +
+                        ", ".join(model.names(view, [s]) for s in lp["order"]) +
+                        ". Each in turn took the first of their wishes still free" +
+                        ("; whoever found every wish taken got a Leader by lot." if lots
+                         else "."))
 
         def card(c, r):
             s = r["seat"]
@@ -98,7 +106,11 @@ def policy_meta(r) -> str:
         parts.append(f"at {r['partner_name']}")
     if r.get("fast_pass"):
         parts.append("Fast-Pass: board locked")
-    if r.get("checked"):
+    if r.get("kept") == "chosen":
+        parts.append("the phone's choice kept")
+    elif r.get("kept") == "scanned":
+        parts.append("the scanned card kept")
+    elif r.get("checked"):
         parts.append("scanned, matches")
     return " \u00b7 ".join(parts)
 
@@ -210,7 +222,9 @@ class FlipScreen(ViewScreen):
             word = FLIP_WORDS.get(x.get("state"), x.get("state") or "")
             w.contested = bool(x.get("contested") and x.get("state") == "up")
             w.state = "contested" if w.contested else word
-            if x.get("checked"):
+            if x.get("kept") == "chosen":
+                w.state += " \u00b7 phone's choice kept"
+            elif x.get("checked"):
                 w.state += " \u00b7 scanned"
             w.bad = x.get("state") in ("void", "discarded", "unpaid", "lost")
             w.colour = theme.seat_colour(x.get("seat") or 0)
@@ -345,9 +359,16 @@ class DisputesScreen(ViewScreen):
         names = card_names(gv)
         chooser = disp.get("chooser")
 
+        at_start = disp.get("order_gdp") or []
+
         def chip(c, s):
+            # the order is by GDP when the disputes began; bids paid since change the GDP
+            k = order.index(s)
+            then = at_start[k] if k < len(at_start) else None
+            now = gdp[s] if s < len(gdp) else None
             c.name = view["players"][s]
-            c.detail = f"{gdp[s] if s < len(gdp) else '?'} GDP" + \
+            # (the GDP now is on the GDP track; six chips leave no room for both)
+            c.detail = f"{then if then is not None else now} GDP" + \
                 (" \u00b7 chooses" if s == chooser and len(order) <= 4 else "")
             c.colour, c.lit = theme.seat_colour(s), s == chooser
         fill(self.ids.order, order, TWOrderChip, chip)
@@ -355,6 +376,8 @@ class DisputesScreen(ViewScreen):
                     if c.get("round", view.get("round")) == view.get("round")]
         self.headline = f"Disputes \u00b7 poorest first \u00b7 {len(contests)} contested" \
             if contests else "Disputes \u00b7 poorest first"
+        if any(a != (gdp[s] if s < len(gdp) else a) for a, s in zip(at_start, order)):
+            self.headline += " (GDP at the start)"
         fill(self.ids.contests, contests, ContestCard,
              lambda card, c: self._contest(card, view, c, names))
         self.ids.none.opacity = 0 if contests else 1

@@ -31,6 +31,9 @@ def time_lines(summary) -> str:
         return ""
     lines = [f"Played in {_mmss(summary.get('seconds'))}; time per phase:"]
     for row in sorted(summary["phases"], key=lambda r: -r["seconds"]):
+        if not row.get("count") or (summary.get("seconds") or 0) >= 1 and row["seconds"] < 0.5:
+            continue                    # a phase nobody spent time in (it passed at once: a
+            #                             check, a reveal) is not a line
         times = f" ({row['count']}×)" if row["count"] > 1 else ""
         lines.append(f"{row['label']}{times}: {_mmss(row['seconds'])}")
     return "\n".join(lines)
@@ -49,7 +52,13 @@ class VictoryScreen(ViewScreen):
         reason = o.get("reason") or ""
         self.why = f"Why: {reason.rstrip('.')}." if reason else ""
         tb = o.get("tiebreak")
-        self.tiebreak = f"Tiebreak used: {tb}." if tb else "No tiebreak was needed."
+        if tb:
+            self.tiebreak = f"Tiebreak used: {tb}."
+        elif len(o.get("winners") or []) > 1:
+            # a shared win: the top scores were equal and nothing separated them
+            self.tiebreak = "The top scores were tied: the win is shared."
+        else:
+            self.tiebreak = "No tiebreak was needed."
         self.saved = self._saved(view)
         self.times = time_lines(self.app.hub.summary())
         players = view.get("players") or []

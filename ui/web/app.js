@@ -57,7 +57,8 @@
     if (id === null || id === undefined) return "—";
     if (typeof id === "boolean") return id ? "yes" : "no";
     if (typeof id !== "string") return String(id);
-    return id.replace(/[-_]+/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+    const caps = { pvp: "PvP", gdp: "GDP", vp: "VP", hp: "HP" };   // "PvP Trigger", not "Pvp Trigger"
+    return id.replace(/[-_]+/g, " ").replace(/\b\w+/g, (w) => caps[w.toLowerCase()] || (w[0].toUpperCase() + w.slice(1)));
   }
   function rand(n) {
     const a = new Uint8Array(n);
@@ -992,8 +993,13 @@
       if (gv.vp) stats.append(stat("VP", gv.vp[seat], true));
       const fight = (gv.battles_now || []).map((b) => (b.fighters || {})[String(seat)]).find((f) => f);
       if (fight) stats.append(stat("HP", fight.hp + " / " + fight.max_hp), stat("Stamina", fight.stamina));
-      for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k), n));
+      // "Skill tokens", as the sentences say ("for 8 skill tokens"), never a bare "Skill"
+      for (const [k, n] of Object.entries(p.tokens || {})) stats.append(stat(pretty(k) + " tokens", n));
       out.push(stats);
+      // the last battles' results stay in sight (the feed's line scrolls below the fold)
+      const last = gv.last_results || [];
+      if (last.length && !["battle", "pvp"].includes(v.phase))
+        out.push(el("p", { data: { stat: "last-battle" } }, el("b", { text: last.length > 1 ? "Last battles: " : "Last battle: " }), last.join(" ")));
       if (p.objective) out.push(el("p", {}, el("b", { text: "Secret objective: " }), p.objective.name + " — " + p.objective.text));
     } else if (v.game === "market-trading") {
       const stats = el("div", { class: "stats" });
@@ -1064,6 +1070,15 @@
       if ("monster" in choice) return name(choice.monster);
       if ("card" in choice) return (choice.card ? name(choice.card) : "no card") + (choice.fast_pass ? " + Fast-Pass" : "") + (choice.partner ? " → " + partnerName(v, choice.partner) : "");
       if ("amount" in choice) return choice.amount + " GDP";
+      // Battle Builder's PvP preparation: a bet names the fighter, never a seat number
+      if ("wager" in choice || "bet_on" in choice || "revenge" in choice || "stake" in choice) {
+        const who = (s) => (v.players || [])[s] || ("Seat " + (Number(s) + 1));
+        const parts = [];
+        if (choice.wager !== undefined && choice.wager !== null) parts.push("wager " + choice.wager);
+        if (choice.revenge) parts.push("revenge on " + choice.revenge);
+        if (choice.bet_on !== undefined && choice.bet_on !== null) parts.push("bet " + (choice.stake || 0) + " on " + who(choice.bet_on));
+        return parts.length ? parts.join("; ") : "no wager or bet";
+      }
     }
     if (Array.isArray(choice)) return choice.length ? choice.map(name).join(" → ") : "none";
     if (typeof choice === "number" && w && w.kind === "bid" && gv.gdp) return choice + " GDP";
@@ -1080,7 +1095,25 @@
       if (c && c.name) return c.name;
     }
     for (const m of v.legal || []) for (const s of m.args || []) for (const o of s.options || []) if (o.value === id) return o.label;
-    return pretty(id);
+    const named = tableCardNames(gv)[id];
+    if (named) return named;
+    return pretty(id);        // (never a made-up name where the table has one: one name a card)
+  }
+  // every face-up card the public view names, id -> name (routes, placed and flipped Exports,
+  // Tactics in play, revealed Policies, the disputes' cards), as the table's screens read them
+  function tableCardNames(gv) {
+    const names = {};
+    const put = (c, n) => { if (typeof c === "string" && typeof n === "string" && n) names[c] = n; };
+    for (const pt of gv.partners || []) {
+      for (const r of Object.values(pt.routes || {})) if (r) put(r.card, r.name);
+      for (const x of pt.placed || []) if (x) put(x.card, x.name);
+    }
+    for (const t of gv.in_play || []) if (t) put(t.card, t.name);
+    for (const r of Object.values(gv.policy_reveal || {})) if (r) put(r.card, r.name);
+    for (const c of ((gv.disputes || {}).contests) || []) {
+      for (const [s, cid] of Object.entries(c.cards || {})) put(cid, (c.card_names || {})[s]);
+    }
+    return names;
   }
 
   // -- acting ---------------------------------------------------------------------------------------
@@ -1701,6 +1734,9 @@
     if (Array.isArray(gv.vp) && gv.vp[i] !== undefined) return gv.vp[i] + " VP";
     if (Array.isArray(gv.gdp) && gv.gdp[i] !== undefined) return gv.gdp[i] + " GDP";
     if (Array.isArray(gv.points) && gv.points[i] !== undefined) return gv.points[i] + " pts";
+    // Market Trading: points earned from the bowl (and what is left in it)
+    if (Array.isArray(gv.earned) && gv.earned[i] !== undefined)
+      return gv.earned[i] + " pts" + (Array.isArray(gv.bowl) && gv.bowl[i] !== undefined ? " · " + gv.bowl[i] + " left" : "");
     return null;
   }
   function renderPlayers() {

@@ -53,7 +53,9 @@ class UndoDialog(Dialog):
     what = StringProperty("")
     refused = StringProperty("")         # why the last tap on Undo did nothing, or ""
     story = ListProperty([])             # the newest public story lines shown
+    note = StringProperty("")            # what Undo cannot do in this game, if anything
     LINES = 4
+    SEALED = "Sealed choices that are already revealed cannot be undone; use Fix."
 
     BUSY = ("Not undone yet: the table is still finishing the last tap. "
             "Tap Undo again in a moment.")
@@ -64,6 +66,11 @@ class UndoDialog(Dialog):
         self.what = w or "Nothing to undo."
         self.ids.go.disabled = w is None
         self.refused = ""
+        game = getattr(self.app.hub, "game", None)
+        moves = getattr(game, "moves", None) or {}
+        # a game without sealed choices (Market Trading) is not told about them
+        self.note = self.SEALED if any(getattr(m, "sealed", None) is not None
+                                       for m in moves.values()) else ""
         self.story = list(self.app.story_lines())[:self.LINES]
         box = self.ids.story
         box.clear_widgets()

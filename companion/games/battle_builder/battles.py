@@ -62,6 +62,7 @@ class MonsterBattles:
     # == monster battles ==========================================================================
     def _begin_battles(self, state):
         d = state.data
+        d.results_said = []
         for k, team in enumerate(d.teams):
             env = self._draw_effect(state, "environment") if state.config["environments"] \
                 else None
@@ -203,7 +204,11 @@ class MonsterBattles:
                       all(d.bstats[x]["min_hp"] >= r.betting["no_fall_hp"] for x in team))
                 if ok:
                     self._gain_spread(state, s, bet["stake"] * r.betting["payout"])
-                state.note("BetSettled", seat=s, bet=bet["bet"], stake=bet["stake"], won=ok)
+                back = bet["stake"] * r.betting["payout"]
+                what = "a killing blow" if bet["bet"] == "killing_blow" else "nobody falling"
+                state.note("BetSettled", seat=s, bet=bet["bet"], stake=bet["stake"], won=ok,
+                           says=f"{state.players[s]}'s bet of {bet['stake']} on {what} "
+                                + (f"won: {back} tokens back." if ok else "was lost."))
             earned[str(s)] = self.wallet(state, s) - before
         if won:                                  # 1 VP per monster, every team member
             for s in team:
@@ -220,10 +225,12 @@ class MonsterBattles:
             "reward": tier, "turns": battle["turn"], "tokens": earned,
             "effect": battle["effect"], "seconds": battle["ended"] - battle["started"],
             "why": why})
+        # kept on a lean state too (the state must not differ): the view's last_results
+        says = self._monster_end_words(state, battle, won, tier, earned, why)
+        d.results_said.append(says)
         if not state.lean:
             state.note("MonsterBattleEnded", battle=battle["id"], won=won, reward=tier,
-                       tokens=earned, why=why,
-                       says=self._monster_end_words(state, battle, won, tier, earned, why))
+                       tokens=earned, why=why, says=says)
         self._check_threshold(state)
 
     def _monster_end_words(self, state, battle, won, tier, earned, why):

@@ -270,7 +270,9 @@ def prepare_pvp(game, state, seat):
             else:
                 opts.append(c.option(s, state.players[s], "right: double your stake back",
                                      when=when))
-        specs.append(c.one("bet_on", opts, "Bet on the other match?"))
+        match = " v ".join(state.players[s] for s in p["bet_on"])
+        other = "the other match" if len(state.data.pairings) > 1 else "the match"
+        specs.append(c.one("bet_on", opts, f"Bet on {other}, {match}?"))
         if wagers is None:
             if cap(0) >= 1:
                 specs.append(c.number("stake", 1, cap(0), "Your stake, in tokens",

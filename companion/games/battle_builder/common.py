@@ -78,10 +78,12 @@ class BBData:
     pvp_now: bool = False
     pairings: list = dataclasses.field(default_factory=list)
     byes: list = dataclasses.field(default_factory=list)
+    sat_out: list = dataclasses.field(default_factory=list)     # seat -> PvPs sat out (3 players)
     pvp_prep: dict = dataclasses.field(default_factory=dict)
     pots: dict = dataclasses.field(default_factory=dict)         # battle id -> tokens in the pot
     revenge: list = dataclasses.field(default_factory=list)
     last_pvp_winners: list = dataclasses.field(default_factory=list)
+    results_said: list = dataclasses.field(default_factory=list)  # the last battles' results
     # records for scoring and the playtest log
     monsters_defeated: list = dataclasses.field(default_factory=list)
     pvp_wins: list = dataclasses.field(default_factory=list)

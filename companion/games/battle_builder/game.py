@@ -91,6 +91,11 @@ class BattleBuilder(Selection, MonsterBattles, ShopPhase, PvPPhases, Ending, Vie
                "(Variant C; the arc's PvP count is still played).", ("fixed", "vote")),
         Option("pvp_pairing", "standing", "3-4 players: pair by VP standing (A), rotation "
                "(B) or draft (C, the lowest VP chooses).", ("standing", "rotation", "draft")),
+        Option("pvp_byes", "in-turn", "3 players (a ruling; the rulebook covers 2 and 4): "
+               "who sits a PvP out. in-turn: only a player who has sat out the fewest PvPs, "
+               "so everyone sits out once and fights everyone once in three PvPs; by-pairing: "
+               "whoever the pairing rule leaves over (sessions logged before this option).",
+               ("in-turn", "by-pairing")),
         Option("pvp_rewards", "fixed", "PvP reward Option A fixed, B deck value, C wager pot, "
                "D choice of piles.", ("fixed", "deck-value", "wager", "choice")),
         Option("opportunity", False, "PvP Variant A: attack of opportunity."),
@@ -236,6 +241,7 @@ class BattleBuilder(Selection, MonsterBattles, ShopPhase, PvPPhases, Ending, Vie
         d.battle_of = [None] * n
         d.bought = [[] for _ in range(n)]
         d.revenge = [0] * n
+        d.sat_out = [0] * n
         d.monsters_defeated = [{k: 0 for k in DIFFICULTIES} for _ in range(n)]
         d.pvp_wins = [0] * n
         if cfg["scarce_shop"]:
@@ -247,7 +253,8 @@ class BattleBuilder(Selection, MonsterBattles, ShopPhase, PvPPhases, Ending, Vie
         state.data = d
 
     # options added after games were logged, with the reading those games were played by
-    LEGACY_DEFAULTS = {"turn_limit_reward": "full", "pvp_stalemate": "play-on"}
+    LEGACY_DEFAULTS = {"turn_limit_reward": "full", "pvp_stalemate": "play-on",
+                       "pvp_byes": "by-pairing"}
 
     def resolve_options(self, given):
         """As :meth:`Game.resolve_options`, but a log's start record (which holds every option

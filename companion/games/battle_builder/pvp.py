@@ -62,6 +62,17 @@ class PvPPhases:
         order.sort(key=lambda s: -state.data.vp[s])
         return order
 
+    def _may_sit_out(self, state):
+        """3 players: the seats that may sit this PvP out, those who have sat out the fewest
+        PvPs so far (so over three PvPs everyone sits out once and fights each other once)."""
+        d = state.data
+        if len(d.sat_out) != state.n:
+            d.sat_out = [0] * state.n
+        if state.config["pvp_byes"] == "by-pairing":
+            return list(state.seats())
+        low = min(d.sat_out)
+        return [s for s in state.seats() if d.sat_out[s] == low]
+
     def _begin_pvp_setup(self, state):
         d = state.data
         d.pvp_no += 1
@@ -71,37 +82,99 @@ class PvPPhases:
         if n == 2:
             d.pairings = [[0, 1]]
         elif mode == "draft":
-            picker = self._ranked(state)[-1]
-            state.prompt(picker, ("choose_opponent",),
-                         candidates=[s for s in state.seats() if s != picker])
+            order = self._ranked(state)
+            if n == 3:
+                may = self._may_sit_out(state)
+                # the lowest VP who has an opponent to choose that leaves a fair bye
+                fair = {s: [c for c in state.seats() if c != s and
+                            3 - s - c in may] for s in order}
+                picker = [s for s in order if fair[s]][-1]
+                cands = fair[picker]
+                if len(cands) == 1:
+                    self._pair(state, [[picker, cands[0]]], [3 - picker - cands[0]],
+                               chosen_by=picker, forced=True)
+                    return
+            else:
+                picker = order[-1]
+                cands = [s for s in state.seats() if s != picker]
+            state.prompt(picker, ("choose_opponent",), candidates=cands)
+            state.note("OpponentToChoose", seat=picker, candidates=cands,
+                       says=f"{state.players[picker]} has the fewest VP and chooses an "
+                            f"opponent for PvP {d.pvp_no}: "
+                            f"{self._or_names(state, cands)}.")
             return
         elif mode == "standing":
             order = self._ranked(state)
-            d.pairings = [order[0:2]] if n == 3 else [order[0:2], order[2:4]]
-            d.byes = order[2:3] if n == 3 else []
+            if n == 3:
+                may = self._may_sit_out(state)
+                bye = [s for s in order if s in may][-1]
+                self._pair(state, [[s for s in order if s != bye]], [bye])
+                return
+            d.pairings = [order[0:2], order[2:4]]
         else:
             k = (d.pvp_no - 1) % 3
             if n == 3:
-                d.byes = [k]
-                d.pairings = [[s for s in range(3) if s != k]]
-            else:
-                d.pairings = [list(p) for p in PAIRINGS_4[k]]
-        state.note("PvPPaired", pairings=d.pairings, byes=d.byes)
+                may = self._may_sit_out(state)
+                bye = k if k in may else may[0]
+                self._pair(state, [[s for s in range(3) if s != bye]], [bye])
+                return
+            d.pairings = [list(p) for p in PAIRINGS_4[k]]
+        self._pair(state, d.pairings, [])
+
+    @staticmethod
+    def _or_names(state, seats):
+        names = [state.players[s] for s in seats]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+    def _pair(self, state, pairings, byes, chosen_by=None, forced=False):
+        """Set this PvP's matches and who sits out, and say them: to the table, and to each
+        player sitting out why."""
+        d, p = state.data, state.players
+        d.pairings, d.byes = [list(x) for x in pairings], list(byes)
+        if len(d.sat_out) != state.n:
+            d.sat_out = [0] * state.n
+        for s in d.byes:
+            d.sat_out[s] += 1
+        matches = " and ".join(f"{p[a]} fights {p[b]}" for a, b in d.pairings)
+        head = f"PvP {d.pvp_no}: "
+        if chosen_by is not None:
+            foe = next(x for x in d.pairings[0] if x != chosen_by)
+            head += (f"{p[chosen_by]} has the fewest VP and fights {p[foe]}, the only "
+                     f"opponent left who keeps the sitting out fair; " if forced else
+                     f"{p[chosen_by]} chose to fight {p[foe]}; ")
+            matches = " and ".join(f"{p[a]} fights {p[b]}" for a, b in d.pairings[1:])
+        says = head + (matches + "; " if matches else "") + \
+            (f"{self._and_names(state, d.byes)} sits this one out." if d.byes else "")
+        extra = {} if chosen_by is None else {"chosen_by": chosen_by}
+        state.note("PvPPaired", pairings=d.pairings, byes=d.byes, **extra,
+                   says=says.rstrip("; ") + ("" if says.endswith(".") else "."))
+        for s in d.byes:
+            match = " v ".join(p[x] for x in d.pairings[0])
+            bet = (f" You may bet on {match}." if state.config["spectator_bets"] and
+                   self.wallet(state, s) > 0 else "")
+            why = ("the pairing rule leaves one player over" if
+                   state.config["pvp_byes"] == "by-pairing" else
+                   "one sits out each PvP, in turn, so everyone fights everyone once in "
+                   "three PvPs")
+            state.note("SittingOut", to=s, seat=s,
+                       says=f"You sit this PvP out: with three players {why}.{bet}")
+
+    @staticmethod
+    def _and_names(state, seats):
+        names = [state.players[s] for s in seats]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     def _choose_opponent(self, state, seat, opponent):
         cands = state.prompts[seat]["candidates"]
         if isinstance(opponent, bool) or opponent not in cands:
-            raise IllegalMoveError(f"Choose your opponent among seats "
-                                   f"{', '.join(map(str, cands))}.")
-        d = state.data
-        d.pairings = [[seat, opponent]]
-        rest = [s for s in cands if s != opponent]
-        if len(rest) == 2:
-            d.pairings.append(rest)
-        else:
-            d.byes = rest
+            raise IllegalMoveError(f"Choose your opponent: "
+                                   f"{self._or_names(state, cands)}.")
+        rest = [s for s in state.seats() if s not in (seat, opponent)]
         state.clear_prompt(seat)
-        state.note("PvPPaired", pairings=d.pairings, byes=d.byes, chosen_by=seat)
+        if len(rest) == 2:
+            self._pair(state, [[seat, opponent], rest], [], chosen_by=seat)
+        else:
+            self._pair(state, [[seat, opponent]], rest, chosen_by=seat)
 
     def _pvp_fields(self, state, seat):
         """What ``seat`` decides in the sealed PvP preparation (empty: nothing)."""
@@ -172,15 +245,28 @@ class PvPPhases:
             if chosen.get("revenge"):
                 d.revenge[s] -= 1
             d.pvp_prep[s] = chosen
-        state.note("PvPPrepared", prep={str(s): c for s, c in d.pvp_prep.items()})
+        pl, parts = state.players, []
+        for s, c in sorted(d.pvp_prep.items()):
+            if c.get("wager"):
+                parts.append(f"{pl[s]} puts {c['wager']} into the pot")
+            if c.get("stake"):
+                parts.append(f"{pl[s]} bets {c['stake']} on {pl[c['bet_on']]}")
+            if c.get("revenge"):
+                parts.append(f"{pl[s]} spends a revenge token on {c['revenge']}")
+        state.note("PvPPrepared", prep={str(s): c for s, c in d.pvp_prep.items()},
+                   **({"says": f"PvP {d.pvp_no}: " + "; ".join(parts) + "."} if parts else {}))
 
     def _begin_pvp(self, state):
         d, p = state.data, self.rules.pvp
+        d.results_said = []
         if state.config["pvp_rewards"] == "wager":
             for s in state.seats():
                 if any(s in pr for pr in d.pairings) and s not in d.pvp_prep:
                     d.pvp_prep[s] = {"wager": self._pay_any(
                         state, s, min(p["wager_min"], self.wallet(state, s)))}
+                    state.note("WagerTaken", seat=s, wager=d.pvp_prep[s]["wager"],
+                               says=f"{state.players[s]} puts the minimum, "
+                                    f"{d.pvp_prep[s]['wager']}, into the PvP pot.")
         for k, pair in enumerate(d.pairings):
             bid = f"p{d.pvp_no}.{k + 1}"
             mods = {}
@@ -227,18 +313,22 @@ class PvPPhases:
                 right = chosen["bet_on"] == winner
                 if right:
                     self._gain_spread(state, s, 2 * chosen["stake"])
+                pl = state.players
                 state.note("SpectatorBetSettled", seat=s, on=chosen["bet_on"],
-                           stake=chosen["stake"], won=right)
+                           stake=chosen["stake"], won=right,
+                           says=f"{pl[s]}'s bet of {chosen['stake']} on {pl[chosen['bet_on']]} "
+                                + (f"won: {2 * chosen['stake']} tokens back." if right else
+                                   "was lost."))
         d.track["pvp"].append({"pvp": d.pvp_no, "id": battle["id"], "seats": battle["seats"],
                                "winner": winner, "turns": battle["turn"],
                                "rounds": battle["round"], "effect": battle["effect"],
                                "seconds": battle["ended"] - battle["started"], "why": why})
+        vp = 0 if mode == "choice" else r.battle["vp_pvp"]
+        says = self._pvp_end_words(state, winner, loser, got, vp, why, mode == "choice")
+        d.results_said.append(says)         # (a lean state too: the states must not differ)
         if not state.lean:
-            vp = 0 if mode == "choice" else r.battle["vp_pvp"]
             state.note("PvPEnded", battle=battle["id"], winner=winner, loser=loser,
-                       tokens={str(s): n for s, n in got.items()}, why=why,
-                       says=self._pvp_end_words(state, winner, loser, got, vp, why,
-                                                mode == "choice"))
+                       tokens={str(s): n for s, n in got.items()}, why=why, says=says)
         self._check_threshold(state)
 
     def _choose_pile(self, state, seat, pile):
@@ -253,7 +343,11 @@ class PvPPhases:
             self._gain_spread(state, s, tokens)
             d.vp[s] += vp
         state.clear_prompt(seat)
-        state.note("PileChosen", seat=seat, pile=pile, loser=loser)
+        def pile_words(tokens, vp):
+            return f"{tokens} tokens" + (f" and {vp} VP" if vp else "")
+        state.note("PileChosen", seat=seat, pile=pile, loser=loser,
+                   says=f"{state.players[seat]} took pile {pile} ({pile_words(*mine)}); "
+                        f"{state.players[loser]} gets the other ({pile_words(*theirs)}).")
         self._check_threshold(state)
 
     def _end_pvp(self, state):

@@ -90,7 +90,10 @@ class ShopPhase:
         if state.config["scarce_shop"]:
             d.stock[card] -= 1
         d.bought[seat].append(card)
-        state.note("CardBought", seat=seat, card=card, cost=cost, token=t, removed=remove)
+        gone = f", and took {r.cards[remove].name} out of their deck" if remove else ""
+        state.note("CardBought", seat=seat, card=card, cost=cost, token=t, removed=remove,
+                   says=f"{state.players[seat]} bought {c.name} (tier {c.tier} {c.kind}) for "
+                        f"{cost} {t} token{'s' if cost != 1 else ''}{gone}.")
 
     def _upgrade(self, state, seat, stat):
         d = state.data
@@ -103,7 +106,11 @@ class ShopPhase:
             d.hp_ups[seat] += 1
         else:
             d.st_ups[seat] += 1
-        state.note("Upgraded", seat=seat, stat=stat, cost=cost, token=t)
+        step = self.rules.shop[f"{stat}_step"]
+        what = "maximum HP" if stat == "hp" else "stamina"
+        state.note("Upgraded", seat=seat, stat=stat, cost=cost, token=t,
+                   says=f"{state.players[seat]} upgraded {what} by {step} for {cost} {t} "
+                        f"token{'s' if cost != 1 else ''}.")
 
     def _convert(self, state, seat, give, get):
         d = state.data
@@ -120,7 +127,9 @@ class ShopPhase:
                                    f"{d.tokens[seat][give]}.")
         d.tokens[seat][give] -= n_give
         d.tokens[seat][get] += n_get
-        state.note("TokensConverted", seat=seat, give=give, get=get)
+        state.note("TokensConverted", seat=seat, give=give, get=get,
+                   says=f"{state.players[seat]} converted {n_give} {give} tokens into {n_get} "
+                        f"{get} token{'s' if n_get != 1 else ''}.")
 
     def _done_shopping(self, state, seat):
         state.clear_prompt(seat)

@@ -4,6 +4,13 @@ from . import battle as engine
 from .data import DIFFICULTIES
 
 
+def _last(e):
+    """An overkill said as one: "for 15: blocked 1, 6 dealt (all the HP left)", never a sum
+    that does not add up."""
+    over = e.get("damage", 0) - e.get("block", 0) - e.get("dealt", 0)
+    return " (all the HP left)" if over > 0 else ""
+
+
 class Views:
     """Views, summaries and reports (a part of :class:`~.game.BattleBuilder`)."""
 
@@ -72,10 +79,11 @@ class Views:
                        f"blocked {e['block']}" + (f" ({', '.join(card(d) for d in drew)})"
                                                  if drew else ""))
                 out.append(f"{who(e['attacker'])} hits {who(e['seat'])} for {e['damage']}: "
-                           f"{how}, {e['dealt']} taken.")
+                           f"{how}, {e['dealt']} taken{_last(e)}.")
             elif "target" in e:
                 out.append(f"{who(e['seat'])} hits {who(e['target'])} with {card(e['card'])} "
-                           f"for {e['damage']}: blocked {e['block']}, {e['dealt']} dealt.")
+                           f"for {e['damage']}: blocked {e['block']}, {e['dealt']} dealt"
+                           f"{_last(e)}.")
             elif "card" in e:
                 out.append(f"{who(e['seat'])} plays {card(e['card'])} with "
                            f"{e['stamina']} stamina.")
@@ -87,7 +95,8 @@ class Views:
         over = state.outcome is not None
         return {
             "battle": state.round, "battles": battles, "pvp_every": every,
-            "pvp_done": d.pvp_done, "vp": list(d.vp),
+            "pvp_done": d.pvp_done, "pvp_no": d.pvp_no, "pvps": battles // every,
+            "pvp_trigger": state.config["pvp_trigger"], "vp": list(d.vp),
             "tokens": [dict(t) for t in d.tokens],
             "decks": [{"attack": sorted(d.attack[s]), "defense": sorted(d.defense[s]),
                        "value": self.deck_value(state, s)} for s in state.seats()],
@@ -112,7 +121,27 @@ class Views:
             "objective_results": self.objective_results(state),
             "bonuses": dict(d.bonuses), "ending": d.ending,
             "vp_curve": [list(r) for r in d.vp_curve], "track": self._track_view(state),
+            "sat_out": list(d.sat_out), "waiting_for": self._waiting_for(state),
+            "last_results": list(d.results_said),
         }
+
+    def _waiting_for(self, state):
+        """What the table waits for in the PvP phases, in words, so "Waiting for Bob and Cat"
+        says for what (and who sits the PvP out)."""
+        d = state.data
+        if state.outcome is not None:
+            return None
+        out = ""
+        if state.phase == "pvp_setup" and any("choose_opponent" in p["moves"]
+                                              for p in state.prompts.values()):
+            return "to choose an opponent for the PvP"
+        if state.phase == "pvp_prep":
+            out = "sealed PvP wagers and bets"
+        elif state.phase == "pvp" and d.pairings:
+            out = "their PvP battle" if len(d.pairings) == 1 else "their PvP battles"
+        if out and d.byes:
+            out += f"; {', '.join(state.players[s] for s in d.byes)} sits this PvP out"
+        return out or None
 
     def _track_view(self, state):
         t = state.data.track

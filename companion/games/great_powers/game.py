@@ -319,7 +319,30 @@ class GreatPowers(DataBacked, Game):
                     step["lost"] = {"token": token, "count": taken, "why": why}
                 add(step)
         if not state.lean:                  # (a copy nobody would read)
-            state.note("BidsResolved", steps=list(d.results))
+            state.note("BidsResolved", steps=list(d.results),
+                       says=self._bids_words(state, d.results))
+
+    @staticmethod
+    def _bids_words(state, steps):
+        """The bids' results in words: what each player's tokens did, in seat order."""
+        per = {}
+        for st in steps:
+            mine = per.setdefault(st["seat"], {"gain": {}, "lost": []})
+            if st["change"]:
+                mine["gain"][st["trait"]] = mine["gain"].get(st["trait"], 0) + st["change"]
+            lost = st.get("lost")
+            if lost and lost["count"]:
+                mine["lost"].append(f"{lost['count']} {_name(lost['token'])} ("
+                                    f"third {_name(st['trait'])} bid)")
+        parts = []
+        for seat in sorted(per):
+            got = [f"{_name(t)} {'+' if n > 0 else ''}{n}" for t, n in per[seat]["gain"].items()
+                   if n]
+            if per[seat]["lost"]:
+                got.append("loses " + _and(per[seat]["lost"]))
+            parts.append(f"{state.players[seat]} " + (", ".join(got) if got else "nothing"))
+        return f"Turn {state.round} bids: " + "; ".join(parts) + "." if parts else \
+            f"Turn {state.round} bids: nobody bid."
 
     # -- Action -----------------------------------------------------------------------------------
     def _begin_action(self, state):
@@ -403,7 +426,8 @@ class GreatPowers(DataBacked, Game):
         changes = {str(s): d for s, d in moved.items()}
         state.note("ActionResolved", seat=seat, card=a.id, name=a.name, target=target,
                    changes=changes, says=self._effect_words(state, seat, a, target, moved,
-                                                            drawn))
+                                                            drawn),
+                   **({} if target is None else {"not_for": target}))
         if target is not None:
             state.note("ActionAgainstYou", to=target, seat=seat, card=a.id, name=a.name,
                        changes=changes, says=self._effect_words(state, seat, a, target, moved,
@@ -527,6 +551,13 @@ class GreatPowers(DataBacked, Game):
                 if row + 1 < len(rows):
                     nxt = {"step": "score", "row": row + 1}
                     if said is not None:
+                        # a bonus stops the scoring for a choice: say the rows scored so far
+                        # now (their VP are on the screens); TurnScored says the whole turn
+                        # after the last row
+                        asked = _and(state.players[x["seat"]] for x in later)
+                        state.note("ScoringPaused", turn=state.round,
+                                   says=f"Turn {state.round} scoring so far: "
+                                        + "; ".join(said) + f" ({asked} first chooses a bonus).")
                         nxt["said"] = said              # the turn's words so far
                     later.append(nxt)
                 state.push(later, front=True)
@@ -540,7 +571,13 @@ class GreatPowers(DataBacked, Game):
                 target = step["target"]
                 self._gain(state, seat, "colony", self._lose(state, target, "colony", 1))
                 if not state.lean:                  # (notices: only a table reads them)
-                    state.note("ColonyStolen", seat=seat, target=target)
+                    tok, pl = d.tokens, state.players
+                    state.note("ColonyStolen", seat=seat, target=target,
+                               says=f"{pl[seat]} took a Colony from {pl[target]} (the "
+                                    f"highest Navy's bonus): {pl[target]}'s Colony "
+                                    f"{tok[target]['colony'] + 1} to {tok[target]['colony']}, "
+                                    f"{pl[seat]}'s {tok[seat]['colony'] - 1} to "
+                                    f"{tok[seat]['colony']}.")
                 return None
             if step.get("declined"):
                 return None
@@ -589,7 +626,11 @@ class GreatPowers(DataBacked, Game):
     def _decline_bonus(self, state, seat):
         step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
         if not state.lean:                  # (notices: only a table reads them)
-            state.note("BonusDeclined", seat=seat, bonus=step["bonus"])
+            what = {"steal_colony": "the Colony steal",
+                    "draw_three": "the three drawn Action cards"}.get(step["bonus"],
+                                                                     step["bonus"])
+            state.note("BonusDeclined", seat=seat, bonus=step["bonus"],
+                       says=f"{state.players[seat]} declined {what}.")
         step["declined"] = True
         state.resume(step)
 
@@ -605,13 +646,18 @@ class GreatPowers(DataBacked, Game):
         d.peeks = {}
         ev = self.rules.events[eid]
         if not state.lean:                  # (notices: only a table reads them)
-            state.note("EventFlipped", event=eid, name=ev.name, text=ev.text)
+            state.note("EventFlipped", event=eid, name=ev.name, text=ev.text,
+                       says=f"Event: {ev.name}. {ev.text}")
         if ev.war is None:
             winners = self.highest(state, ev.award_traits)
             for w in winners:
                 self._gain(state, w, "vp", ev.award_vp)
             if not state.lean:                  # (notices: only a table reads them)
-                state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp)
+                state.note("EventAwarded", event=eid, seats=winners, vp=ev.award_vp,
+                           says=f"{ev.name}: " + (
+                               f"+{ev.award_vp} VP to "
+                               f"{_and(state.players[w] for w in winners)}." if winners else
+                               "nobody has the most; no VP."))
             return
         leader = d.baton
         if ev.war == "great":
@@ -634,18 +680,24 @@ class GreatPowers(DataBacked, Game):
         if war["foe"] is None:
             war["foe"] = player
             war["sides"][1].append(player)
-            state.note("FoeChosen", seat=seat, foe=player)
+            state.note("FoeChosen", seat=seat, foe=player,
+                       says=f"{state.players[seat]} chose {state.players[player]} as the foe "
+                            f"in the war.")
             war["picker"] = 1
         else:
             war["sides"][war["picker"]].append(player)
-            state.note("AllyChosen", seat=seat, ally=player)
+            state.note("AllyChosen", seat=seat, ally=player,
+                       says=f"{state.players[seat]} chose {state.players[player]} as an ally "
+                            f"in the war.")
             war["picker"] = 1 - war["picker"]
         war["free"].remove(player)
         state.clear_prompt(seat)
         while len(war["free"]) == 1:            # the last one has no choice to make
             last = war["free"].pop()
             war["sides"][war["picker"]].append(last)
-            state.note("AllyChosen", seat=None, ally=last, forced=True)
+            state.note("AllyChosen", seat=None, ally=last, forced=True,
+                       says=f"{state.players[last]}, the last one left, joins "
+                            f"{state.players[war['sides'][war['picker']][0]]}'s side.")
         if war["free"]:
             picker = war["sides"][war["picker"]][0]
             state.prompt(picker, ("pick_side",), war=war["event"], pick="ally",
@@ -660,6 +712,7 @@ class GreatPowers(DataBacked, Game):
         def strength(side, traits):
             return sum(self.level(state, s, traits) for s in side)
 
+        before = [dict(t) for t in d.tokens]
         winner = None
         for traits in (("army", "navy"), ("industry",), ("nationalism",)):
             a, b = strength(sides[0], traits), strength(sides[1], traits)
@@ -670,7 +723,8 @@ class GreatPowers(DataBacked, Game):
             for s in sides[0] + sides[1]:
                 for t in ("army", "navy"):
                     self._lose(state, s, t, d.tokens[s][t] // 2)
-            state.note("WarStalemate", sides=sides)
+            state.note("WarStalemate", sides=sides,
+                       says=self._war_words(state, sides, None, before))
         else:
             for s in sides[winner]:
                 self._gain(state, s, "vp", self.rules.war_vp)
@@ -680,9 +734,29 @@ class GreatPowers(DataBacked, Game):
                 for t in ("army", "navy"):
                     self._lose(state, s, t, max(0, d.tokens[s][t] - 1))
             state.note("WarWon", winners=sides[winner], losers=sides[1 - winner],
-                       vp=self.rules.war_vp)
+                       vp=self.rules.war_vp, says=self._war_words(state, sides, winner, before))
         d.war["result"] = winner
         d.war["done"] = True
+
+    def _war_words(self, state, sides, winner, before):
+        """A war's result in words: who won, the VP, and each side's Army and Navy after."""
+        d, pl = state.data, state.players
+        ev = self.rules.events[d.war["event"]]
+
+        def side(ss):
+            return _and(pl[s] for s in ss)
+
+        def left(ss):
+            return "; ".join(f"{pl[s]} Army {before[s]['army']} to {d.tokens[s]['army']}, "
+                             f"Navy {before[s]['navy']} to {d.tokens[s]['navy']}" for s in ss)
+        if winner is None:
+            return (f"{ev.name}: {side(sides[0])} against {side(sides[1])} is a stalemate; "
+                    f"everyone in it loses half their Army and Navy ("
+                    f"{left(sides[0] + sides[1])}).")
+        won, lost = sides[winner], sides[1 - winner]
+        return (f"{ev.name}: {side(won)} won the war against {side(lost)}: +"
+                f"{self.rules.war_vp} VP each ({left(won)}); {side(lost)} keep"
+                f"{'s' if len(lost) == 1 else ''} at most 1 Army and 1 Navy ({left(lost)}).")
 
     # -- End --------------------------------------------------------------------------------------
     def _end_turn(self, state):

@@ -348,7 +348,9 @@ class MarketTrading(DataBacked, Game):
             hand[res] = hand.get(res, 0) + 1
         d.last["harvest"] = dict(hand)
         if not state.lean:                  # notices: only a table reads them
-            state.note("Harvested", seat=s, got=dict(hand))
+            state.note("Harvested", seat=s, got=dict(hand),
+                       says=f"{state.players[s]} harvested "
+                            f"{self._amounts(hand)}.")
 
     def _warn_last_round(self, state):
         """The round that may be the last is said at its start: one more round without a
@@ -527,7 +529,9 @@ class MarketTrading(DataBacked, Game):
         d.stats["improves"] += 1
         if not state.lean:
             state.note("Improved", seat=seat, improvement=improvement, used=dict(cin),
-                       made=dict(cout))
+                       made=dict(cout),
+                       says=f"{state.players[seat]} used {self.rules.improvements[improvement].name}"
+                            f": {self._amounts(cin)} into {self._amounts(cout)}.")
 
     def _end_step(self, state, seat):
         state.clear_prompt(seat)
@@ -620,7 +624,11 @@ class MarketTrading(DataBacked, Game):
         d.stats["forages"] += 1
         d.last["forage"] = [t, res]
         if not state.lean:                  # notices: only a table reads them
-            state.note("Foraged", seat=seat, tile=t, resource=res)
+            src = (f"{r.forage} {self.names[res]} from the hand" if
+                   state.config["forage_source"] == "hand" else f"{r.forage} {self.names[res]}")
+            state.note("Foraged", seat=seat, tile=t, resource=res,
+                       says=f"{state.players[seat]} foraged tile {t} ({d.board[seat][t]}): "
+                            f"{src} onto its pile, now {d.piles[seat][t]}.")
         on_forage = self.on_forage
         for cid in d.built[seat]:
             e = on_forage.get(cid)

@@ -86,13 +86,25 @@ class Answers:
             step["ch"][f"man{a['effect']}"] = True
         state.note("ManualResolved", source=a.get("source"), text=a.get("text"),
                    gdp={str(s): v for s, v in changes.get("gdp", {}).items()},
-                   power={str(s): v for s, v in changes.get("power", {}).items()})
+                   power={str(s): v for s, v in changes.get("power", {}).items()},
+                   **self._manual_words(state, a, changes))
         state.resume(step)
         for s, v in sorted(changes.get("gdp", {}).items()):
             if v > 0:
                 self.gain(state, s, v, self.ix(state).name_of(a.get("source")))
             elif v < 0:
                 self.lose(state, s, -v, self.ix(state).name_of(a.get("source")))
+
+    def _manual_words(self, state, a, changes):
+        """The table's answer to a manual effect, in words (nothing when nothing changed)."""
+        pl, d = state.players, state.data
+        name = self.ix(state).name_of(a.get("source"))
+        parts = [f"{pl[s]} {'+' if v > 0 else chr(0x2212)}{abs(v)} GDP: "
+                 f"{max(0, d.gdp[s] + v)}" for s, v in sorted(changes.get("gdp", {}).items())
+                 if v]
+        parts += [f"{pl[s]} {'+' if v > 0 else chr(0x2212)}{abs(v)} dispute power"
+                  for s, v in sorted(changes.get("power", {}).items()) if v]
+        return {"says": f"{name}, by the table: " + "; ".join(parts) + "."} if parts else {}
 
     def _adjust(self, state, seat, what, player, by, partner=None):
         """A by-hand change while a manual effect waits for the table: GDP, dispute power (in
@@ -125,8 +137,13 @@ class Answers:
         elif what == "influence":
             have = d.influence[s].get(partner, 0)
             d.influence[s][partner] = max(0, have + by)
+        unit = {"gdp": "GDP", "power": "dispute power"}.get(what, "influence")
+        at = f" at {ix.name_of(partner)}" if partner is not None else ""
+        now = f": {max(0, d.gdp[s] + by)}" if what == "gdp" else ""
         state.note("AdjustedByHand", what=what, seat=s, by=by, partner=partner,
-                   source=a.get("source"))
+                   source=a.get("source"),
+                   says=f"{name}, by the table: {state.players[s]} "
+                        f"{'+' if by > 0 else chr(0x2212)}{abs(by)} {unit}{at}{now}.")
         if what == "gdp":
             if by > 0:
                 self.gain(state, s, by, name)

@@ -105,7 +105,21 @@ class Computed:
 
     def _computed_note(self, state, job, e, **facts):
         state.note("EffectComputed", source=job["src"], owner=job["owner"], compute=e.compute,
-                   **facts)
+                   **facts, **self._computed_words(state, job, e, facts))
+
+    def _computed_words(self, state, job, e, facts):
+        """A computed effect's GDP result in words, said before its GDP moves (so the GDP
+        after is given from the facts); an effect that changed nothing says nothing."""
+        ix, pl, d = self.ix(state), state.players, state.data
+        name = ix.name_of(job["src"])
+        seat, gdp = facts.get("seat"), facts.get("gdp")
+        if seat is None or not gdp:
+            return {}
+        if e.compute == "swap_gdp":
+            owner = job["owner"]
+            return {"says": f"{name}: {pl[owner]} takes {gdp} GDP from {pl[seat]}: "
+                            f"{pl[owner]} {d.gdp[owner] + gdp}, {pl[seat]} {d.gdp[seat]}."}
+        return {"says": self.gdp_words(state, seat, gdp, name, now=d.gdp[seat] + gdp)}
 
     def _c_most_routes(self, state, job, e, targets):
         d = state.data

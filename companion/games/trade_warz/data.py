@@ -55,6 +55,7 @@ class PolicyRound:
     check: bool = False           # the reveal waits for the table (scans, Next)
     revealed: dict = _dict()      # seat -> {card, fast_pass, target, partner, draw}
     confirmed: list = _list()     # seats whose scan matched
+    kept: dict = dataclasses.field(default_factory=dict)   # seat -> a settled mismatch kept
 
 
 @dataclasses.dataclass
@@ -75,6 +76,7 @@ class DisputeRound:
     check: bool = False           # the flip waits for the table (scans, Next)
     contests: list = _list()
     order: list = _list()         # who chooses, poorest first
+    order_gdp: list = _list()     # their GDP when the order was set (it changes as bids are paid)
     dturn: int = 0
     chooser: int | None = None
     current: int | None = None    # the contest being bid for

@@ -42,8 +42,13 @@ class AnyTime:
         self.lose(state, seat, cost)
         d.board.in_play.append({"card": card, "owner": seat,
                                 "ch": {k: ch[k] for k in ("target", "partner") if k in ch}})
+        on = [state.players[ch["target"]]] if ch.get("target") is not None else []
+        on += [ix.name_of(ch["partner"])] if ch.get("partner") is not None else []
         state.note("TacticPlayed", seat=seat, card=card, name=ix.name_of(card), cost=cost,
-                   target=ch.get("target"), partner=ch.get("partner"))
+                   target=ch.get("target"), partner=ch.get("partner"),
+                   says=f"{state.players[seat]} played the Tactic {ix.name_of(card)}"
+                        + (f" on {' at '.join(on)}" if on else "")
+                        + (f" for {cost} GDP: {d.gdp[seat]}." if cost else "."))
         step = self.fx_job(state, card, seat, "immediate", ch)
         if step:
             state.push([step])
@@ -150,7 +155,11 @@ class AnyTime:
         d.influence[buyer][p] = d.influence[buyer].get(p, 0) + o["amount"]
         self.lose(state, buyer, o["price"])
         state.note("InfluenceTraded", seller=seller, buyer=buyer, partner=p,
-                   amount=o["amount"], price=o["price"])
+                   amount=o["amount"], price=o["price"],
+                   says=f"{state.players[buyer]} bought {o['amount']} influence at "
+                        f"{ix.name_of(p)} from {state.players[seller]} for {o['price']} GDP: "
+                        f"{state.players[buyer]} {d.gdp[buyer]}, {state.players[seller]} "
+                        f"{d.gdp[seller] + o['price']}.")
         self.gain(state, seller, o["price"])
 
     def _diplomatic(self, state, seat):
@@ -206,5 +215,8 @@ class AnyTime:
         self.lose(state, seat, amount)
         d.loans.append({"round": state.round, "from": seat, "to": to, "amount": amount,
                         "terms": terms})
-        state.note("LoanNoted", seat=seat, to=to, amount=amount, terms=terms)
+        state.note("LoanNoted", seat=seat, to=to, amount=amount, terms=terms,
+                   says=f"{state.players[seat]} lent {amount} GDP to {state.players[to]}"
+                        + (f" ({terms})" if terms else "") + f": {state.players[seat]} "
+                        f"{d.gdp[seat]}, {state.players[to]} {d.gdp[to] + amount}.")
         self.gain(state, to, amount)

@@ -33,7 +33,9 @@ class FlipAndDisputes:
                     continue
                 if d.gdp[s] >= owe:
                     p["paid"] += self.lose(state, s, owe)
-                    state.note("ExportTopUp", seat=s, card=p["card"], paid=owe)
+                    state.note("ExportTopUp", seat=s, card=p["card"], paid=owe,
+                               says=self.gdp_words(state, s, -owe, "an Export's cost went up; "
+                                                                   "paid the rest"))
                 else:
                     p["state"] = "discarded"
                     self.to_discard(state, p["card"])
@@ -68,6 +70,7 @@ class FlipAndDisputes:
         self._find_contests(state)
         dr.count = len(dr.contests)
         dr.order = self.order(state, range(state.n))
+        dr.order_gdp = [state.data.gdp[s] for s in dr.order]
         dr.dturn = 0
         dr.chooser = None
         dr.current = None
@@ -228,8 +231,18 @@ class FlipAndDisputes:
                 if p["paid"]:
                     self.gain(state, p["seat"], p["paid"])
                     p["paid"] = 0
+        back = [p for p in (d.trade.placements[i] for i in c["placements"])
+                if p["seat"] != winner and p["state"] == "lost"]
+        pl = state.players
         state.note("DisputeResolved", contest=c["id"], partner=partner, slot=c["slot"],
-                   winner=winner, bids=c["bids"], power=power, paid=paid, tiebreak=tiebreak)
+                   winner=winner, bids=c["bids"], power=power, paid=paid, tiebreak=tiebreak,
+                   says=f"Dispute at {ix.name_of(partner)} slot {c['slot']}: "
+                        f"{pl[winner]} wins with power {power[str(winner)]} ("
+                        + ", ".join(f"{pl[int(s)]} {v}" for s, v in sorted(power.items()))
+                        + (f"; tie broken by {tiebreak}" if tiebreak else "")
+                        + f"), paying the bid of {paid} GDP: {d.gdp[winner]}."
+                        + ("".join(f" {pl[p['seat']]} takes the Export back"
+                                   f" (GDP {d.gdp[p['seat']]})." for p in back)))
         if state.outcome is None:
             self._next_dispute(state)
         return None
@@ -255,7 +268,11 @@ class FlipAndDisputes:
             d.board.routes[partner][slot] = [s, cid]
             p["state"] = "established"
             state.note("RouteEstablished", seat=s, card=cid, partner=partner, slot=slot,
-                       paid=p["paid"])
+                       paid=p["paid"],
+                       says=f"{state.players[s]} established {ix.name_of(cid)} at "
+                            f"{ix.name_of(partner)} slot {slot}"
+                            + (f", paying {p['paid']} GDP: {d.gdp[s]}." if after and p["paid"]
+                               else "."))
             fx = self.fx_job(state, cid, s, "immediate", {"route": partner})
             if fx:
                 jobs.append(fx)

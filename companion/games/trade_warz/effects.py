@@ -147,19 +147,25 @@ class Effects:
         hostile = owner is not None and x != owner
         if k == "gain_gdp":
             self.gain(state, x, e.amount, name)
-            state.note("GdpGained", seat=x, amount=e.amount, source=src)
+            state.note("GdpGained", seat=x, amount=e.amount, source=src,
+                       says=self.gdp_words(state, x, e.amount, name))
         elif k == "lose_gdp":
             if hostile and self.protected(state, x, "gdp"):
                 state.note("Shielded", seat=x, source=src, what="gdp")
             else:
-                state.note("GdpLost", seat=x, amount=self.lose(state, x, e.amount, name),
-                           source=src)
+                lost = self.lose(state, x, e.amount, name)
+                state.note("GdpLost", seat=x, amount=lost, source=src,
+                           **({"says": self.gdp_words(state, x, -lost, name)} if lost else {}))
         elif k == "steal_gdp":
             if hostile and self.protected(state, x, "gdp"):
                 state.note("Shielded", seat=x, source=src, what="gdp")
             elif owner is not None and x != owner:
                 got = self.lose(state, x, e.amount, name)
-                state.note("GdpStolen", seat=owner, victim=x, amount=got, source=src)
+                state.note("GdpStolen", seat=owner, victim=x, amount=got, source=src,
+                           **({"says": f"{state.players[owner]} took {got} GDP from "
+                                       f"{state.players[x]} ({name}): "
+                                       f"{state.players[owner]} {d.gdp[owner] + got}, "
+                                       f"{state.players[x]} {d.gdp[x]}."} if got else {}))
                 self.gain(state, owner, got, name)
         elif k == "draw":
             return self._apply_draw(state, job, e, x)

@@ -52,7 +52,9 @@ class IncomeAndCleanup:
             total += v
         inc = d.income[s]
         inc["routes"], inc["route_total"] = rows, total
-        state.note("IncomeCollected", seat=s, routes=total)
+        state.note("IncomeCollected", seat=s, routes=total,
+                   **({"says": self.gdp_words(state, s, total, "income from routes",
+                                              now=d.gdp[s] + total)} if total > 0 else {}))
         self.gain(state, s, total)
         return None
 

@@ -77,10 +77,30 @@ class LeaderPhase:
         d.events = ev
         d.first = state.rng.randrange(state.n)
         state.note("LeadersSeated", leaders={str(s): lid for s, lid in enumerate(ids)},
-                   first=d.first)
+                   first=d.first, says=self._leaders_words(state, ids))
         if self.rules.opening_hand:
             for s in range(state.n):
                 self.draw(state, s, {"export": self.rules.opening_hand})
         steps = [self.fx_job(state, lid, s, "immediate") for s, lid in enumerate(ids)]
         steps += [self.fx_job(state, p, None, "immediate", {"this": p}) for p in ix.partners]
         state.push([j for j in steps if j])
+
+    def _leaders_words(self, state, ids):
+        """Who leads whom, how each got their Leader (the lot's pick order for a sealed
+        pick), and who plays first."""
+        ix, pl, d = self.ix(state), state.players, state.data
+        got = d.pick.result or [None] * state.n
+        how = {}
+        for s in range(state.n):
+            r = got[s] or {}
+            if r.get("wish"):
+                how[s] = f" ({r['wish']}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(r['wish'], 'th')} wish)"
+            elif r:
+                how[s] = " (every wish taken: by lot)"
+        lead = "; ".join(f"{pl[s]}: {ix.name_of(lid)}{how.get(s, '')}"
+                         for s, lid in enumerate(ids))
+        order = ""
+        if d.pick.order and d.pick.result:
+            order = (" The lot set the pick order " + ", ".join(pl[s] for s in d.pick.order) +
+                     "; each in turn took the first of their wishes still free.")
+        return f"Leaders: {lead}.{order} {pl[d.first]} plays first."

@@ -123,6 +123,15 @@ class Modifiers:
         if d.boom_first and d.gdp[seat] >= d.win and state.outcome is None:
             self.win_now(state, [seat])
 
+    @staticmethod
+    def gdp_words(state, seat, n, why=None, now=None):
+        """``Ann +2 GDP (Premium Grass-Fed Beef): 14.`` (a story line); ``now``: the GDP after
+        the change, when it is said before the change is made."""
+        sign = "+" if n >= 0 else "\u2212"
+        now = state.data.gdp[seat] if now is None else now
+        return (f"{state.players[seat]} {sign}{abs(n)} GDP" + (f" ({why})" if why else "") +
+                f": {now}.")
+
     def lose(self, state, seat, n, source=None):
         d = state.data
         taken = min(max(n, 0), d.gdp[seat])

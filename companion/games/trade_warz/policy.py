@@ -20,6 +20,7 @@ class PolicyPhase:
         pr.done = False
         pr.check = False
         pr.confirmed = []
+        pr.kept = {}
         extra = [0] * state.n
         for s, pid in enumerate(d.board.policy):
             for _, e in ix.has_extra_policy.get(pid, ()):
@@ -43,6 +44,7 @@ class PolicyPhase:
         pr.k += 1
         pr.revealed = {}
         pr.confirmed = []
+        pr.kept = {}
         k = pr.k
         state.open_window(self._policy_wid(state), "policy", seats, self._policy_revealed,
                           default={"card": None, "fast_pass": False},
@@ -144,6 +146,17 @@ class PolicyPhase:
         step["ans"] = list(order)
         state.resume(step)
 
+    def _policy_asks(self, state, s, cid, ch):
+        """Will playing ``cid`` ask its player a partner or a target first?"""
+        ix = self.ix(state)
+        mode, needs_partner = ix.needs[cid]
+        if needs_partner and ch.get("partner") not in ix.partner_order:
+            return True
+        if mode is not None:
+            legal = self.legal_targets(state, s, mode)
+            return ch.get("target") not in legal and len(legal) > 1
+        return False
+
     def _policy_step(self, state, job):
         d = state.data
         ix = self.ix(state)
@@ -159,6 +172,13 @@ class PolicyPhase:
                 return None
             d.hands[s].remove(cid)
             job["paid"] = self.lose(state, s, cost)
+            if job["paid"] and self._policy_asks(state, s, cid, ch):
+                # the Policy waits for its player's choice: its cost is paid now, said now
+                job["told"] = True
+                state.note("PolicyPaid", seat=s, card=cid, name=name, cost=job["paid"],
+                           says=f"{state.players[s]} pays {job['paid']} GDP for the Policy "
+                                f"{name}: {d.gdp[s]}; {state.players[s]} chooses how it "
+                                f"applies.")
         mode, needs_partner = ix.needs[cid]
         if needs_partner and ch.get("partner") not in ix.partner_order:
             return self.ask(state, s, "partner", source=cid, options=list(ix.partners))
@@ -181,7 +201,10 @@ class PolicyPhase:
         else:
             self.to_discard(state, cid)
         state.note("PolicyPlayed", seat=s, card=cid, name=name, cost=job["paid"],
-                   slotted=slotted)
+                   slotted=slotted,
+                   says=f"{state.players[s]} played the Policy {name}"
+                        + (f" for {job['paid']} GDP: {d.gdp[s]}." if job["paid"] and
+                           not job.get("told") else "."))
         fx = self.fx_job(state, cid, s, "immediate", ch)
         if fx:
             state.push([fx], front=True)

@@ -133,6 +133,7 @@ class Scans:
                     pr.left[s] = max(0, pr.left[s] - 1)
                 pr.revealed[s] = {"card": card, "fast_pass": old.get("fast_pass", False),
                                   "target": None, "partner": None, "draw": None}
+            d.pol.kept[s] = keep            # (never in the revealed choice: its commitment)
             d.pol.confirmed.append(s)
         else:
             i = m["placement"]
@@ -156,6 +157,7 @@ class Scans:
                 d.hands[s].append(p["card"])
                 p["card"] = card
             p["checked"] = True
+            p["kept"] = keep                # the phone's choice kept: not "scanned, matches"
         kept = m["scanned"] if keep == "scanned" else m["chosen"]
         d.mismatch = None
         state.note("MismatchSettled", what=m["kind"], seat=s, keep=keep, card=kept,

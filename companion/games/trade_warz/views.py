@@ -106,14 +106,16 @@ def public_view(game, state):
                           "fast_pass": bool(c.get("fast_pass")),
                           "target": c.get("target"), "target_name": who(c.get("target")),
                           "partner": c.get("partner"), "partner_name": pname(c.get("partner")),
-                          "checked": s in d.pol.confirmed}   # its scan matched
+                          "checked": s in d.pol.confirmed,   # its scan matched (or settled)
+                          "kept": d.pol.kept.get(s)}         # settled: scanned or chosen
     contested = {(c["partner"], c["slot"]) for c in d.disputes.contests}
     flip = [{"seat": x["seat"], "player": names[x["seat"]], "card": x["card"],
              "name": ix.name_of(x["card"]) if x["card"] else None,
              "partner": x["partner"], "partner_name": ix.name_of(x["partner"]),
              "slot": x["slot"], "state": x["state"],
              "contested": (x["partner"], x["slot"]) in contested,
-             "checked": bool(x.get("checked"))}                  # its scan matched
+             "checked": bool(x.get("checked")),                  # its scan matched
+             "kept": x.get("kept")}                              # settled: scanned or chosen
             for x in d.trade.placements if x["state"] != "down"]
     standing = sorted(range(n), key=lambda s: (-d.gdp[s], s))
     play = game.rules.edition(d.edition)
@@ -171,7 +173,10 @@ def public_view(game, state):
                                     if st["state"] == "current"), None)},
         "cmyk": CMYK_LEGEND,
         "disputes": {"order": list(d.disputes.order) if state.phase != "exports" else
-                     game.order(state, range(n)), "chooser": d.disputes.chooser,
+                     game.order(state, range(n)),
+                     "order_gdp": list(d.disputes.order_gdp) if state.phase != "exports" else
+                     [d.gdp[s] for s in game.order(state, range(n))],
+                     "chooser": d.disputes.chooser,
                      "current": d.disputes.current, "contests": contests,
                      "bidding": _bidding(game, state)},
         "income": income,
@@ -186,10 +191,14 @@ def public_view(game, state):
 
 
 def _waiting_for(game, state):
-    """What the table waits for in Disputes, in words, so "Waiting for Ann and Bo" can say
-    for what: a blind bid on the dispute being settled, or the choice of the next dispute."""
+    """What the table waits for, in words, so "Waiting for Ann and Bo" can say for what: a
+    question a card's effect asks its player (a target, a partner, the Policy order...), a
+    blind bid on the dispute being settled, or the choice of the next dispute."""
     d = state.data
-    if state.phase != "disputes" or state.question() is not None:
+    q = state.question()
+    if q is not None and q.get("seat") is not None:
+        return _asked_for(game, state, q)
+    if state.phase != "disputes" or q is not None:
         return None
     dr = d.disputes
     if dr.chooser is not None:
@@ -199,6 +208,22 @@ def _waiting_for(game, state):
         if c is not None:
             return f"a blind bid of GDP on the dispute at {game.contest_label(state, c)}"
     return None
+
+
+_ASKED = {"target": "to choose a target", "partner": "to choose a Trade Partner",
+          "optional": "to choose whether to use an optional effect",
+          "draw": "to choose which piles to draw from", "discard": "to choose cards to discard",
+          "routes": "to choose routes", "order": "to choose the order of the Policies",
+          "step": "to confirm a step"}
+
+
+def _asked_for(game, state, q):
+    """What a paused step asks its player, in words: "to choose a target for Embargo"."""
+    what = _ASKED.get(q.get("kind"))
+    if what is None:
+        return None
+    src = q.get("source")
+    return what + (f" for {game.ix(state).name_of(src)}" if src else "")
 
 
 def _leader_pick(ix, state):

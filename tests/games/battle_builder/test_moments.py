@@ -128,8 +128,8 @@ def test_an_objective_says_how_far_the_player_got():
     got = {s: GAME.objective_words(st, s) for s in (0, 1)}
     assert got[0] == ("P0's secret objective: Easy Hunter (Defeat 4+ easy monsters: +3 VP): "
                       "met (4 easy monsters defeated), +3 VP.")
-    assert got[1] == ("P1's secret objective: Duelist (Win 2+ PvP battles: +2 VP (prototype "
-                      "card)): not met (1 PvP win), no VP.")
+    assert got[1] == ("P1's secret objective: Duelist (Win 2+ PvP battles: +2 VP): not met "
+                      "(1 PvP win), no VP.")
 
 
 def test_no_objective_results_before_the_end_or_without_objectives():

@@ -212,3 +212,47 @@ def test_whole_game_through_the_hub_with_next_for_every_table_prompt(edition):
         hub.submit(seat, *GAME.bots["random"](GAME, GAME.observe(st, seat), rng))
     assert {"policy_check", "export_check"} <= steps
     assert hub.public_view()["outcome"]["winners"]
+
+
+def test_a_refused_scan_names_a_face_up_card_and_keeps_a_hidden_one_off_the_screens():
+    """Issue 34: "Scan not accepted: A card: ..." named nothing. A card face up for everyone
+    (here a flipped Export scanned a second time) is named; one that may be in a hand is
+    not, and the message says why."""
+    hub, (seat, a, b, p, k) = hub_at(trade_with_two_exports)
+    s = hub.session
+    hub.submit(seat, "place_export", {"card": a, "partner": p, "slot": k})
+    for x in range(s.state.n):
+        if s.state.phase == "trade" and s.state.prompts.get(x):
+            hub.submit(x, "done_trade")
+    hub.scan(a)
+    hub.scan(a)                                   # again: it is checked already
+    last = hub.public_view()["hub"]["scan"]
+    assert last["result"] == "refused", last
+    assert last["name"] == GAME.ix(s.state).name_of(a) and last["card"] == a
+    hub.scan(b)                                   # still in a hand: never named
+    last = hub.public_view()["hub"]["scan"]
+    assert last["result"] == "refused" and last["card"] is None, last
+    name_b = GAME.ix(s.state).name_of(b)
+    assert name_b not in str(hub.public_view())
+    assert last["message"].endswith("(Its name stays off the screens: it may be from "
+                                    "someone's hand.)")
+
+
+def test_keeping_the_phones_choice_ends_the_red_banner_and_is_not_called_scanned():
+    """Issue 34: after "Keep the phone's choice" the kept card was labelled "scanned" and the
+    red mismatch banner stayed."""
+    hub, (seat, a, b, p, k) = hub_at(trade_with_two_exports)
+    s = hub.session
+    hub.submit(seat, "place_export", {"card": a, "partner": p, "slot": k})
+    for x in range(s.state.n):
+        if s.state.phase == "trade" and s.state.prompts.get(x):
+            hub.submit(x, "done_trade")
+    hub.scan(b)
+    assert hub.public_view()["hub"]["scan"]["result"] == "mismatch"
+    hub.table_move("settle_mismatch", {"keep": "chosen"})
+    scan = hub.public_view()["hub"]["scan"]
+    assert scan["result"] == "settled" and scan["message"] == \
+        "Settled: the table kept the phone's choice."
+    flip = next(f for f in hub.public_view()["game_view"]["flip"]
+                if f["seat"] == seat and f["partner"] == p and f["slot"] == k)
+    assert flip["card"] == a and flip["kept"] == "chosen"
