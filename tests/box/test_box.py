@@ -473,8 +473,10 @@ def test_the_menu_shuts_the_box_down_and_the_file_system_is_clean(box, report):
     for s in STATE.get("seats", ()):
         s.close()
     wait_ready(box)
-    # the table found the touchscreen at this start (one reader: ui/display.py)
-    assert len(re.findall(r"\[ProbeSysfs +\] device match", journal(box))) == 1
+    # one reader of the touchscreen at this start, never two (ui/display.py); that it reads it
+    # at all, the taps below prove. (On the trixie box, after five power cuts, Kivy's
+    # "device match" line was not in this boot's journal once, while every tap still landed.)
+    assert len(re.findall(r"\[ProbeSysfs +\] device match", journal(box))) <= 1
     base = game_on_screen(box, "7-before-menu")
     tap(box, MENU)
     menu = changed_screen(box, base, "7-menu")
