@@ -162,28 +162,32 @@ def test_no_store_yet_is_nothing_to_ship(kitchen_url, tmp_path):
         s.stop()
 
 
-def test_a_refusals_digest_stays_on_the_box(club_url, tmp_path):
+def test_a_refusals_digest_stays_on_the_box(club_url, kitchen_url, tmp_path):
     """Issue 37: the store keeps a refused command's digest beside its reply (to tell a resend
-    from another command under the same tx). The club gets the reply as before, keyed by its
-    tx, and never the digest: the club never answers a command, and a digest of a refused
-    sealed choice could be matched against the few choices a seat has."""
+    from another command under the same tx). Neither leaves the box: a seat's replies are never
+    shipped (issue 35), and a digest of a refused sealed choice could be matched against the few
+    choices a seat has."""
     db = tmp_path / "s.db"
     play(db, seed=3)
     log = SQLiteLog(db)
     sid = log.sessions()[0].id
     reply = json.dumps({"v": 1, "tx": "tx-1", "ok": False,
                         "error": {"code": "illegal_move", "message": "Not now."}})
-    log.put_reply(sid, 1, "tx-1", reply, command_digest("bid", {"n": 4}))
+    digest = command_digest("bid", {"n": 4})
+    log.put_reply(sid, 1, "tx-1", reply, digest)
     log.close()
-    s = Shipper(db, "kitchen", club_url, interval=60)
+    s = Shipper(db, "kitchen", kitchen_url, interval=60)
     try:
         wait_for(lambda: all_there(club_url, db) and s.status()["queued"] == 0)
-        with psycopg.connect(club_url) as pg:
-            rows = pg.execute("SELECT session_id, seat, tx, reply FROM club_replies").fetchall()
+        with psycopg.connect(club_url) as pg:          # the organiser's view: the whole record
+            replies = pg.execute("SELECT count(*) FROM club_replies").fetchone()[0]
             columns = {r[0] for r in pg.execute(
                 "SELECT column_name FROM information_schema.columns "
-                "WHERE table_name = 'club_replies'")}
+                "WHERE table_name LIKE 'club_%'")}
+            text = "".join(str(r) for table in ("club_sessions", "club_events")
+                           for r in pg.execute(f"SELECT * FROM {table}").fetchall())
     finally:
         s.stop()
-    assert rows == [(sid, 1, "tx-1", reply)]
+    assert replies == 0
     assert "digest" not in columns
+    assert digest not in text and "tx-1" not in text
