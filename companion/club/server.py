@@ -500,20 +500,18 @@ class ClubServer:
     def allow(self, name) -> bool:
         """The organiser lets the table asking as ``name`` in (it gets its logins when it asks
         again, within seconds)."""
-        r = self._find(name)
-        if r is None:
-            return False
-        r.state = "allowed"
-        log.warning("the organiser let table %s in", name)
-        return True
+        return self._decide(name, "allowed", "let table %s in")
 
     def refuse(self, name) -> bool:
         """The organiser turns the table asking as ``name`` away."""
+        return self._decide(name, "refused", "turned table %s away")
+
+    def _decide(self, name, state, said) -> bool:
         r = self._find(name)
         if r is None:
             return False
-        r.state = "refused"
-        log.warning("the organiser turned table %s away", name)
+        r.state = state
+        log.warning("the organiser " + said, name)
         return True
 
     def remove(self, name) -> bool:
