@@ -60,7 +60,7 @@ class TableApp(App):
 
     def __init__(self, hub, *, catalog=None, auto_resume=True, simulated_hardware_note=None,
                  sound=True, reveal_step=0.9, time_hold=2.5, appliance=False,
-                 address_feed=None, notifier=None, tap_guard=0.5, **kwargs):
+                 address_feed=None, notifier=None, tap_guard=0.5, network=None, **kwargs):
         super().__init__(**kwargs)
         self.title = "Table Companion"
         self.hub = hub
@@ -98,6 +98,7 @@ class TableApp(App):
         self.appliance = appliance
         self.address_feed = address_feed     # fn(callback) -> unregister: the join address moved
         self.notifier = notifier             # ui.notifier.ServiceNotifier, or None
+        self.network = network               # companion.net.wifi.Network, or None
         self.exit_status = 0                 # what run_app returns: power.POWEROFF / REBOOT
         self.power_action = None             # "poweroff" / "reboot" once asked for
         self._unhook = []                    # unregister functions (power, address)
@@ -673,14 +674,16 @@ def _report_first_frame(path):
 
 
 def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None, appliance=False,
-            address_feed=None):
+            address_feed=None, network=None):
     """Show the table screen for ``hub`` until the window closes (blocking). Returns the exit
     status: 0, or ``power.POWEROFF`` / ``power.REBOOT`` after Shut down or Restart.
 
     ``size``: a window size such as ``(800, 480)`` (ignored when fullscreen). Starts the hub's
     timer thread (idempotent) so deadlines and 0:30 warnings reach the screen. ``appliance``:
     the Menu offers Shut down and Restart. ``address_feed(fn)``: calls ``fn(join_url)`` when
-    the join address changes (``TableServer.on_address``). Under systemd (``$NOTIFY_SOCKET``)
+    the join address changes (``TableServer.on_address``). ``network``: the box's network
+    (``companion.net.wifi.Network``) for the Menu's Network dialog and the lobby's Wi-Fi QR, or
+    None (this machine's network is not the table's). Under systemd (``$NOTIFY_SOCKET``)
     the app says READY=1 at its first frame, its status as it changes, and pets the watchdog.
     """
     from ui.notifier import ServiceNotifier
@@ -689,7 +692,7 @@ def run_app(hub, *, fullscreen=True, size=None, simulated_hardware_note=None, ap
     hub.start_timers()
     notifier = ServiceNotifier(hub)
     app = TableApp(hub, simulated_hardware_note=simulated_hardware_note, appliance=appliance,
-                   address_feed=address_feed, notifier=notifier)
+                   address_feed=address_feed, notifier=notifier, network=network)
     report = os.environ.get("COMPANION_FIRST_FRAME_FILE")
     if report:                      # for benches/bench_run.py: when the first frame is shown
         _report_first_frame(report)

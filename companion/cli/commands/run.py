@@ -62,6 +62,11 @@ def register(sub):
                    "USB, else the simulator when the hardware is simulated")
     p.add_argument("--club", default=None, metavar="http://CLUB:PORT/join/CODE",
                    help="join this club (the Menu's Club does the same by touch; docs/club.md)")
+    p.add_argument("--wifi", choices=("auto", "off", "simulated"), default="auto",
+                   help="the box's own Wi-Fi and the venue's, on the Menu (docs/network.md). "
+                   "auto: on the box (the systemd unit) when NetworkManager runs; off: leave "
+                   "this machine's network alone (a laptop, always without the unit); "
+                   "simulated: pretend networks, to try the Menu's Network dialog")
     p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     p.add_argument("--size", default=None, help="window size, e.g. 800x480 (with --windowed)")
     add_data_arg(p, "play")
@@ -125,6 +130,27 @@ def appliance_mode(env=None) -> bool:
     return value not in ("", "0", "no", "false", "off")
 
 
+def make_network(choice: str, db: str, appliance: bool):
+    """The box's network (companion.net.wifi.Network) for ``--wifi``, or None: only the box
+    (the systemd unit) with NetworkManager running manages Wi-Fi by itself; a laptop's own
+    network is never touched."""
+    if choice == "off":
+        return None
+    from companion.net.wifi import Network, SimulatedWifi
+    from companion.net.wifi.nm import NetworkManager
+    state = os.path.dirname(os.path.abspath(db)) if db and db != ":memory:" else None
+    if choice == "simulated":
+        import tempfile
+        return Network(SimulatedWifi(), state or tempfile.mkdtemp(prefix="tc-wifi-"))
+    if not appliance or state is None:
+        return None
+    if not NetworkManager.present():
+        print("companion: NetworkManager is not running here: the box's own Wi-Fi and the "
+              "Menu's Network are off (docs/network.md).", file=sys.stderr)
+        return None
+    return Network(NetworkManager(), state)
+
+
 def _terminate(signum, frame):
     """SIGTERM: a running table screen is asked to stop on its own clock (run_app returns
     128 + signum, and the ``finally`` below stops the server); before it runs, or on a second
@@ -159,17 +185,27 @@ def run(args):
     data_note = use_table_data(args)
     if data_note:
         print(f"companion: {data_note}", file=sys.stderr)
-    server = TableServer(args.table, db=args.db or default_db(), game=args.game,
+    db = args.db or default_db()
+    network = make_network(args.wifi, db, appliance_mode())
+    extra = {}
+    if network is not None:             # the join QR follows the box's own Wi-Fi too
+        from companion.net.web import lan_ip
+        network._lan_ip = lan_ip
+        extra["address_source"] = network.address
+    server = TableServer(args.table, db=db, game=args.game,
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,
                          mqtt_port=args.mqtt_port, ws_port=args.ws_port,
                          public_host=args.host, fresh=args.new,
                          phones="optional",    # a broker that cannot start: touch play only
-                         club=args.club)
+                         club=args.club, **extra)
     signal.signal(signal.SIGTERM, _terminate)
     link = None
     try:
         server.start()
+        if network is not None:
+            network.on_change(lambda _n: server.check_address())
+            network.start()
         print(f"companion: {resume_note(server, args.game)}", file=sys.stderr)
         note = None
         if devices is not None:
@@ -201,9 +237,11 @@ def run(args):
         from ui.app import run_app
         return run_app(server.hub, fullscreen=not args.windowed, size=size,
                        simulated_hardware_note=note, appliance=appliance_mode(),
-                       address_feed=server.on_address)
+                       address_feed=server.on_address, network=network)
     finally:
         notify.stopping()
+        if network is not None:
+            network.stop()
         if link is not None:
             link.close()
         server.stop()
