@@ -13,6 +13,9 @@ Routes:
 * ``GET /qr.png``: the join URL as a QR code, for the table's own screen; answered only to
   this machine (loopback), since it carries the room code;
 * ``POST /rename``: ``{"v":1,"token":...,"name":...}``: a seated phone renames its player;
+* on the box's own Wi-Fi, a request for any other host name (a phone's captive-portal probe)
+  is the portal's (companion/net/portal.py): a redirect to the join page, or "online" once
+  that phone has taken a seat;
 * ``GET /watch``: the spectator page (a TV, a laptop): the public table, read-only, no seat;
   ``GET /watch/state``: Server-Sent Events, ``event: state`` with the whole public state
   (as published on the ``state`` topic) at once and after every change.
@@ -38,6 +41,7 @@ from companion.core.errors import CompanionError
 
 from . import protocol
 from .bridge import JoinRefused
+from .portal import Portal
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +163,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self, head=False):
         path = urlsplit(self.path).path
         app = self.app
+        portal = app.portal.answer(self.connection.getsockname()[0], self._host(), path,
+                                   self.client_address[0])
+        if portal is not None:
+            return self._portal(portal, head)
         if path in STATIC:
             body = app.file(STATIC[path])
             if body is None:
@@ -185,6 +193,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path == "/favicon.ico":
             return self._send(204, b"", "image/x-icon", "public, max-age=86400", head)
         self._json(404, {"v": 1, "error": {"code": "not_found", "message": "No such page."}})
+
+    def _portal(self, answer, head):
+        if answer[0] == "online":
+            _, status, body, ctype = answer
+            return self._send(status, body, ctype + "; charset=utf-8", "no-store", head)
+        where = self.app.url_for(self.app.portal.address)
+        body = (f'<!doctype html><meta charset="utf-8"><title>Table Companion</title>'
+                f'<a href="{where}">Join the table</a>').encode()
+        self.send_response(302)
+        self.send_header("Location", where)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
 
     def _stream(self, watchers):
         """Server-Sent Events: the public state now and after every change, until the
@@ -248,6 +272,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._json(503, {"v": 1, "error": {
                 "code": "unavailable", "message": "The table cannot take phones right now; "
                                                   "try again in a few seconds."}})
+        if path == "/join" and self.connection.getsockname()[0] == self.app.portal.address:
+            self.app.portal.joined(addr)        # its captive-portal probes: "online" now
         self._json(200, answer)
 
 
@@ -403,8 +429,9 @@ class WebServer:
     max_body = 4096
 
     def __init__(self, bridge, host: str = "0.0.0.0", port: int = 8000, root=None,
-                 public_host: str | None = None):
+                 public_host: str | None = None, portal: Portal | None = None):
         self.bridge = bridge
+        self.portal = portal or Portal()
         self.hub = bridge.hub
         self.host, self.port = host, port
         self.root = Path(root) if root else web_root()

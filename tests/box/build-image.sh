@@ -80,6 +80,23 @@ step "the test's additions"
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin DEBIAN_FRONTEND=noninteractive \
   sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-evdev' \
   >"$out/extras.log" 2>&1 || { tail -20 "$out/extras.log" >&2; exit 1; }
+if [ "$suite" = trixie ]; then
+  # The box's own network (tests/box/test_box.py): Wi-Fi radios simulated by the kernel's
+  # mac80211_hwsim (three of them: the box's, a phone's, a venue's access point; the last two
+  # are moved into network namespaces by the test, so NetworkManager leaves them alone),
+  # hostapd for the venue's access point, and SSH as Raspberry Pi OS ships it (that it does
+  # not answer on the box's own Wi-Fi is tested).
+  chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin DEBIAN_FRONTEND=noninteractive \
+    sh -c 'apt-get install -y -qq --no-install-recommends hostapd openssh-server' \
+    >>"$out/extras.log" 2>&1 || { tail -20 "$out/extras.log" >&2; exit 1; }
+  chroot "$root" systemctl disable hostapd.service >/dev/null 2>&1 || true
+  echo mac80211_hwsim >"$root/etc/modules-load.d/test-radios.conf"
+  echo 'options mac80211_hwsim radios=3' >"$root/etc/modprobe.d/test-radios.conf"
+  install -d "$root/etc/NetworkManager/conf.d"
+  printf '[keyfile]\nunmanaged-devices=mac:02:00:00:00:01:00;mac:02:00:00:00:02:00\n' \
+    >"$root/etc/NetworkManager/conf.d/90-test-radios.conf"
+  install -m 0644 "$here/guest/wifi_phone.py" "$root/usr/local/lib/wifi_phone.py"
+fi
 install -d "$root/etc/table-companion"
 install -m 0644 "$here/guest/hardware.toml" "$root/etc/table-companion/hardware.toml"
 install -m 0644 "$here/guest/table.env" "$root/etc/table-companion/table.env"
