@@ -196,7 +196,9 @@ uninstall_network() {
   if command -v nmcli >/dev/null && systemd_running; then
     nmcli connection delete id table-companion-own >/dev/null 2>&1 || true
   fi
-  command -v nft >/dev/null && nft delete table inet table_companion_own 2>/dev/null || true
+  if command -v nft >/dev/null && systemd_running; then
+    nft delete table inet table_companion_own 2>/dev/null || true
+  fi
   rm -f /etc/systemd/system/table-companion-net.path \
     /etc/systemd/system/table-companion-net.service \
     /etc/NetworkManager/dispatcher.d/90-table-companion \

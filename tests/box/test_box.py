@@ -29,6 +29,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from companion.net.seat_client import SeatClient, any_legal_move as next_move, post_join
+from tests.box import radios
 from tests.box.conftest import BOX_OS, WHOLE, WORK, wait_ready
 from tests.box.vm import wait_for
 
@@ -39,7 +40,17 @@ START = (620, 422)                         # Lobby: "Start the game"
 MENU = (744, 24)                           # the top bar's Menu
 SHUT_DOWN = (657, 424)                     # Menu: "Shut down"
 CONFIRM = (533, 332)                       # its confirmation: "Shut down"
+# Menu > Network (ui/widgets/network.py) and Menu > Join: see KEYS below
+MENU_NETWORK = (0, 0)
+MENU_JOIN = (0, 0)
+NET_SCAN = (0, 0)
+NET_FIRST_ROW = (0, 0)
+NET_JOIN = (0, 0)
+NET_OWN = (0, 0)
+DIALOG_CLOSE = (0, 0)
+KEYS: dict = {}                            # the password keyboard's keys
 STATE = {}                                 # what one test leaves for the next
+PHONE_LOG = "/run/phone-play.log"          # the phone on the box's Wi-Fi (tests/box/radios.py)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -177,18 +188,91 @@ def test_the_first_frame_is_on_the_screen(box, report):
     report.add("drm_plane", mode.strip())
 
 
+# -- 2. its own network: no known network, so its own Wi-Fi (issue 33) -------------------------
+@pytest.mark.whole_proof
+def test_with_no_known_network_the_box_brings_its_own_wifi(box, report):
+    """The VM's only network is its wired port (NetworkManager's "Wired connection 1"); no
+    Wi-Fi network is known. About 30 s after the table started, the box's radio is its own
+    Wi-Fi: WPA2 on 2.4 GHz, the name and password the install made."""
+    wait_for("the box's own Wi-Fi", lambda: radios.own_wifi_up(box), 240, 2)
+    line = box.sh("journalctl -b -u table-companion -o short-monotonic --no-pager "
+                  "| grep -m1 \"own Wi-Fi .* is up\" || true")
+    m = re.match(r"\[\s*([\d.]+)\]", line)
+    assert m, journal(box)[-3000:]
+    report.add("boot_to_own_wifi_s", round(float(m[1]), 1))
+    own = json.loads(box.sh("cat /var/lib/table-companion/wifi.json"))
+    settings = box.sh("nmcli -s -t -f 802-11-wireless.ssid,802-11-wireless.mode,"
+                      "802-11-wireless.band,802-11-wireless-security.key-mgmt,"
+                      "802-11-wireless-security.psk,ipv4.method connection show "
+                      "table-companion-own")
+    assert settings.split() == [own["ssid"], "ap", "bg", "wpa-psk", own["password"], "shared"]
+    assert re.fullmatch(r"Table-[A-Z2-9]{4}", own["ssid"]) and len(own["password"]) >= 8
+    assert box.sh("stat -c %U:%a /var/lib/table-companion/wifi.json").strip() == \
+        "table-companion:600"
+    STATE["own"] = own
+
+
 def test_the_join_qr_on_the_screen_shows_the_box_address(box):
     from pyzbar.pyzbar import decode
-    img = wait_for("a join QR code on the screen",
-                   lambda: decode(shot(box, "2-lobby")) and shot(box, "2-lobby"), 120, 3)
-    [code] = decode(img)
-    url = code.data.decode()
+
+    def lobby():
+        img = shot(box, "2-lobby")
+        codes = [c.data.decode() for c in decode(img)]
+        want = 2 if WHOLE else 1                 # the own Wi-Fi's code beside the join code
+        return (img, codes) if len(codes) == want else None
+    img, codes = wait_for("the lobby's QR codes on the screen", lobby, 180, 3)
+    [url] = [c for c in codes if c.startswith("http")]
     m = re.fullmatch(r"http://([\d.]+):8000/\?room=([A-Z0-9]+)", url)
     assert m, url
     # the address phones on the table's network use: the VM's NIC, never loopback
     nic = box.sh("ip -4 -o addr show scope global | awk '{print $4}' | cut -d/ -f1").split()
     assert m.group(1) in nic, (url, nic)
     STATE["room"], STATE["join_url"] = m.group(2), url
+    if WHOLE:      # on its own Wi-Fi: phones join the Wi-Fi by one code, the table by the other
+        [wifi] = [c for c in codes if c.startswith("WIFI:")]
+        own = STATE["own"]
+        assert wifi == f"WIFI:T:WPA;S:{own['ssid']};P:{own['password']};;"
+        assert m.group(1) == "10.42.0.1"
+        STATE["wifi_qr"] = wifi
+
+
+@pytest.mark.whole_proof
+def test_a_phone_joins_the_own_wifi_by_its_qr_and_lands_on_the_table(box, report):
+    """A phone (a simulated radio in its own network namespace) joins the box's Wi-Fi with the
+    name and password decoded from the QR on the screen; its captive-portal probes land on the
+    join page; it takes a seat (Cy) and waits for the sealed bid, which it makes when it opens
+    (the next test). SSH on the box does not answer it."""
+    fields = dict(re.findall(r"([TSP]):((?:\\.|[^;])*);", STATE["wifi_qr"][5:]))
+    t0 = time.monotonic()
+    lease = radios.phone_on(box, fields["S"], fields["P"])
+    report.add("phone_wifi_associated_s", round(time.monotonic() - t0, 1))
+    assert lease["ip"].startswith("10.42.0.") and lease["dns"] == "10.42.0.1", lease
+    out = "/run/phone-probe.log"
+    radios.phone_run(box, "probe", out)
+    android, apple = radios.phone_log(box, out)
+    for probe in (android, apple):               # every name is the box; port 80 is the table's
+        assert probe["resolved"] == "10.42.0.1", probe
+        assert probe["status"] == 302 and probe["location"] == STATE["join_url"], probe
+    # the phone follows the sign-in sheet to the join page and takes a seat
+    t1 = time.monotonic()
+    radios.phone_run(box, "play", "http://10.42.0.1:8000", STATE["room"], "Cy", PHONE_LOG,
+                     background=True)
+    seated = wait_for("the phone seated", lambda: [x for x in radios.phone_log(box, PHONE_LOG)
+                                                   if x["step"] == "seated"], 180, 2)
+    report.add("phone_associated_to_seat_s", round(time.monotonic() - t1, 1))
+    log = wait_for("its probes again", lambda: (lambda x: x if sum(
+        1 for y in x if y["step"] == "probe") == 2 else None)(radios.phone_log(box, PHONE_LOG)),
+        60, 2)
+    page = next(x for x in log if x["step"] == "page")
+    assert page["status"] == 200 and page["app"], page
+    assert seated[0]["ws"] == "ws://10.42.0.1:9001", seated
+    probes = [x for x in log if x["step"] == "probe"]
+    assert [(p["status"], p["body"][:7]) for p in probes] == [(204, ""), (200, "<HTML><")], probes
+    # on the own Wi-Fi only the table answers: SSH runs on the box, and the phone cannot reach it
+    assert box.sh("ss -Htln 'sport = :22' | wc -l").strip() != "0"
+    assert not radios.answers_tcp(box, "phone", "10.42.0.1", 22)
+    assert radios.answers_tcp(box, "phone", "10.42.0.1", 8000)
+    STATE["wifi_phone"] = True
 
 
 def test_gpio_runs_on_lgpio_and_the_missing_part_is_said(box):
@@ -256,8 +340,9 @@ def test_a_phone_joins_through_the_forwarded_port_and_locks_in_a_bid(box, browse
     # two more players join from their phones (protocol clients, talking as the page does);
     # a join under emulation can take longer than the client's 10 s default (Ann's took 4 to
     # 10 s on the emulated CPU while the table redrew its lobby): a phone would wait too
+    names = ("Bo",) if STATE.get("wifi_phone") else ("Bo", "Cy")     # Cy: on the box's Wi-Fi
     others = [SeatClient(BASE, post_join(BASE, {"name": n, "room": STATE["room"]}, timeout=90))
-              for n in ("Bo", "Cy")]
+              for n in names]
     for s in others:
         s.connect()
     wait_for("three phones in the lobby", lambda: "3 of 3" in journal_status(box), 120, 3)
@@ -280,6 +365,10 @@ def test_a_phone_joins_through_the_forwarded_port_and_locks_in_a_bid(box, browse
     for s in others:
         view = s.wait_view(lambda v: bool(v.get("legal")), timeout=60)
         assert s.send(*next_move(view, rng), timeout=60)["ok"]
+    if STATE.get("wifi_phone"):         # Cy locked hers in from the box's own Wi-Fi
+        [moved] = wait_for("Cy's bid from the own Wi-Fi", lambda: [
+            x for x in radios.phone_log(box, PHONE_LOG) if x["step"] == "moved"], 180, 2)
+        assert moved["ok"], moved
     page.wait_for_selector(".reveal[data-window='bids-t1']")
     page.wait_for_function(
         "() => { const c = [...document.querySelectorAll(\".reveal[data-window='bids-t1'] "
@@ -293,6 +382,15 @@ def test_a_phone_joins_through_the_forwarded_port_and_locks_in_a_bid(box, browse
     ann = SeatClient(BASE, {"token": token["token"]})
     ann.reclaim()
     ann.connect()
+    if STATE.get("wifi_phone"):         # Cy's seat moves to the host too, for the power cuts
+        cy_token = next(x["token"] for x in radios.phone_log(box, PHONE_LOG)
+                        if x["step"] == "seated")
+        STATE["cy_token"] = cy_token
+        box.sh("pkill -f 'wifi_phone.py play' || true")
+        cy = SeatClient(BASE, {"token": cy_token})
+        cy.reclaim()
+        cy.connect()
+        others.append(cy)
     STATE["seats"] = [ann, *others]
     settled(box, "4-after-reveal")
 
@@ -477,6 +575,113 @@ def test_the_table_fits_in_memory(box, report):
     report.add("bench_run_memory", {"whole_table_rss_mb": int(m[1]), "lines": lines})
 
 
+# -- the venue's Wi-Fi, chosen on the touchscreen, and back (issue 33) ---------------------------
+VENUE, VENUE_PSK = "CafeNet", "venue-pass-1"
+
+
+def tap_text(vm, text):
+    """Type on the Network dialog's on-screen password keyboard, key by key."""
+    for ch in text:
+        tap(vm, KEYS[ch])
+        time.sleep(0.3)
+
+
+def menu_join_url(vm) -> str:
+    """The join URL off the Menu's Join dialog (the QR the table shows mid-game)."""
+    from pyzbar.pyzbar import decode
+    tap(vm, MENU)
+    time.sleep(2)
+    tap(vm, MENU_JOIN)
+
+    def url():
+        codes = [c.data.decode() for c in decode(shot(vm, "8-join-dialog"))]
+        return next((c for c in codes if c.startswith("http")), None)
+    found = wait_for("the join QR in the Menu", url, 120, 3)
+    tap(vm, DIALOG_CLOSE)
+    return found
+
+
+@pytest.mark.whole_proof
+def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_there(box, report):
+    """A venue's access point (hostapd in its own namespace) is in reach. Menu > Network: find
+    networks, tap CafeNet, type its password on the on-screen keyboard, Join. The box joins it,
+    the join QR follows, and a phone on the venue's Wi-Fi takes Cy's seat and plays."""
+    radios.venue_up(box, VENUE, VENUE_PSK)
+    wait_ready(box)
+    base = settled(box, "8-before-network")
+    tap(box, MENU)
+    changed_screen(box, base, "8-menu")
+    tap(box, MENU_NETWORK)
+    time.sleep(3)
+    tap(box, NET_SCAN)
+    wait_for("CafeNet in the list", lambda: "CafeNet" in box.sh(
+        "nmcli -t -f SSID device wifi list 2>/dev/null || true"), 120, 3)
+    settled(box, "8-networks")
+    tap(box, NET_FIRST_ROW)                   # CafeNet: the only network in reach
+    settled(box, "8-password")
+    tap_text(box, VENUE_PSK)
+    settled(box, "8-typed")
+    t0 = time.monotonic()
+    tap(box, NET_JOIN)
+    wait_for("the box on CafeNet", lambda: VENUE in box.sh(
+        "nmcli -t -f NAME,TYPE connection show --active || true") and not
+        radios.own_wifi_up(box), 180, 2)
+    address = wait_for("its address on CafeNet", lambda: box.sh(
+        "ip -4 -o addr show dev wlan0 | awk '{print $4}' | cut -d/ -f1 || true").strip(), 60, 2)
+    report.add("wifi_switch_s", round(time.monotonic() - t0, 1))
+    assert address.startswith("192.168.50."), address
+    settled(box, "8-joined")
+    tap(box, DIALOG_CLOSE)
+    url = wait_for("the join QR on CafeNet's address",
+                   lambda: (lambda u: u if f"//{address}:" in u else None)(menu_join_url(box)),
+                   240, 5)
+    # a phone on the venue's Wi-Fi (its DHCP, not the box's) takes Cy's seat there and plays
+    lease = radios.phone_on(box, VENUE, VENUE_PSK)
+    assert lease["ip"].startswith("192.168.50."), lease
+    log = "/run/phone-venue.log"
+    radios.phone_run(box, "reclaim", url.split("/?")[0], STATE["cy_token"], log,
+                     background=True)
+    seats = [s for s in STATE["seats"] if s.creds["token"] != STATE["cy_token"]]
+    rng = random.Random(5)
+    deadline = time.monotonic() + 900
+    while not [x for x in radios.phone_log(box, log) if x["step"] == "moved"]:
+        assert time.monotonic() < deadline, radios.phone_log(box, log)
+        for s in seats:                       # the others play on until it is Cy's turn
+            mv = next_move(s.latest.get("view"), rng)
+            if mv is not None:
+                s.send(*mv, timeout=60)
+        time.sleep(2)
+    moved = [x for x in radios.phone_log(box, log) if x["step"] == "moved"][0]
+    seated = [x for x in radios.phone_log(box, log) if x["step"] == "seated"][0]
+    assert moved["ok"] and seated["ws"] == f"ws://{address}:9001", (seated, moved)
+    box.sh("pkill -f 'wifi_phone.py reclaim' || true")
+    # and back: Menu > Network > the box's own Wi-Fi
+    base = settled(box, "8-back")
+    tap(box, MENU)
+    changed_screen(box, base, "8-menu-again")
+    tap(box, MENU_NETWORK)
+    time.sleep(3)
+    tap(box, NET_OWN)
+    wait_for("the own Wi-Fi again", lambda: radios.own_wifi_up(box), 120, 2)
+    settled(box, "8-own-again")
+    tap(box, DIALOG_CLOSE)
+    # CafeNet is known and in reach, and it is not forced on the table mid-game
+    time.sleep(45)
+    assert radios.own_wifi_up(box), box.sh("nmcli connection show --active")
+
+
+@pytest.mark.whole_proof
+def test_with_the_venue_gone_a_reboot_falls_back_to_the_own_wifi(box, report):
+    radios.venue_down(box)
+    assert VENUE in box.sh("nmcli -t -f NAME connection show")          # remembered
+    box.exec(["systemctl", "--no-block", "reboot"], timeout=30)
+    box.proc.wait(300)                        # -no-reboot: a reboot ends QEMU; start it again
+    box.start()
+    wait_ready(box)
+    wait_for("the own Wi-Fi after the reboot", lambda: radios.own_wifi_up(box), 240, 2)
+    assert "no known network in 30 s" in journal(box)
+
+
 # -- the end of the evening ---------------------------------------------------------------------
 @pytest.mark.whole_proof
 def test_the_menu_shuts_the_box_down_and_the_file_system_is_clean(box, report):
@@ -553,7 +758,12 @@ def test_install_again_keeps_the_box_and_uninstall_undoes_it(box, report):
         assert gone.returncode == 0, gone.stdout + gone.stderr
         for path in ("etc/systemd/system/table-companion.service", "opt/table-companion",
                      "usr/local/bin/table-companion",
-                     "etc/systemd/journald.conf.d/table-companion.conf"):
+                     "etc/systemd/journald.conf.d/table-companion.conf",
+                     "etc/polkit-1/rules.d/50-table-companion.rules",
+                     "etc/NetworkManager/dispatcher.d/90-table-companion",
+                     "etc/NetworkManager/dnsmasq-shared.d/table-companion.conf",
+                     "etc/systemd/system/table-companion-net.path",
+                     "usr/local/lib/table-companion"):
             assert not (mnt / path).exists(), path
         assert not (mnt / "etc/systemd/system/multi-user.target.wants/table-companion.service"
                     ).exists()

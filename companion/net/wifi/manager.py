@@ -208,7 +208,9 @@ class Network:
 
     def _own_up(self):
         try:
-            self.backend.own_up(self.own.ssid, self.own.password)
+            address = self.backend.own_up(self.own.ssid, self.own.password)
+            log.info("the box's own Wi-Fi %s is up: phones join it, then the table at %s",
+                     self.own.ssid, address)
         except NetworkError as e:
             self.error = str(e)
             log.warning("the own Wi-Fi did not start: %s", e)

@@ -5,6 +5,8 @@ associated and DHCP gave it an address and a DNS server (its resolv.conf is that
     wifi_phone.py probe OUT                 the captive-portal probes, as Android and iOS ask
     wifi_phone.py play BASE ROOM NAME OUT   join a seat, probe again, lock in a sealed move
                                             when the seat has one, stay seated until killed
+    wifi_phone.py reclaim BASE TOKEN OUT    take a seat back with its token (a phone on
+                                            another network), make its next move, stay
 
 Each step is one JSON line in OUT. Runs with the table's own venv (its protocol client)."""
 import http.client
@@ -41,7 +43,7 @@ def probe(out):
 
 
 def play(base, room, name, out):
-    from companion.net.seat_client import SeatClient, any_legal_move, post_join
+    from companion.net.seat_client import SeatClient, post_join
     u = urllib.parse.urlsplit(base)
     page = get(u.hostname, "/?room=" + room, u.port)
     note(out, step="page", status=page["status"], app="app.js" in page["body"] or None)
@@ -52,6 +54,11 @@ def play(base, room, name, out):
     note(out, step="seated", seat=creds.get("seat"), token=creds.get("token"),
          ws=creds.get("ws_url"), join_s=round(time.monotonic() - t0, 1))
     probe(out)
+    move_and_stay(seat, out)
+
+
+def move_and_stay(seat, out):
+    from companion.net.seat_client import any_legal_move
     rng = random.Random(7)
     view = seat.wait_view(lambda v: bool(v.get("legal")), timeout=1800)
     move = any_legal_move(view, rng)
@@ -61,8 +68,21 @@ def play(base, room, name, out):
         time.sleep(5)
 
 
+def reclaim(base, token, out):
+    from companion.net.seat_client import SeatClient
+    t0 = time.monotonic()
+    seat = SeatClient(base, {"token": token})
+    seat.reclaim()
+    seat.connect()
+    note(out, step="seated", seat=seat.seat, ws=seat.creds.get("ws_url"),
+         join_s=round(time.monotonic() - t0, 1))
+    move_and_stay(seat, out)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "probe":
         probe(sys.argv[2])
+    elif sys.argv[1] == "reclaim":
+        reclaim(*sys.argv[2:5])
     else:
         play(*sys.argv[2:6])
