@@ -130,6 +130,9 @@ class TableMenu(Dialog):
         row = self.ids.power
         if not App.get_running_app().appliance:      # a dev machine: not there at all
             row.parent.remove_widget(row)
+        net = self.ids.network
+        if App.get_running_app().network is None:    # this machine's network is not the table's
+            net.parent.remove_widget(net)
 
     def on_open(self):
         app = App.get_running_app()
@@ -168,6 +171,11 @@ class TableMenu(Dialog):
     def club(self):
         self.dismiss()
         ClubDialog().open()
+
+    def network(self):
+        from ui.widgets.network import NetworkDialog      # docs/network.md
+        self.dismiss()
+        NetworkDialog().open()
 
     def end_game(self):
         self.dismiss()
