@@ -495,6 +495,41 @@ class OwnWifiPair(BoxLayout):
     room = StringProperty("")
 
 
+def follow_network(fn):
+    """Call ``fn()`` on the screen's thread whenever the table's network changes; the function
+    that stops it (or None: no network of the table's)."""
+    net = getattr(App.get_running_app(), "network", None)
+    if net is None:
+        return None
+    return net.on_change(on_screen_thread(lambda _n: fn()))
+
+
+def show_own_wifi(panel, url: str, room: str, off: bool = False) -> bool:
+    """Put :class:`OwnWifiPair` in ``panel`` in place of what it shows (the join QR and its
+    words) while the box runs its own Wi-Fi, and put them back after (a rule of theirs that
+    reads ``self.parent`` must allow None while they wait); ``off``: phones cannot
+    join now (no network, no broker): the panel says why, as before. Whether the pair is
+    shown."""
+    own = None if off else own_wifi(App.get_running_app())
+    pair = getattr(panel, "_wifi_pair", None)
+    if own:
+        if pair is None:
+            pair = OwnWifiPair()
+            panel._wifi_kept = list(panel.children)      # put back when it goes down
+            panel.clear_widgets()
+            panel.add_widget(pair)
+            panel._wifi_pair = pair
+        pair.ssid, pair.password = own.get("ssid") or "", own.get("password") or ""
+        pair.wifi_qr, pair.url, pair.room = own.get("qr") or "", url or "", room or ""
+        return True
+    if pair is not None:
+        panel.remove_widget(pair)
+        for w in reversed(panel._wifi_kept):
+            panel.add_widget(w)
+        panel._wifi_pair = panel._wifi_kept = None
+    return False
+
+
 def own_wifi(app) -> dict | None:
     """The own Wi-Fi's ``{ssid, password, qr}`` while it is up (phones join it first), or
     None (no network of the table's, or the box is on another network)."""
