@@ -189,6 +189,7 @@ class NetworkDialog(Dialog):
     busy = BooleanProperty(False)            # an action is running (one at a time)
     scanning = BooleanProperty(False)
     note = StringProperty("")                # above the list: what a look does or did
+    result = StringProperty("")              # the last thing said there (kept until the next)
 
     NO_COUNTRY = NO_COUNTRY
     #: network -> the networks its last look found (a dialog opened again shows them)
@@ -223,13 +224,17 @@ class NetworkDialog(Dialog):
         self.share = bool(st.get("share"))
         self.busy = bool(st.get("busy"))
         if not self.scanning:
-            self.note = SCAN_STOPS_OWN if self.own_up else ""
+            self.note = self.result or (SCAN_STOPS_OWN if self.own_up else "")
         self._list(st)
 
     def _list(self, st):
+        rows = network_rows(self.seen.get(self._net()), st)
+        key = (repr(rows), self.busy or self.scanning, App.get_running_app().u)
+        if key == getattr(self, "_drawn", None):
+            return                  # the same rows: a finger on one is not disturbed
+        self._drawn = key
         box = self.ids.nets
         box.clear_widgets()
-        rows = network_rows(self.seen.get(self._net()), st)
         for r in rows:
             line = BoxLayout(size_hint_y=None, height=App.get_running_app().u * 56,
                              spacing=App.get_running_app().u * 6)
@@ -254,19 +259,15 @@ class NetworkDialog(Dialog):
         """Run a Network action off the screen's thread; its failure is said (the status line
         has it too); ``said``: what to say when it worked, once the dialog is closed."""
         def done(err):
-            if err:
-                self._say(err)
-            elif said and not getattr(self, "_shown", False):
-                App.get_running_app().show_toast(said)
+            shown = getattr(self, "_shown", False)
+            if not shown:                       # closed meanwhile: a toast says it
+                if err or said:
+                    App.get_running_app().show_toast(err or said)
+            elif err and err != self._net().status().get("error"):
+                self.result = err               # (the status line says the others)
             self.refresh()
+        self.result = ""
         self._net().submit(action, *args, done=on_screen_thread(done))
-
-    def _say(self, text):
-        """A result: in the dialog while it is open, as a toast after."""
-        if getattr(self, "_shown", False):
-            self.note = text
-        else:
-            App.get_running_app().show_toast(text)
 
     def use_own(self):
         self._submit("use_own", said=f"The box's own Wi-Fi {self.own_ssid} is up.")
@@ -293,6 +294,7 @@ class NetworkDialog(Dialog):
             return
         net = self._net()
         self.scanning = True
+        self.result = ""
         self.note = ("Looking for Wi-Fi networks (about ten seconds): the box's own Wi-Fi "
                      "is off meanwhile." if self.own_up else
                      "Looking for Wi-Fi networks (about ten seconds)\u2026")
@@ -310,20 +312,20 @@ class NetworkDialog(Dialog):
         self.scanning = False
         if err is None:
             self.seen[self._net()] = list(nets)
-        self.refresh()
         if err is not None:
-            self.note = err
+            self.result = err
         elif not nets:
-            self.note = "No Wi-Fi network in reach."
+            self.result = "No Wi-Fi network in reach."
         else:
-            self.note = (f"{len(nets)} Wi-Fi networks in reach: tap one to join it."
-                         if len(nets) > 1 else "One Wi-Fi network in reach: tap it to join it.")
+            self.result = (f"{len(nets)} Wi-Fi networks in reach: tap one to join it."
+                           if len(nets) > 1 else "One Wi-Fi network in reach: tap it to join it.")
+        self.refresh()
 
     def choose(self, ssid, secure, known, active):
         """A network's row was tapped: join it (its password first when the box does not
         know it), once asked."""
         if active:
-            self.note = f"The box is on {ssid} now."
+            self.result = self.note = f"The box is on {ssid} now."
             return
         if secure and not known:
             PasswordDialog(ssid=ssid, own_ssid=self.own_ssid if self.own_up else "",
@@ -336,7 +338,6 @@ class NetworkDialog(Dialog):
                       action=lambda: self.join(ssid, None)).open()
 
     def join(self, ssid, password):
-        self.note = f"Joining {ssid}\u2026"
         self._submit("join", ssid, password, said=f"The box is on {ssid} now.")
 
 
