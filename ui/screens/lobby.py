@@ -61,6 +61,7 @@ class LobbyScreen(ViewScreen):
     game_title = StringProperty("")
     summary = StringProperty("")
     picking = StringProperty("")           # the label of the sealed pick, once started
+    own_wifi = BooleanProperty(False)      # the box's own Wi-Fi is up: its QR beside the join QR
 
     def update(self, view):
         hub = view.get("hub") or {}
@@ -70,6 +71,7 @@ class LobbyScreen(ViewScreen):
         self.offline = bool(hub.get("join_offline"))
         from ui.widgets.menu import phones_off
         self.no_phones = NO_PHONES if phones_off(view) else ""
+        self._own_wifi()
         g = app.catalog.get(hub.get("game"))
         self.game_title = g.title if g else ""
         opts = hub.get("options") or {}
@@ -117,6 +119,18 @@ class LobbyScreen(ViewScreen):
             self.summary = "Blind pick: all at once, in secret, on the phones."
         else:
             self.ids.joined.text = f"{joined} of {len(seats)} phones joined"
+
+    def _own_wifi(self):
+        """While the box runs its own Wi-Fi, phones scan its Wi-Fi QR first, then the join
+        QR: the pair (ui/widgets/network.py) stands in the join panel, which grows for it."""
+        from ui.widgets.network import follow_network, show_own_wifi
+        if not getattr(self, "_wifi_followed", False):   # it comes up, goes down: redraw
+            self._wifi_followed = True
+            stop = follow_network(self._own_wifi)
+            if stop is not None:
+                self.app._unhook.append(stop)
+        self.own_wifi = show_own_wifi(self.ids.join_panel, self.url, self.room,
+                                      off=bool(self.no_phones or self.offline))
 
     def start(self):
         app = self.app

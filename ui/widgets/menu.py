@@ -130,6 +130,9 @@ class TableMenu(Dialog):
         row = self.ids.power
         if not App.get_running_app().appliance:      # a dev machine: not there at all
             row.parent.remove_widget(row)
+        net = self.ids.network
+        if App.get_running_app().network is None:    # this machine's network is not the table's
+            net.parent.remove_widget(net)
 
     def on_open(self):
         app = App.get_running_app()
@@ -168,6 +171,11 @@ class TableMenu(Dialog):
     def club(self):
         self.dismiss()
         ClubDialog().open()
+
+    def network(self):
+        from ui.widgets.network import NetworkDialog      # docs/network.md
+        self.dismiss()
+        NetworkDialog().open()
 
     def end_game(self):
         self.dismiss()
@@ -287,20 +295,28 @@ class JoinDialog(Dialog):
     no_phones = StringProperty("")            # why phones cannot join ("": they can)
 
     def on_open(self):
+        from ui.widgets.network import follow_network
         app = App.get_running_app()
         app.bind(view=self.follow)
+        self._wifi_stop = follow_network(lambda: self.follow(app, app.view))
         self.follow(app, app.view)
 
     def on_dismiss(self):
         App.get_running_app().unbind(view=self.follow)
+        if getattr(self, "_wifi_stop", None) is not None:
+            self._wifi_stop()
 
     def follow(self, _app, view):
-        """Shown with the table's view, so a new join address redraws the QR at once."""
+        """Shown with the table's view, so a new join address redraws the QR at once; while
+        the box runs its own Wi-Fi, its QR beside (ui/widgets/network.py)."""
+        from ui.widgets.network import show_own_wifi
         hub = view.get("hub") or {}
         self.url = hub.get("join_url") or ""
         self.offline = bool(hub.get("join_offline"))
         self.room = hub.get("room") or ""
         self.no_phones = phones_off(view)
+        show_own_wifi(self.ids.qr_box, self.url, self.room,
+                      off=bool(self.no_phones or self.offline))
         if self.no_phones:                          # no QR, no room code: nothing to join
             self.url = self.room = ""
             self.seats_text = "Phones cannot join right now: the table works by touch only."
