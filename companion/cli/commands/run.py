@@ -150,7 +150,7 @@ def run(args):
     size = _size(args.size)
     for name in QUIET_LOGGERS:              # their debug chatter is not for the table
         logging.getLogger(name).setLevel(logging.WARNING)
-    from companion.net.serve import TableServer
+    from companion.club.table import ClubTable
     from companion.service import notify
     if args.new and not args.game:
         raise ConfigError("--new sets up the game named by --game; give --game too.")
@@ -159,7 +159,7 @@ def run(args):
     data_note = use_table_data(args)
     if data_note:
         print(f"companion: {data_note}", file=sys.stderr)
-    server = TableServer(args.table, db=args.db or default_db(), game=args.game,
+    server = ClubTable(args.table, db=args.db or default_db(), game=args.game,
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,
                          mqtt_port=args.mqtt_port, ws_port=args.ws_port,
