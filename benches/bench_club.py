@@ -404,7 +404,7 @@ def bench_lag(club, n, seconds, use_page):
 
 def play_block(base: Path, name: str, join_url, max_cmds, ports):
     from companion.net.seat_client import SeatClient, any_legal_move
-    from companion.net.serve import TableServer
+    from companion.club.table import ClubTable as TableServer
     folder = base / name
     folder.mkdir(parents=True)
     http, mq, ws = ports

@@ -56,8 +56,8 @@ import threading
 import time
 
 from companion.cardcodes import UidBindings, identify
-from companion.club.membership import JOINED, is_club_address
 from companion.core.errors import CompanionError, IllegalMoveError
+from companion.service.hub import GOOD_NEWS
 from hardware.config import NEUTRAL, default_path, load_config
 from hardware.cues import PATTERNS, UPKEEP_CUES
 from hardware.errors import HardwareError
@@ -196,7 +196,8 @@ class HubGlue:
     def _hub_event(self, event):
         kind = event.get("kind")
         if kind == "alert":
-            if event.get("alert") not in (None, JOINED):       # (good news is not an error)
+            alert = event.get("alert")
+            if alert is not None and alert not in GOOD_NEWS:    # (good news is not an error)
                 now = time.monotonic()
                 if now - self._last_blip >= BLIP_GAP:
                     self._last_blip = now
@@ -356,7 +357,7 @@ class HubGlue:
 
     def _scan(self, event):
         club = getattr(self.hub, "club", None)
-        if club is not None and is_club_address(event.code):
+        if club is not None and club.is_address(event.code):
             try:                        # the club page's QR held to the reader: join it
                 club.join(event.code)
             except CompanionError as e:

@@ -16,23 +16,19 @@ from the log and shows the game where it was.
 """
 import importlib
 import os
-import pathlib
 import time
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.lang import Builder
 from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
                              ObjectProperty, StringProperty)
 
 from companion.service import power
 from ui import model, theme
 from ui.adapters import GameUI, adapter_for
+from ui.kvload import ASSETS, KV, load_kv
 from ui.screens import SCREENS
 
-HERE = pathlib.Path(__file__).resolve().parent
-KV = HERE / "kv"
-ASSETS = HERE / "assets"
 BASE = 800, 480
 
 
@@ -617,16 +613,6 @@ def request_stop(signum) -> bool:
         return False
     _stop_signal = signum
     return True
-
-
-_loaded = set()
-
-
-def load_kv(path):
-    path = str(path)
-    if path not in _loaded:
-        Builder.load_file(path)
-        _loaded.add(path)
 
 
 def configure_window(fullscreen=True, size=None, display=None):

@@ -1,19 +1,8 @@
 """Shared bits of the CLI: where sessions live, printing a game's final table."""
-import os
-import pathlib
 import time
 
 from companion.core.errors import ConfigError, SessionNotFoundError
-from companion.core.log import SQLiteLog
-
-
-def default_db() -> str:
-    env = os.environ.get("COMPANION_DB")
-    if env:
-        return env
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                           "share")
-    return str(pathlib.Path(base) / "table-companion" / "sessions.db")
+from companion.core.log import SQLiteLog, default_db
 
 
 def add_db_arg(p):

@@ -28,6 +28,7 @@ import urllib.parse
 import urllib.request
 
 from companion.core.errors import CompanionError, ConfigError
+from companion.service.hub import CLUB_JOINED
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ JOIN_TIMEOUT = 5.0          # seconds a join request may take before it is said 
 ASK_EVERY, ASK_FOR = 2.0, 3600.0
 #: The hub alert kind of good news: the table joined (the screen shows it as such, the
 #: reader's speaker does not blip an error for it); a failure is kind ``club``, same key.
-JOINED = "club_joined"
+JOINED = CLUB_JOINED
 
 
 class ClubError(CompanionError):
@@ -187,7 +188,7 @@ class ClubLink:
     """The club links of one table: :meth:`start` re-attaches a club joined before,
     :meth:`join` joins one (on its own thread), :meth:`leave` stops shipping and bridging.
 
-    ``server`` is the :class:`~companion.net.serve.TableServer` (its hub keeps the membership,
+    ``server`` is the :class:`~companion.club.table.ClubTable` (its hub keeps the membership,
     its store is what is shipped, its broker bridges). ``status()`` is what the table's
     settings show."""
 
@@ -208,6 +209,10 @@ class ClubLink:
         return hub.kept("club") if hub is not None else None
 
     # -- life ---------------------------------------------------------------------------------
+    #: Whether a scanned code is a club's join address (the reader asks the hub's club link,
+    #: so the device layer needs no import of the club).
+    is_address = staticmethod(is_club_address)
+
     def start(self):
         m = self.membership
         if m:

@@ -164,6 +164,18 @@ SCHEMA = """
 """ + _REPLIES
 
 
+def default_db() -> str:
+    """Where this user's session store lives: ``$COMPANION_DB``, else
+    ``$XDG_DATA_HOME/table-companion/sessions.db`` (``~/.local/share/...``). Here, beside the
+    store, so that everything above the core (the CLI, printing's tag progress) asks one place."""
+    env = os.environ.get("COMPANION_DB")
+    if env:
+        return env
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                           "share")
+    return os.path.join(base, "table-companion", "sessions.db")
+
+
 def _storage_error(e: Exception, path: str) -> StorageError:
     """A failed write, in words a table can act on."""
     text = str(e).lower()

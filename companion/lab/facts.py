@@ -13,6 +13,7 @@ time per phase and per round): a pure function of the session's state.
 import dataclasses
 
 from companion.core.datadir import DataRef
+from companion.core.errors import CompanionError, ConfigError
 from companion.core.game import apply, new_state
 from companion.core.play import lead_changes  # noqa: F401  (the lab's name for it too)
 from companion.core.session import COMMAND_KINDS
@@ -196,3 +197,52 @@ def game_summary(session) -> dict:
         "seconds": (max(ends) - min(starts)) if starts and ends else 0.0,
     }
 
+
+# -- which live sessions a study reads (the report, the impact study) ---------------------------
+def data_ref(game) -> DataRef:
+    """The data a game was built with (every game records it; see core/datadir.py)."""
+    return game.data_ref
+
+
+class Selection:
+    """The table sessions a report reads, and what it leaves out and why."""
+
+    def __init__(self):
+        self.live = []                  # Facts
+        self.left_out = []              # (session id, reason)
+        self.bots = 0                   # games stored by companion play
+
+
+def select_live(log, game, sessions=None) -> Selection:
+    want = data_ref(game)
+    infos = [i for i in log.sessions() if i.game == game.name]
+    if sessions:
+        known = {i.id: i for i in infos}
+        missing = [s for s in sessions if s not in known]
+        if missing:
+            raise ConfigError(f"No {game.title} session {missing[0]!r} in "
+                              f"{getattr(log, 'path', 'the store')}. `companion sessions` lists "
+                              f"them.")
+        infos = [known[s] for s in sessions]
+    sel = Selection()
+    for info in infos:
+        if info.status != "finished":
+            if sessions:
+                sel.left_out.append((info.id, f"not finished ({info.status})"))
+            continue
+        if is_bot_session(info):
+            sel.bots += 1
+            continue
+        ref = DataRef.of((info.meta.get("options") or {}).get("data"))
+        if ref is None:
+            sel.left_out.append((info.id, "its data was not recorded (played before data "
+                                          "tracking)"))
+            continue
+        if ref.hash != want.hash:
+            sel.left_out.append((info.id, f"played with other data: {ref.label}"))
+            continue
+        try:
+            sel.live.append(live_facts(log, info, games=lambda _n: game))
+        except CompanionError as e:
+            sel.left_out.append((info.id, f"does not replay: {e}"))
+    return sel

@@ -666,7 +666,7 @@ def study(game, *, players, games, seed=0, bots="greedy", options=None, jobs=1, 
           log=None, sessions=None, progress=None, cluster=None, rule=FLAG_RULE) -> dict:
     """The per-card figures of ``games`` bot games (rerun ``reruns`` times, re-seeded, for the
     flags' stability) and, with ``log``, of the table sessions a report would read
-    (:func:`companion.lab.report.select_live`: finished, not bots, the same data), side by
+    (:func:`companion.lab.facts.select_live`: finished, not bots, the same data), side by
     side. Returns ``{"sim", "live", "cards", "stability", "live_games", "left_out",
     "groups": {"sim", "live"} (per Leader), "monsters": {"sim", "live"} (Battle Builder's
     battles per monster and difficulty, else None), "rule", ...}``."""
@@ -690,7 +690,7 @@ def study(game, *, players, games, seed=0, bots="greedy", options=None, jobs=1, 
     sim = tables[0]
     live, live_games, left_out, live_rows_ = [], 0, [], []
     if log is not None:
-        from .report import select_live
+        from .facts import select_live
         sel = select_live(log, game, sessions)
         left_out = sel.left_out
         infos = [log.info(f.session) for f in sel.live]

@@ -69,8 +69,7 @@ class TableServer:
                  ws_url: str | None = None, hub_password: str | None = None,
                  seat_logins=None, broker_options: dict | None = None, clock=None,
                  games=None, fresh: bool = False, publish_order: str = "ack-first",
-                 address_source=None, address_poll: float = 5.0, phones: str = "required",
-                 club: str | None = None):
+                 address_source=None, address_poll: float = 5.0, phones: str = "required"):
         self.table = check_table_id(table)
         if start not in START_MODES:
             raise ConfigError(f"start must be one of {', '.join(START_MODES)}, not {start!r}.")
@@ -98,8 +97,7 @@ class TableServer:
         self._address_stop = threading.Event()
         self._address_thread = None
         self.log = self.hub = self.broker = self.bridge = self.web = None
-        self.club_address = club        # join this club (docs/club.md); one joined before stays
-        self.club = None                # the ClubLink once started
+        self.club = None                # the club's link, started by the club layer's table
         self.resumed = None
         self._unsubscribe = None
         self._started = False
@@ -154,15 +152,8 @@ class TableServer:
             self._watch_address()
 
     def _start_club(self):
-        """Ship to and bridge to the club this table joined (or is told to join now); never
-        waits for the club (docs/club.md)."""
-        from companion.club.membership import ClubLink, parse_address
-        self.club = ClubLink(self).start()
-        self.hub.club = self.club           # the table's Club dialog and a scanned club QR
-        m = self.club.membership
-        if self.club_address and (m is None or
-                                  m.get("address") != parse_address(self.club_address)[0]):
-            self.club.join(self.club_address)
+        """A table of the network layer has no club; :class:`companion.club.table.ClubTable`
+        (the layer above) starts its links here."""
 
     @property
     def store_path(self) -> str | None:
@@ -213,11 +204,8 @@ class TableServer:
         return make_broker(spec, ws_url=self.ws_url, **self.broker_options)
 
     def _club_bridge(self):
-        m = self.hub.kept("club") if self.hub is not None else None
-        if not m:
-            return None
-        from companion.club.membership import bridge_to
-        return bridge_to(m, self.table)
+        """The bridge to a club the broker starts with; none below the club layer."""
+        return None
 
     def stop(self) -> None:
         """Stop everything that was started, newest first; safe to call twice."""

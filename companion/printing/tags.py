@@ -97,7 +97,7 @@ class Progress:
 
 def default_progress_path(game, edition, version) -> Path:
     """Next to the session store (``$COMPANION_DB`` or ~/.local/share/table-companion)."""
-    from companion.cli.common import default_db
+    from companion.core.log import default_db
     safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in version)
     name = f"{game}{'-' + edition if edition else ''}-{safe}.json"
     return Path(default_db()).parent / "tags" / name

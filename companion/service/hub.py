@@ -34,6 +34,10 @@ _DEFAULT_NAME = re.compile(r"Seat \d+")          # a seat nobody has named
 #: A seat whose phone was given its login this recently counts as present while that phone
 #: connects (its presence is not in yet): nobody can take it by name in that moment.
 CLAIM_GRACE = 15.0
+#: Alert kinds that are good news (the table joined its club): a view shows them as such, the
+#: reader's speaker does not blip an error for them. The club raises them; the hub owns the kinds.
+CLUB_JOINED = "club_joined"
+GOOD_NEWS = frozenset({CLUB_JOINED})
 
 
 class JoinError(CompanionError):

@@ -28,6 +28,7 @@ from companion.net import protocol, topics
 from companion.net.brokers import BridgeTo, MosquittoBroker
 from companion.net.client import ConnectError, MqttClient
 from companion.net.topics import TableTopics
+from ..teardown import close_all
 from ..waiting import wait_until
 
 MOSQUITTO = "/usr/sbin/mosquitto"
@@ -112,11 +113,7 @@ class Table:
         hub.wait_for(lambda m: want.discard(m.payload.decode()) or not want, timeout=15)
 
     def close(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except Exception:
-                pass
+        close_all(self.clients, "an MQTT client")
         self.broker.stop()
 
 

@@ -32,6 +32,7 @@ from companion.club import pg
 from companion.net.brokers import free_ports, mosquitto_available
 from companion.net.seat_client import JoinFailed, SeatClient, any_legal_move, post_join
 
+from ..teardown import close_all
 from ..waiting import wait_until
 from companion.club.public import public_meta
 
@@ -224,11 +225,7 @@ class Table:
 
     def stop(self):
         self.stop_play.set()
-        for s in self.seats:
-            try:
-                s.close()
-            except Exception:
-                pass
+        close_all(self.seats, "a seat client")
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:

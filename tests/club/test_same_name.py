@@ -14,7 +14,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from companion.club import pg
 from companion.club.run import Club
 from companion.net.brokers import free_ports, mosquitto_available
-from companion.net.serve import TableServer
+from companion.club.table import ClubTable
 
 from ..waiting import wait_until
 from .helpers import club_events, let_in, shipped_events
@@ -39,10 +39,10 @@ def club():
 
 def box(tmp_path, n, join):
     http, mqtt, ws = free_ports(3, "127.0.0.1")
-    return TableServer("table", db=str(tmp_path / f"box{n}.db"), game="great-powers",
-                       players=3, start="now", seed=n, broker="mosquitto", bind="127.0.0.1",
-                       http_port=http, mqtt_port=mqtt, ws_port=ws, public_host="127.0.0.1",
-                       club=join).start()
+    return ClubTable("table", db=str(tmp_path / f"box{n}.db"), game="great-powers",
+                     players=3, start="now", seed=n, broker="mosquitto", bind="127.0.0.1",
+                     http_port=http, mqtt_port=mqtt, ws_port=ws, public_host="127.0.0.1",
+                     club=join).start()
 
 
 def states_at(club):

@@ -8,6 +8,8 @@ from companion.net import brokers
 from companion.net import credentials as cred
 from companion.net.client import MqttClient
 
+from ..teardown import close_all
+
 MOSQUITTO = "/usr/sbin/mosquitto"
 MODES = ["embedded", "mosquitto"]
 
@@ -48,11 +50,7 @@ def clients():
         return c.connect()
 
     yield connect
-    for c in made:
-        try:
-            c.close()
-        except Exception:
-            pass
+    close_all(made, "an MQTT client")
 
 
 @pytest.fixture

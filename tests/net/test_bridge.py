@@ -20,6 +20,7 @@ from companion.net.brokers import free_ports
 from companion.net.client import ConnectError, MqttClient
 from companion.net.seat_client import JoinFailed, SeatClient, post_join
 from companion.net.serve import TableServer
+from ..teardown import close_all
 from ..waiting import wait_until
 
 MODES = ["embedded", "mosquitto"]
@@ -49,11 +50,7 @@ def table(mode, tmp_path):
 
     srv.join = join
     yield srv
-    for p in phones:
-        try:
-            p.close()
-        except Exception:
-            pass
+    close_all(phones, "a seat client")
     srv.stop()
 
 
@@ -464,9 +461,5 @@ def test_a_seats_own_story_entry_never_reaches_the_public_or_another_seat(mode, 
                    for m in cy.received)
         assert "cheered for you" not in json.dumps(srv.bridge.public_state())
     finally:
-        for p in phones:
-            try:
-                p.close()
-            except Exception:
-                pass
+        close_all(phones, "a seat client")
         srv.stop()

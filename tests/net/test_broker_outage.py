@@ -11,6 +11,7 @@ import time
 
 from companion.net.brokers import free_ports
 from companion.net.seat_client import SeatClient
+from ..teardown import close_all
 from ..waiting import wait_until
 from .test_children_die import listening, mosquitto_children
 
@@ -63,11 +64,7 @@ def test_a_killed_mosquitto_is_one_sentence_on_the_console_and_the_table_recover
                 continue
         assert reply is not None and reply["ok"], reply
     finally:
-        for p in phones:
-            try:
-                p.close()
-            except Exception:
-                pass
+        close_all(phones, "a phone")
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
     reader.join(5)

@@ -210,7 +210,7 @@ def test_debians_own_broker_is_named_with_how_to_stop_it(tmp_path):
 
 def test_a_holder_this_user_cannot_see_is_not_named(tmp_path, monkeypatch):
     port = free_ports(1, "127.0.0.1")[0]
-    monkeypatch.setattr(brokers, "socket_holder", lambda inodes: None)
+    monkeypatch.setattr(brokers.ports, "socket_holder", lambda inodes: None)
     with other_broker(tmp_path, port):
         with pytest.raises(PortTaken) as e:
             make("embedded", host="0.0.0.0", tcp_port=port, ws_port=None).start()

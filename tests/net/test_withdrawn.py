@@ -14,6 +14,7 @@ from companion.net import protocol
 from companion.net.client import MqttClient
 from companion.net.seat_client import SeatClient
 from companion.net.serve import TableServer
+from ..teardown import close_all
 from ..waiting import wait_until
 
 MODES = ["embedded", "mosquitto"]
@@ -101,11 +102,7 @@ def table(request, tmp_path):
     srv.join = lambda name: made.append(SeatClient.join(base, name, srv.hub.room_code)
                                         .connect()) or made[-1]
     yield srv
-    for p in made:
-        try:
-            p.close()
-        except Exception:
-            pass
+    close_all(made, "a seat client")
     srv.stop()
 
 

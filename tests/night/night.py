@@ -32,6 +32,7 @@ from companion.net.brokers import free_ports
 from companion.net.serve import TableServer
 from tests.phone.conftest import Phone
 from tests.ui.harness import Driver
+from tests.teardown import close_all
 from tests.waiting import wait_until
 from ui.app import TableApp
 
@@ -389,11 +390,8 @@ class Night:
         self.agree("after the restart", reload=True, feed="The table restarted.")
 
     def close(self):
-        for ph in list(self.phones.values()) + self.retired + ([self.tv] if self.tv else []):
-            try:
-                ph.close()
-            except Exception:
-                pass
+        close_all(list(self.phones.values()) + self.retired + ([self.tv] if self.tv else []),
+                  "a phone's browser page")
         self.close_table()
 
     def mark(self, what):

@@ -10,8 +10,10 @@ import pytest
 from PIL import Image
 
 from companion.net.serve import TableServer
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 from pyzbar.pyzbar import decode
+from ..teardown import close_all
 from ..waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -136,11 +138,7 @@ def phones(browser, request):
         return p
 
     yield make
-    for p in made:
-        try:
-            p.close()
-        except Exception:
-            pass
+    close_all(made, "a phone's browser page")
     for p in made:
         assert not p.errors, f"{p.name}'s page had errors: {p.errors}"
 
@@ -235,7 +233,7 @@ def reveal_checks(ph, window):
         ph.page.wait_for_function(
             "(sel) => [...document.querySelectorAll(sel + ' .check')].every("
             "(c) => !c.textContent.includes('not seen'))", arg=sel, timeout=15000)
-    except Exception:
+    except PlaywrightTimeout:
         pass                              # the assertion that follows shows what is wrong
     rows = ph.page.query_selector_all(f"{sel} li.pcard")
     return {r.get_attribute("data-seat"): (r.query_selector(".check").text_content(),

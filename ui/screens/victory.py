@@ -101,7 +101,7 @@ def _load_rows_kv():
     """The final scores are StandingRows, whose layout lives in scores.kv: load it now, or the
     rows are empty boxes until the Scores screen happens to be opened (the blank "Final
     scores" panel of issue 10)."""
-    from ui.app import KV, load_kv
+    from ui.kvload import KV, load_kv
     load_kv(KV / "scores.kv")
 
 

@@ -53,7 +53,7 @@ def seat_state(seat: dict) -> tuple:
 
 
 def _load_kv():
-    from ui.app import KV, load_kv
+    from ui.kvload import KV, load_kv
     load_kv(KV / "menu.kv")
 
 

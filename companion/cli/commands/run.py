@@ -176,7 +176,7 @@ def run(args):
     size = _size(args.size)
     for name in QUIET_LOGGERS:              # their debug chatter is not for the table
         logging.getLogger(name).setLevel(logging.WARNING)
-    from companion.net.serve import TableServer
+    from companion.club.table import ClubTable
     from companion.service import notify
     if args.new and not args.game:
         raise ConfigError("--new sets up the game named by --game; give --game too.")
@@ -192,7 +192,7 @@ def run(args):
         from companion.net.web import lan_ip
         network._lan_ip = lan_ip
         extra["address_source"] = network.address
-    server = TableServer(args.table, db=db, game=args.game,
+    server = ClubTable(args.table, db=db, game=args.game,
                          players=args.players, options=_options(args.option), start="manual",
                          broker=args.broker, http_port=args.http_port,
                          mqtt_port=args.mqtt_port, ws_port=args.ws_port,

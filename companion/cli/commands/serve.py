@@ -158,7 +158,7 @@ def _console(server, stop):
 
 
 def run_serve(args):
-    from companion.net.serve import TableServer
+    from companion.club.table import ClubTable
     from companion.net.web import qr_ascii
 
     def on_term(signum, frame):                     # a service manager's stop = Ctrl-C
@@ -175,7 +175,7 @@ def run_serve(args):
     data_note = use_table_data(args)
     if data_note and not args.quiet:
         print(data_note, flush=True)
-    server = TableServer(
+    server = ClubTable(
         args.table, db=args.db or default_db(), game=args.game, players=args.players,
         options=_options(args.option), names=_names(args.names, args.players), start=start,
         seed=args.seed, broker=args.broker, bind=args.bind, http_port=args.http_port,

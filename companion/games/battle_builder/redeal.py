@@ -213,7 +213,7 @@ def _choice_of(game, state, seat, w, rng, model):
     """The sealed choice ``model`` would lock in for ``seat`` in the re-dealt state, as the
     move normalises it."""
     if model is None:
-        from .bots import greedy_bot as model
+        from .greedy import greedy_bot as model
     moves, info = _prompt(game, state, seat, w)
     state.prompts[seat] = dict(info, moves=moves)
     try:
@@ -233,7 +233,7 @@ def _turn_moves(game, view, p):
     if p.get("fumble") or not any(cards[c].min_stamina <= stamina for c in p["cards"]):
         picks = [(c, 0) for c in p["cards"]]
     else:
-        from .bots import _greedy_turn
+        from .greedy import _greedy_turn
         g = _greedy_turn(game, view, p)
         picks = []
         for c in p["cards"]:
@@ -254,7 +254,7 @@ def _turn_moves(game, view, p):
 
 
 def _shop_moves(game, view, moves):
-    from .bots import _affordable_cards, _affordable_upgrades, _thin
+    from .greedy import _affordable_cards, _affordable_upgrades, _thin
     out = [("done_shopping", {})]
     for cid, _ in _affordable_cards(game, view):
         args = {"card": cid}
@@ -351,7 +351,7 @@ def evaluate(game, state, seat):
     in VP (the winner is the most VP) plus its :func:`assets` at a fifth of a VP a token (the
     greedy bot's rate: tokens buy strength for later battles and break ties), through a
     logistic whose width grows with the battles still to play."""
-    from .bots import VP_WORTH
+    from .greedy import VP_WORTH
     score = [state.data.vp[s] + assets(game, state, s) / VP_WORTH for s in range(state.n)]
     mine = score[seat]
     best = max(v for s, v in enumerate(score) if s != seat)

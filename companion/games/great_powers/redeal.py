@@ -20,7 +20,6 @@ from companion.core.sealed import Entry
 from companion.core.search import UNSEEN, blank_the_rest, clone
 
 from .data import TRAITS
-from .game import GPData
 
 
 def copy_data(d, decks=True):
@@ -30,7 +29,7 @@ def copy_data(d, decks=True):
     war = d.war
     if war is not None:
         war = dict(war, sides=[list(s) for s in war["sides"]], free=list(war["free"]))
-    return GPData(
+    return type(d)(                      # GPData (its home, .game, imports the bots above us)
         tokens=[dict(t) for t in d.tokens], baton=d.baton,
         action_deck=list(d.action_deck) if decks else d.action_deck,
         action_discard=list(d.action_discard) if decks else d.action_discard,
@@ -120,7 +119,7 @@ def _bids_of(game, state, seat, wid, rng, model):
     """The bids ``model`` would lock in for ``seat`` in the re-dealt state (its prompt is the
     one the Bid phase gave it, rebuilt from public facts)."""
     if model is None:
-        from .bots import greedy_bot as model
+        from .greedy import greedy_bot as model
     blocked = game.blocked(state, seat)
     state.prompts[seat] = {"moves": ("submit_bids",), "window": wid,
                            "count": state.data.bid_slots[seat],

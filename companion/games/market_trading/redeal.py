@@ -20,8 +20,6 @@ import random
 
 from companion.core.search import UNSEEN, blank_the_rest, clone
 
-from .game import MTData
-
 
 # -- a copy to play on ---------------------------------------------------------------------------
 
@@ -34,7 +32,7 @@ def copy_data(d):
                  builds=list(st["builds"]))
     last = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
             for k, v in d.last.items()}
-    return MTData(
+    return type(d)(                      # MTData (its home, .game, imports the bots above us)
         board=d.board, yields=d.yields, tiles_of=d.tiles_of, piles=[list(p) for p in d.piles],
         bowl=list(d.bowl), earned=list(d.earned), built=[list(b) for b in d.built],
         deck=list(d.deck), face_up=list(d.face_up), market=dict(d.market), bank=dict(d.bank),
@@ -94,7 +92,7 @@ def donation(game, hand, market):
 
 def _trades(game, view):
     """One-for-one trades that raise what the hand would donate now, the best first."""
-    from .bots import _legal_trade
+    from .greedy import _legal_trade
     hand, market = view.hand, view.market
     base = donation(game, hand, market)
     scored = []
@@ -122,7 +120,7 @@ def candidates(game, view):
     the donation (no trade once the turn has made the bots' most). Build: each affordable
     improvement, or none. Forage: on each terrain of the board the tile with the least pile
     (what the greedy bot would pick there); not foraging only when it costs the hand."""
-    from .bots import MAX_TRADES, greedy_bot
+    from .greedy import MAX_TRADES, greedy_bot
     p = view.prompt
     moves = p["moves"]
     seat = view.seat

@@ -279,7 +279,7 @@ def _choices(game, state, seat, rng, model):
     if not todo:
         return
     if model is None:
-        from .bots import greedy_bot as model
+        from .greedy import greedy_bot as model
     asked = game.phases[state.phase].prompts(state)
     saved = state.prompts
     try:
@@ -302,7 +302,7 @@ def candidates(game, view):
     every one): see :func:`_trade`, :func:`_policy`, :func:`_bids` and :func:`_draws`; each
     option of a dispute, target, partner or yes/no question; the greedy bot's answer to the
     rest (offers, swaps, discards, routes, the order of Policies)."""
-    from . import bots
+    from . import greedy as bots
     p = view.prompt
     m = p["moves"][0]
     rng = random.Random(0)
@@ -350,7 +350,7 @@ def _trade(game, view, p, rng):
     :data:`PLACEMENTS` best placements by the greedy bot's measure (route income over the
     rounds left less cost, the least crowded slot). An offer or swap to answer: the greedy
     bot's answer only."""
-    from . import bots
+    from . import greedy as bots
     moves = p["moves"]
     if ("answer_offer" in moves and bots._offers_to(view, "influence")) or \
             ("answer_swap" in moves and bots._offers_to(view, "swap")):
@@ -393,7 +393,7 @@ def _trade(game, view, p, rng):
 def _policy(game, view, rng):
     """No Policy, or each affordable one (its target the richest other, its partner the
     seat's best)."""
-    from . import bots
+    from . import greedy as bots
     out = [("choose_policy", {"card": None})]
     for cid, _ in bots._affordable_costs(game, view, "policy"):
         args = {"card": cid, **bots._choice_args(game, view, cid, rng,
