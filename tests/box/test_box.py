@@ -40,15 +40,17 @@ START = (620, 422)                         # Lobby: "Start the game"
 MENU = (744, 24)                           # the top bar's Menu
 SHUT_DOWN = (657, 424)                     # Menu: "Shut down"
 CONFIRM = (533, 332)                       # its confirmation: "Shut down"
-# Menu > Network (ui/widgets/network.py) and Menu > Join: see KEYS below
-MENU_NETWORK = (0, 0)
-MENU_JOIN = (0, 0)
-NET_SCAN = (0, 0)
-NET_FIRST_ROW = (0, 0)
-NET_JOIN = (0, 0)
-NET_OWN = (0, 0)
-DIALOG_CLOSE = (0, 0)
-KEYS: dict = {}                            # the password keyboard's keys
+# Menu > Network (ui/widgets/network.py) and Menu > Join, mid-game
+MENU_NETWORK = (169, 263)
+MENU_JOIN = (169, 151)
+NET_SCAN = (564, 98)                       # "Find Wi-Fi networks"
+NET_FIRST_ROW = (564, 209)                 # the first network in reach
+NET_JOIN = (592, 436)                      # the password keyboard's "Join ..."
+NET_OWN = (180, 208)                       # "Use the box's own Wi-Fi"
+NET_CLOSE = (564, 438)
+JOIN_CLOSE = (624, 426)
+KEYS = {"v": (286, 314), "e": (210, 196), "n": (438, 314), "u": (514, 196), "-": (742, 255),
+        "p": (742, 196), "a": (58, 255), "s": (134, 255), "1": (58, 136)}
 STATE = {}                                 # what one test leaves for the next
 PHONE_LOG = "/run/phone-play.log"          # the phone on the box's Wi-Fi (tests/box/radios.py)
 
@@ -597,7 +599,7 @@ def menu_join_url(vm) -> str:
         codes = [c.data.decode() for c in decode(shot(vm, "8-join-dialog"))]
         return next((c for c in codes if c.startswith("http")), None)
     found = wait_for("the join QR in the Menu", url, 120, 3)
-    tap(vm, DIALOG_CLOSE)
+    tap(vm, JOIN_CLOSE)
     return found
 
 
@@ -613,9 +615,9 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     changed_screen(box, base, "8-menu")
     tap(box, MENU_NETWORK)
     time.sleep(3)
-    tap(box, NET_SCAN)
-    wait_for("CafeNet in the list", lambda: "CafeNet" in box.sh(
-        "nmcli -t -f SSID device wifi list 2>/dev/null || true"), 120, 3)
+    tap(box, NET_SCAN)                        # the own Wi-Fi stops for the look, then is back
+    wait_for("the look under way", lambda: not radios.own_wifi_up(box), 60, 1)
+    wait_for("the look done", lambda: radios.own_wifi_up(box), 180, 2)
     settled(box, "8-networks")
     tap(box, NET_FIRST_ROW)                   # CafeNet: the only network in reach
     settled(box, "8-password")
@@ -631,7 +633,7 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     report.add("wifi_switch_s", round(time.monotonic() - t0, 1))
     assert address.startswith("192.168.50."), address
     settled(box, "8-joined")
-    tap(box, DIALOG_CLOSE)
+    tap(box, NET_CLOSE)
     url = wait_for("the join QR on CafeNet's address",
                    lambda: (lambda u: u if f"//{address}:" in u else None)(menu_join_url(box)),
                    240, 5)
@@ -664,7 +666,7 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     tap(box, NET_OWN)
     wait_for("the own Wi-Fi again", lambda: radios.own_wifi_up(box), 120, 2)
     settled(box, "8-own-again")
-    tap(box, DIALOG_CLOSE)
+    tap(box, NET_CLOSE)
     # CafeNet is known and in reach, and it is not forced on the table mid-game
     time.sleep(45)
     assert radios.own_wifi_up(box), box.sh("nmcli connection show --active")

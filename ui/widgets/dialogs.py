@@ -171,3 +171,18 @@ class CorrectionDialog(Dialog):
         app.command(app.hub.correct, seat, counter, delta, reason,
                     done=lambda r: app.show_toast(f"Corrected ({reason}): {summary}"))
         self.dismiss()
+
+
+class ConfirmDialog(Dialog):
+    """A drastic action, asked once more in words: Cancel, or the action's own button."""
+    title = StringProperty("")
+    text = StringProperty("")
+    go_text = StringProperty("")
+    go_tid = StringProperty("confirm:go")
+    tone = StringProperty("danger")
+    action = ObjectProperty(None)
+
+    def go(self):
+        self.dismiss()
+        if self.action is not None:
+            self.action()

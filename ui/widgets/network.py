@@ -28,8 +28,8 @@ from kivy.uix.widget import Widget
 
 from ui import theme
 from ui.widgets.common import TButton
-from ui.widgets.dialogs import Dialog
-from ui.widgets.menu import ConfirmDialog, NameKeyboard
+from ui.widgets.dialogs import ConfirmDialog, Dialog
+from ui.widgets.keyboards import NameKeyboard
 from ui.widgets.qr import QRCode  # noqa: F401  (used by network.kv)
 
 #: The countries the Menu offers (``companion.net.wifi.manager.COUNTRIES``), named.
@@ -45,7 +45,8 @@ PASSWORD_MIN, PASSWORD_MAX = 8, 63          # WPA2's passphrase
 
 
 def _load_kv():
-    from ui.app import KV, load_kv
+    from ui.kvload import KV, load_kv
+    load_kv(KV / "menu.kv")              # the keyboards' and ConfirmDialog's rules
     load_kv(KV / "network.kv")
 
 
