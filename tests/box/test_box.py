@@ -141,7 +141,7 @@ def test_the_first_boot_installed_the_table_from_user_data(box, report):
     # the NoCloud fs_label the Pi's boot partition needs)
     assert json.loads(box.sh("cloud-init status --format json", check=False))["status"] == "done"
     log = box.sh("cat /var/log/cloud-init-output.log")
-    assert "install: 7/7" in log and "Table Companion: installed." in log, log[-3000:]
+    assert "install: 8/8" in log and "Table Companion: installed." in log, log[-3000:]
     # README's command ran as the Pi user, from the folder copied onto the boot partition
     assert box.sh("stat -c %U /home/pi/table-companion/table.sh").strip() == "pi"
     assert box.sh("ls /boot/firmware").split().count("user-data") == 1
@@ -203,7 +203,7 @@ def test_with_no_known_network_the_box_brings_its_own_wifi(box, report):
     assert m, journal(box)[-3000:]
     report.add("boot_to_own_wifi_s", round(float(m[1]), 1))
     own = json.loads(box.sh("cat /var/lib/table-companion/wifi.json"))
-    settings = box.sh("nmcli -s -t -f 802-11-wireless.ssid,802-11-wireless.mode,"
+    settings = box.sh("nmcli -s -g 802-11-wireless.ssid,802-11-wireless.mode,"
                       "802-11-wireless.band,802-11-wireless-security.key-mgmt,"
                       "802-11-wireless-security.psk,ipv4.method connection show "
                       "table-companion-own")

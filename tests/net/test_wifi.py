@@ -130,3 +130,55 @@ def test_a_new_password_restarts_the_own_wifi(tmp_path):
     old = net.own.qr
     net.renew_password()
     assert net.own.qr != old and net.link.kind == "own"
+
+
+class Flaky(SimulatedWifi):
+    """A radio that is not ready for the first own Wi-Fi (as a Pi's right after its
+    wpa_supplicant was installed)."""
+
+    def __init__(self):
+        super().__init__(known=())
+        self.tries = 0
+
+    def own_up(self, ssid, password):
+        self.tries += 1
+        if self.tries == 1:
+            raise NetworkError("The box's own Wi-Fi did not start: No suitable device found.")
+        return super().own_up(ssid, password)
+
+
+def test_an_own_wifi_that_did_not_start_is_tried_again_and_said(tmp_path, monkeypatch):
+    import companion.net.wifi.manager as m
+    monkeypatch.setattr(m, "POLL_S", 0.01)
+    clock = Clock()
+    backend = Flaky()
+    net = Network(backend, tmp_path, clock=clock, machine_id="box")
+    net.start()
+    try:
+        clock.t = 30.0
+        assert wait(lambda: backend.tries == 1 and net.status()["error"])
+        assert "did not start" in net.status()["error"] and net.link.kind == "none"
+        assert net._thread.is_alive()                    # the thread goes on
+        clock.t = 30.0 + m.RETRY_S
+        assert wait(lambda: net.link.kind == "own")
+        assert backend.tries == 2 and net.status()["error"] is None
+    finally:
+        net.stop()
+
+
+def test_a_venue_wifi_that_goes_away_falls_back_to_the_own_wifi(tmp_path, monkeypatch):
+    import companion.net.wifi.manager as m
+    monkeypatch.setattr(m, "POLL_S", 0.01)
+    backend = SimulatedWifi()
+    backend.join("Home", None)
+    clock = Clock()
+    net = Network(backend, tmp_path, clock=clock, machine_id="box")
+    net.start()
+    try:
+        assert wait(lambda: net.link.kind == "wifi")
+        backend.now = type(backend.now)()                # Home went out of reach
+        assert wait(lambda: net.status()["waiting_s"] == 30)
+        clock.t += 30.0
+        assert wait(lambda: net.link.kind == "own")
+    finally:
+        net.stop()

@@ -2,7 +2,7 @@
 
 At start (``start``) it gives the networks the box knows about ``FALLBACK_S`` seconds to come up
 (NetworkManager joins them by itself); none by then, or none known: the box's own Wi-Fi, and the
-screen says so. A known network that comes into reach later is not taken while the own Wi-Fi is
+screen says so. The same when the venue's Wi-Fi goes away later and does not come back. A known network that comes into reach later is not taken while the own Wi-Fi is
 up: moving would cut every phone at the table off mid-game; the Menu's Network dialog shows it
 as known, one tap away, and the next boot takes it.
 
@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 FALLBACK_S = 30.0          # how long the known networks get at boot before the own Wi-Fi
 POLL_S = 2.0               # how often the link is read while waiting, and after (x5)
+RETRY_S = 10.0             # an own Wi-Fi that did not start is tried again after this
 
 #: The Wi-Fi countries the Menu offers first (any ISO 3166 code may be typed).
 COUNTRIES = ("GB", "US", "DE", "FR", "NL", "BE", "ES", "IT", "IE", "SE", "NO", "DK", "FI",
@@ -136,29 +137,36 @@ class Network:
             self._thread = None
 
     def _run(self):
-        t0 = self.clock()
-        self.waiting_until = t0 + self.fallback_s
+        """The fallback, at boot and after: while the box is on no Wi-Fi (its own or a
+        venue's) for ``fallback_s`` (NetworkManager trying the known ones meanwhile), its own
+        Wi-Fi; one that does not start (a radio still coming up, the country not set) is tried
+        again every ``RETRY_S``. An action of the Menu under way is never interrupted."""
         try:
             self.backend.apply()
         except NetworkError as e:
             log.warning("%s", e)
+        since = self.clock()                    # when the box was last seen on a Wi-Fi
         while not self._stop.is_set():
             link = self.refresh()
-            step = decide(link, self.clock() - t0, self.fallback_s)
-            if step == "done":
-                break
-            if step == "own":
-                log.info("no known network in %.0f s: the box's own Wi-Fi %s",
-                         self.fallback_s, self.own.ssid)
-                with self._lock:
+            if link.kind in ("wifi", "own"):
+                since = None
+            elif since is None:                 # its Wi-Fi went away: the fallback again
+                since = self.clock()
+            waiting = since is not None and self.busy is None
+            self.waiting_until = since + self.fallback_s if waiting else None
+            if waiting and decide(link, self.clock() - since, self.fallback_s) == "own" \
+                    and self._lock.acquire(blocking=False):
+                try:
+                    log.info("no known network in %.0f s: the box's own Wi-Fi %s",
+                             self.fallback_s, self.own.ssid)
                     self._own_up()
-                break
-            self._changed()                          # the countdown on the screen
-            self._stop.wait(POLL_S)
-        self.waiting_until = None
-        self._changed()
-        while not self._stop.wait(POLL_S * 5):      # addresses move (DHCP, a cable)
-            self.refresh()
+                    since = self.waiting_until = None
+                except NetworkError:            # said in the status; again in RETRY_S
+                    since = self.clock() - self.fallback_s + RETRY_S
+                finally:
+                    self._lock.release()
+            self._changed()
+            self._stop.wait(POLL_S if since is not None else POLL_S * 5)
 
     # -- the Menu's actions (blocking; ``submit`` runs them off the screen's thread) ------------
     def submit(self, action: str, *args, done=None):
@@ -184,14 +192,18 @@ class Network:
     def join(self, ssid: str, password: str | None = None):
         with self._lock:
             self.error = None
+            was_own = self.link.kind == "own"
             self._doing(f"Joining {ssid}…")
             try:
                 self.backend.join(ssid, password or None)
             except NetworkError as e:
-                self.error = str(e)
                 # the phones' network again (the own Wi-Fi, when the box was on it)
-                if self.link.kind == "own":
-                    self._own_up()
+                if was_own:
+                    try:
+                        self._own_up()
+                    except NetworkError:
+                        pass
+                self.error = str(e)
                 raise
             finally:
                 self._doing(None)
@@ -209,6 +221,7 @@ class Network:
     def _own_up(self):
         try:
             address = self.backend.own_up(self.own.ssid, self.own.password)
+            self.error = None
             log.info("the box's own Wi-Fi %s is up: phones join it, then the table at %s",
                      self.own.ssid, address)
         except NetworkError as e:
