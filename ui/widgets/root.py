@@ -40,8 +40,9 @@ class Toast(Label):
     text on one line, wrapped at ``max_w``. It is put where it covers no button a player may
     tap (:meth:`place`): low in the middle when that is free (as it was always drawn), else
     the nearest free place; a story of a whole game's end stayed over Victory's Scores and
-    New game for 37 s (issue 34)."""
+    New game for 37 s (issue 34). A message with no free place anywhere is not shown."""
     max_w = NumericProperty(600)
+    room = BooleanProperty(True)            # a free place was found (see :meth:`place`)
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -96,20 +97,25 @@ class Toast(Label):
         left = (rail.to_window(rail.right, 0)[0] if rail.width > 1 else 0) + 4 * u
         area_w = root.width - left
         w, h = self.width, self.height
-        xs = sorted({root.center_x - w / 2, left + (area_w - w) / 2, root.right - w - 8 * u},
+        gap = 4 * u
+        xs = {root.center_x - w / 2, left + (area_w - w) / 2, root.right - w - 2 * gap}
+        for b in buttons:                              # beside a button, on either side
+            xs.update((b[0] - w - gap, b[2] + gap))
+        xs = sorted((x for x in xs if 0 <= x and x + w <= root.width),
                     key=lambda x: abs(x + w / 2 - root.center_x))
-        step = 4 * u
-        ys = [16 * u + i * step for i in range(int(max(0, root.height - h - 16 * u) // step)
-                                              + 1)]
+        ys = [16 * u + i * gap for i in range(int(max(0, root.height - h - 16 * u) // gap)
+                                             + 1)]
+        ys.append(root.height - h)                     # over the top bar
         for y in ys:
             for x in xs:
-                if x < 0 or x + w > root.width:
-                    continue
                 if not any(min(x + w, b[2]) > max(x, b[0]) and min(y + h, b[3]) > max(y, b[1])
                            for b in buttons):
                     self.pos = (x, y)
+                    self.room = True
                     return
-        self.pos = (root.center_x - w / 2, 16 * u)
+        # no free place on this screen for so long a message: it is not shown (what happened
+        # is in the story, on the Round tab and every phone), rather than over the buttons
+        self.room = False
 
 
 def _seen(w, root):
@@ -178,8 +184,9 @@ class BannerStack(BoxLayout):
     each left a third of the screen to the game: its buttons went under them). When it grows,
     what is below it moves: for the app's ``tap_guard`` every button that moved ignores taps (a
     finger on its way to a button must not land on what slid into its place; issue 22). When a
-    banner goes (dismissed, or its alert over), its room is kept (``held``) until the screen
-    changes, so nothing under a finger moves up (issue 34: a tap meant for "3" missed)."""
+    banner is dismissed by a tap, its room is kept (``held``) until the screen changes, so
+    nothing under that finger moves up (issue 34: a tap meant for "3" missed); an alert the
+    hub ends gives its room back (with the tap guard)."""
     rows = ListProperty([])
     held = NumericProperty(0)
     screen = StringProperty("")
@@ -203,7 +210,15 @@ class BannerStack(BoxLayout):
             title, message, tone, key = rows[-1]              # the newest
             self.add_widget(Banner(title=title, message=message, tone=tone, key=key,
                                    more=f"+{hidden} more" if hidden else ""))
-        self.held = max(self.held, had)
+        if self._keep:                  # a tap on Dismiss: the finger is still there
+            self.held = max(self.held, had)
+        self._keep = False
+
+    _keep = False
+
+    def keep_room(self):
+        """The next banner to go was dismissed by a tap: keep its room (see the class)."""
+        self._keep = True
 
 
 def banner_rows(app, view, note):
