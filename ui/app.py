@@ -247,6 +247,7 @@ class TableApp(App):
         self.root.ids.rail.mark()
         screen = self._screens.get(name)
         self.root.ids.table_bar.show(view, not getattr(screen, "table_moves", False))
+        self.root.ids.toast.replace()       # (after the layout: a trigger runs next frame)
         self._schedule_ticker(view)
         if self.notifier is not None and self.power_action is None:
             g = self.catalog.get((view.get("hub") or {}).get("game"))

@@ -566,7 +566,8 @@ class Night:
         again against the table's, not against its old digits). Every page's feed ("What
         happened") is the table's story, newest first: its public entries on /watch and on every
         phone (a reloaded one too), and on each phone the entries meant for its seat alone,
-        which no other page shows; the table screen's list is the public one too. ``feed``:
+        which no other page shows; the table screen's list is the public one too. No page has
+        text cut by its box, running off the screen or too small (``Phone.unreadable``). ``feed``:
         every page's feed says so, in a line that starts with it."""
         self.d.pump()
         v = self.hub.public_view()
@@ -591,6 +592,9 @@ class Night:
             snap = ph.page.evaluate(SNAPSHOT)
             left = self.time_left()
             got[ph.name] = snap
+            # nothing cut by its box, off the screen or too small, on every page, every time
+            bad = ph.unreadable(least=16 if seat is not None else 18)
+            assert not bad, (what, ph.name, "text a player cannot read", bad)
             assert self.rev() == rev, f"{what}: the game moved on while the screens were read"
             assert (snap["rev"], snap["phase"], snap["where"]) == (rev, v["phase"], want_where), \
                 (what, ph.name, snap, want_where)

@@ -69,7 +69,7 @@ class Phone:
 
     def shot(self, step):
         SHOTS.mkdir(parents=True, exist_ok=True)
-        # the toast floats over the viewport's bottom; in a full-page picture it would hide
+        # the toast floats over the top bar; in a full-page picture it would hide
         # whatever it lands on
         self.page.evaluate("window.scrollTo(0, 0); const t = document.getElementById('toast');"
                            "if (t) { t.style.transition = 'none'; t.classList.remove('show'); }")
@@ -83,47 +83,67 @@ class Phone:
 
     def unreadable(self, root="body", least=16):
         """Visible text under ``root`` that an arm's length cannot read on a 360 px phone: a
-        font below 16 px, text that runs off the screen, or text cut off by its box. Returns
-        a list of (problem, text) pairs; [] when all is well."""
-        return self.page.evaluate("""([root, least]) => {
-          const out = [];
-          const top = document.querySelector(root);
-          if (!top) return out;
-          const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
-          const seen = new Set();
-          while (walker.nextNode()) {
-            const t = walker.currentNode;
-            const text = t.textContent.trim();
-            const e = t.parentElement;
-            if (!text || !e || seen.has(e)) continue;
-            seen.add(e);
-            const r = e.getBoundingClientRect();
-            if (!r.width || !r.height || e.closest("[hidden]")) continue;
-            const cs = getComputedStyle(e);
-            if (cs.visibility === "hidden" || cs.display === "none"
-                || e.closest("details:not([open]) > :not(summary)")) continue;
-            const size = parseFloat(cs.fontSize);
-            if (size < least) out.push(["font " + size + "px", text.slice(0, 60)]);
-            if (r.right > window.innerWidth + 0.5 || r.left < -0.5) {
-              out.push(["off screen", text.slice(0, 60)]);
-            }
-            for (let x = e; x && x !== document.body; x = x.parentElement) {
-              const s = getComputedStyle(x);
-              const clips = s.overflowX === "hidden" || s.textOverflow === "ellipsis";
-              if (clips && x.scrollWidth > x.clientWidth + 1) {
-                out.push(["cut off", text.slice(0, 60)]);
-                break;
-              }
-            }
-          }
-          return out;
-        }""", [root, least])
+        font below 16 px, text that runs off the screen, or text cut off by its box (a box
+        that hides what overflows it, sideways or at its bottom, or ends it with "..."), or
+        clipped by a box around it. Returns a list of (problem, text) pairs, each problem
+        naming the element (``tag#id.class``); [] when all is well. The check runs in the page
+        (injected here; the page's own scripts know nothing of it)."""
+        return self.page.evaluate(UNREADABLE, [root, least])
 
     def visible_text(self, sel="body"):
         return self.page.evaluate("(s) => document.querySelector(s).innerText", sel)
 
     def close(self):
         self.context.close()
+
+
+# Text a player cannot read, found in the page (Phone.unreadable). A box that hides its
+# overflow (overflow hidden or clip, on either axis; text-overflow: ellipsis; a line clamp),
+# or scrolls it (the line at a scroll box's edge stands cut), and whose content is larger
+# than it cuts that text. Text whose box reaches past the viewport's sides runs off the
+# screen.
+UNREADABLE = r"""([root, least]) => {
+  const out = [];
+  const top = document.querySelector(root);
+  if (!top) return out;
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    [...e.classList].map(c => "." + c).join("");
+  const hides = (v) => v === "hidden" || v === "clip";
+  const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  while (walker.nextNode()) {
+    const t = walker.currentNode;
+    const text = t.textContent.trim();
+    const e = t.parentElement;
+    if (!text || !e || seen.has(e)) continue;
+    seen.add(e);
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || e.closest("[hidden]")) continue;
+    const cs = getComputedStyle(e);
+    if (cs.visibility === "hidden" || cs.display === "none" || Number(cs.opacity) === 0
+        || e.closest("details:not([open]) > :not(summary)")) continue;
+    const size = parseFloat(cs.fontSize);
+    if (size < least) out.push(["font " + size + "px in " + name(e), text.slice(0, 60)]);
+    if (r.right > window.innerWidth + 0.5 || r.left < -0.5) {
+      out.push(["off screen: " + name(e), text.slice(0, 60)]);
+    }
+    for (let x = e; x && x !== document.body; x = x.parentElement) {
+      const s = getComputedStyle(x);
+      const wide = (hides(s.overflowX) || s.textOverflow === "ellipsis") &&
+        x.scrollWidth > x.clientWidth + 1;
+      // a scroll box (overflow auto) counts too: its last line stood cut at its edge
+      const tall = (hides(s.overflowY) || s.overflowY === "auto" || s.overflowY === "scroll" ||
+        (s.webkitLineClamp && s.webkitLineClamp !== "none")) &&
+        x.scrollHeight > x.clientHeight + 1;
+      if (wide || tall) {
+        out.push(["cut off " + (wide ? "at the side" : "at the bottom") + " by " + name(x),
+                  text.slice(0, 60)]);
+        break;
+      }
+    }
+  }
+  return out;
+}"""
 
 
 @pytest.fixture

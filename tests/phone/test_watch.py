@@ -19,6 +19,25 @@ def watch(phones, srv):
     return tv
 
 
+def small_watch(phones, srv):
+    """/watch on a 360 px phone (a spectator with no seat): the same page, narrow."""
+    ph = phones("Watcher")
+    ph.page.goto(f"http://127.0.0.1:{srv.web.port}/watch")
+    ph.page.wait_for_selector("#bar-conn.on")
+    return ph
+
+
+def readable_both(tv, small, rev, step):
+    """The TV and the phone-sized /watch at ``rev``: no text cut by its box, off the screen
+    or too small, nothing wider than the screen; both photographed."""
+    for page, least in ((tv, 18), (small, 16)):
+        shows_rev(page, rev)
+        bad = page.unreadable(least=least)
+        assert not bad, (page.name, step, bad)
+        assert page.fits_the_screen(), (page.name, step)
+    small.shot(f"360-{step}")
+
+
 def shows_rev(tv, rev):
     page_rev(tv.page, rev, box="watch")
 
@@ -42,7 +61,9 @@ def test_watch_shows_the_table_and_nothing_private(servers, phones, tmp_path):
     game = hub.session.game
     rng = random.Random(2)
     tv = watch(phones, srv)
+    small = small_watch(phones, srv)
     shows_rev(tv, hub.public_view()["rev"])
+    readable_both(tv, small, hub.public_view()["rev"], "leader-pick")
     t = text(tv)
     assert "Trade Warz" in t and "Leader pick" in t
     assert "Ann, Bo and Cy are choosing" in t
@@ -71,6 +92,7 @@ def test_watch_shows_the_table_and_nothing_private(servers, phones, tmp_path):
             f".reveal[data-window=leaders] li.pcard[data-seat='{r['seat']}']")
         assert r["name"] in row and r["player"] in row
     tv.shot("3-leaders-revealed")
+    readable_both(tv, small, hub.public_view()["rev"], "leaders-revealed")
     # on to the Policy phase: the hands are private, the sealed Policies too until the reveal
     st = hub.session.state
     for _ in range(300):
@@ -93,6 +115,7 @@ def test_watch_shows_the_table_and_nothing_private(servers, phones, tmp_path):
     assert doc["players"] == ["Ann", "Bo", "Cy"] and doc["rev"] == hub.public_view()["rev"]
     assert tv.fits_the_screen()
     tv.shot("4-policy")
+    readable_both(tv, small, hub.public_view()["rev"], "policy")
 
 
 def test_watch_time_up_alerts_and_the_final_scores(servers, phones, tmp_path):
@@ -102,6 +125,7 @@ def test_watch_time_up_alerts_and_the_final_scores(servers, phones, tmp_path):
     hub = srv.hub
     assert wait_until(lambda: hub.session is not None)
     tv = watch(phones, srv)
+    small = small_watch(phones, srv)
     for seat in (0, 1):
         hub.submit(seat, "pass_turn", {})
     tv.page.wait_for_function(
@@ -133,3 +157,4 @@ def test_watch_time_up_alerts_and_the_final_scores(servers, phones, tmp_path):
     assert outcome_rows(tv.page) == sorted((str(s), str(v)) for s, v in o.scores.items())
     assert tv.fits_the_screen()
     tv.shot("2-final-scores")
+    readable_both(tv, small, hub.public_view()["rev"], "final-scores")

@@ -200,7 +200,8 @@ class Driver:
           toast floats over the screen for a few seconds and is left out of this one);
         * a text crossing a drawing that keeps it out (the phase ring's arcs);
         * a sign its font has no glyph for (drawn as an empty box: Roboto has no check mark),
-          markup ``[font=]`` spans read in their own font.
+          markup ``[font=]`` spans read in their own font;
+        * a button a player may tap (shown, enabled) that is covered (see :meth:`covered`).
         """
         bad = []
         u = self.app.u
@@ -251,6 +252,46 @@ class Driver:
                 for lab, rs in rects:
                     if any(_in_ring(r, ring) for r in rs):
                         bad.append((lab.text, f"crosses the {type(w).__name__}"))
+        bad.extend(self.covered())
+        return bad
+
+    def covered(self):
+        """Every button a player may tap (shown, enabled, under no open dialog) that something
+        covers, as ``(text, why)``: an alert banner (or the toast, while it shows) over part
+        of it (a squashed layout pushes a screen's buttons up under the banners), or its box
+        outside the window (pushed down off the screen)."""
+        from kivy.uix.button import ButtonBehavior
+        from ui.widgets.banner import Banner
+        bad = []
+        tops = self.tops()
+        top = tops[-1]                          # an open dialog takes every tap
+        covers = []
+        if top is self.app.root:
+            for w in walk(top):
+                if isinstance(w, Banner) and shown(w, clip=False):
+                    covers.append((f"the banner {w.title!r}", window_rect(w)))
+            toast = getattr(self.app.root.ids, "toast", None)
+            if toast is not None and toast.text and toast.opacity > 0:
+                covers.append((f"the toast {toast.text!r}", window_rect(toast)))
+        for w in walk(top):
+            if not isinstance(w, ButtonBehavior) or w.disabled or not shown(w, clip=False):
+                continue
+            if isinstance(w, Label) and not (w.text or "").strip():
+                continue
+            name = plain(w) if isinstance(w, Label) else (getattr(w, "tid", "") or
+                                                          type(w).__name__)
+            r = window_rect(w)
+            box = _clip(w)                      # in a scroll view: the part in sight
+            if box is not None:
+                r = (max(r[0], box[0]), max(r[1], box[1]), min(r[2], box[2]), min(r[3], box[3]))
+                if r[2] <= r[0] or r[3] <= r[1]:
+                    continue                    # scrolled out of sight
+            for what, c in covers:
+                if _overlap([r], [c]) and not _inside(w, c):
+                    bad.append((name, f"covered by {what}"))
+            x0, y0, x1, y1 = r
+            if x0 < -2 or y0 < -2 or x1 > Window.width + 2 or y1 > Window.height + 2:
+                bad.append((name, "outside the window"))
         return bad
 
     def _fit(self, w, screen, area):
@@ -410,6 +451,16 @@ def line_rects(w):
                for r in out]
         out = [r for r in out if r[2] > r[0] and r[3] > r[1]]
     return out
+
+
+def _inside(w, rect):
+    """Is ``w`` part of what is drawn in ``rect`` (a banner's own Dismiss button)?"""
+    p = w
+    while p is not None and p is not p.parent:
+        if window_rect(p) == rect:
+            return True
+        p = p.parent
+    return False
 
 
 def _overlap(ra, rb, slack=2):

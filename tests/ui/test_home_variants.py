@@ -96,3 +96,28 @@ def test_home_keeps_the_last_choices_after_a_game(hub, clock, start_app):
     d.tap(d.one("Great Powers", TButton))
     d.tap(d.one("Set up a new game", TButton))
     assert len(hub.public_view()["hub"]["seats"]) == 3 and hub.options["turns"] == 8
+
+
+def test_more_variants_keeps_the_list_where_it_was(hub, start_app):
+    """Issue 34: "More variants (26)" is at the list's end; tapped, the list jumped to its new
+    end, 26 rows further. The rows above stay put, and the first new variant is where the
+    button was."""
+    d = start_app(hub)
+    d.tap(d.one("Battle Builder", TButton))
+    home = d.app.screen("home")
+    sv, box = home.ids.scroll, home.ids.options
+    sv.scroll_y = 0                                   # the player scrolled to the button
+    d.pump()
+    more = d.tid("home:more-variants")
+    last = rows(d)[0]                                 # the last row drawn before the tap
+    y_before = last.to_window(*last.pos)[1]
+    button_top = more.to_window(*more.pos)[1] + more.height
+    d.tap(more)
+    d.pump()
+    assert len(rows(d)) == len(get("battle-builder").options)
+    again = next(r for r in rows(d) if r.ids.name.text == last.ids.name.text)
+    assert abs(again.to_window(*again.pos)[1] - y_before) <= 2
+    new = rows(d)[len(rows(d)) - SHOWN - 1]          # the first row the tap drew
+    assert abs(new.to_window(*new.pos)[1] + new.height - button_top) <= 12
+    d.shot("800x480-home-variants-unfolded-in-place")
+    assert d.clipped() == []

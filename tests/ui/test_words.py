@@ -61,6 +61,7 @@ def test_great_powers_scoring_keeps_its_heading_and_whole_card_names(hub, clock,
                    {"id": "x", "name": "Naval Mutiny", "text": "", "target": True}]
     v["game_view"] = gv
     screen.update(v)
+    d.app.root.ids.toast.replace()     # as the app does after each view it shows (not this)
     d.pump(1)
     assert any(t.startswith("Turn ") and "scoring" in t for t in d.texts())
     assert "Transcontinental Railway" in d.texts()

@@ -202,8 +202,29 @@ class HomeScreen(ViewScreen):
             box.add_widget(TMuted(text="No variants.", size_hint_y=None, height=u * 40, fs=18))
 
     def show_all_options(self):
+        """Draw every variant; the list stays where it was (the rows that come in below are
+        scrolled to by the player): at the list's end, the list jumped to its new end, past
+        the 26 rows just drawn (issue 34)."""
+        sv = self.ids.scroll
+        box = self.ids.options
+        above = (1 - sv.scroll_y) * max(0, box.height - sv.height)   # content over the view
         self.all_options = True
         self._options()
+        from kivy.clock import Clock
+
+        def put(*_):
+            room = box.height - sv.height
+            sv.scroll_y = 1 - above / room if room > 0 else 1
+
+        def keep(*_):                         # the rows lay out over a few frames; the
+            Clock.schedule_once(put, 0)       # scroll view's own bounds follow first
+            ev()
+
+        def done(*_):
+            box.unbind(height=keep)
+        ev = Clock.create_trigger(done, 0.2)
+        box.bind(height=keep)
+        keep()
 
     def _resumables(self, view):
         app = self.app

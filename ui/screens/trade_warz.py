@@ -13,7 +13,7 @@ from kivy.uix.widget import Widget
 from ui import model, theme
 from ui.adapters.trade_warz import card_name, card_names
 from ui.screens.base import ViewScreen
-from ui.widgets.common import TLabel, fill
+from ui.widgets.common import TLabel, TText, fill
 
 STATE_WORDS = {"done": "\u2713 done", "current": "now", "pending": "next",
                "empty": "nothing to do"}
@@ -252,7 +252,7 @@ class StepColumn(BoxLayout):
     fill = ColorProperty(theme.PANEL_HI)
 
 
-class EffectLine(TLabel):
+class EffectLine(TText):
     """One effect under its CMYK step (layout in tw_upkeep.kv)."""
 
 

@@ -12,4 +12,8 @@ class Banner(BoxLayout):
     more = StringProperty("")                # "+2 more" when older alerts are not shown
 
     def dismiss(self):
-        App.get_running_app().dismiss_alert(self.key)
+        app = App.get_running_app()
+        stack = self.parent
+        if stack is not None and hasattr(stack, "keep_room"):
+            stack.keep_room()           # the finger stays: nothing moves up under it
+        app.dismiss_alert(self.key)

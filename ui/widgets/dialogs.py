@@ -7,7 +7,7 @@ from kivy.properties import ListProperty, NumericProperty, ObjectProperty, Strin
 from kivy.uix.modalview import ModalView
 
 from companion.core.session import COMMAND_KINDS
-from ui.widgets.common import TButton, TLabel
+from ui.widgets.common import TButton, TText
 
 REASONS = ("Card misread", "Rules mistake", "Forgotten step", "Table agreed")
 
@@ -33,9 +33,9 @@ def last_command(hub) -> str | None:
     return None
 
 
-class StoryLine(TLabel):
-    """One line of the table's story, shortened to one line if long (the phones show it
-    whole; layout in dialogs.kv)."""
+class StoryLine(TText):
+    """One entry of the table's story, whole (wrapped; the list scrolls; layout in
+    dialogs.kv): shortened to one line, the entry that said what Undo would undo was cut."""
 
 
 class Dialog(ModalView):

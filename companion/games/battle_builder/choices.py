@@ -118,8 +118,10 @@ def play_turn(game, state, seat):
         opts.append(c.option(cid, card.name, detail, **extra))
     specs = [c.one("card", opts, "Your attack")]
     for lo, ids in sorted(by_min.items()):
-        specs.append(c.number("stamina", lo, have, f"Stamina to spend (you have {have}): "
-                              f"{STAMINA_HELP}", when={"card": ids}))
+        # the help in one closing parenthesis: a lock-in button names the answer by the label
+        # without it ("Lock in Crushing Blow · Stamina to spend: 4", not five lines of help)
+        specs.append(c.number("stamina", lo, have, f"Stamina to spend ({STAMINA_HELP}; you "
+                              f"have {have})", when={"card": ids}))
     if "targets" in p:
         d = state.data
         b = d.battles[d.battle_of[seat]]

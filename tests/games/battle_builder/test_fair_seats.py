@@ -29,7 +29,7 @@ def sat_out(state):
 def test_no_seat_sits_out_more_pvps_than_another_by_more_than_one(n, mode):
     games = 0
     for seed, bot, trigger, arc in itertools.product(range(12), ("greedy", "random"),
-                                                     ("fixed", "vote"), ("9+3", "6+2")):
+                                                     ("fixed", "vote"), ("9+3", "6+2", "4+1")):
         st = fresh(n, seed, pvp_pairing=mode, pvp_trigger=trigger, arc=arc)
         play_to_end(st, bot=bot, seed=seed)
         out, fought = sat_out(st)
@@ -44,7 +44,7 @@ def test_no_seat_sits_out_more_pvps_than_another_by_more_than_one(n, mode):
         else:
             assert out == [0] * 4
         games += 1
-    assert games == 96
+    assert games == 144           # every arc: the long, the short and the '4 rounds' one
 
 
 def test_standing_sends_the_lowest_of_those_who_have_not_sat_out():

@@ -150,5 +150,8 @@ def test_no_objective_results_before_the_end_or_without_objectives():
 def test_the_stamina_question_says_what_stamina_does():
     st = in_battle()
     stamina = _spec(st, 0, "play_turn", "stamina")
-    assert stamina["label"] == ("Stamina to spend (you have 20): the most stamina acts "
-                                "first, and what you spend comes back only next battle")
+    assert stamina["label"] == ("Stamina to spend (the most stamina acts first, and what "
+                                "you spend comes back only next battle; you have 20)")
+    # the page's answer words drop a closing parenthesis: the lock-in button reads
+    # "Lock in <card> · Stamina to spend: 4" (it was five lines long with the help in it)
+    assert stamina["label"].endswith(")") and stamina["label"].count("(") == 1
