@@ -39,7 +39,7 @@ from companion.net.serve import TableServer                    # noqa: E402
 from companion.net.silence import SilenceWatch                 # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: The phone page's MQTT keepalive (ui/web/app.js KEEPALIVE).
+#: The phone page's MQTT keepalive (ui/web/js/state.js KEEPALIVE).
 KEEPALIVE = 2
 #: A phone in a process of its own: joins with the given answer of POST /join, connects over
 #: WebSockets with the page's keepalive and Last Will, says "ready", then idles (paho pings).

@@ -3,9 +3,10 @@ section 9), on the standard library's ``ThreadingHTTPServer``.
 
 Routes:
 
-* ``GET /`` (also ``/?room=ABCD``, what the QR code holds): the phone page; ``/app.js``,
-  ``/style.css`` and ``/vendor/*`` (mqtt.js and js-sha256, vendored: phones at a table often
-  have no internet, and the box needs no node);
+* ``GET /`` (also ``/?room=ABCD``, what the QR code holds): the phone page; ``/app.js`` (its
+  entry, an ES module), ``/js/<name>.js`` (the modules it imports, ui/web/js: a plain name, so
+  nothing outside that folder), ``/style.css`` and ``/vendor/*`` (mqtt.js, js-sha256 and
+  NoSleep.js, vendored: phones at a table often have no internet, and the box needs no node);
 * ``POST /join``: ``{"v":1,"name":...,"room":...}`` joins, ``{"v":1,"token":...}`` reclaims;
   the answer's ``ws_url`` uses the host name the phone reached this server by, so a phone that
   loaded the page from ``http://192.168.1.20:8000`` connects to ``ws://192.168.1.20:<ws>``;
@@ -52,6 +53,9 @@ STATIC = {"/": "index.html", "/index.html": "index.html", "/app.js": "app.js",
           "/vendor/sha256.js": "vendor/sha256.js",
           "/vendor/NoSleep.min.js": "vendor/NoSleep.min.js",
           "/watch": "watch.html", "/watch.js": "watch.js"}
+#: The page's ES modules (ui/web/js/<name>.js), served as ``/js/<name>.js``: a name of letters,
+#: digits and dashes only, so no path can leave the folder.
+MODULE = re.compile(r"/js/([a-z][a-z0-9-]{0,40})\.js")
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png"}
 CSP = ("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
@@ -167,14 +171,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                    self.client_address[0])
         if portal is not None:
             return self._portal(portal, head)
-        if path in STATIC:
-            body = app.file(STATIC[path])
+        module = MODULE.fullmatch(path)
+        if path in STATIC or module:
+            rel = STATIC[path] if path in STATIC else f"js/{module.group(1)}.js"
+            body = app.file(rel)
             if body is None:
                 return self._json(404, {"v": 1, "error": {"code": "not_found",
                                                           "message": "No such page."}})
             cache = "public, max-age=86400" if path.startswith("/vendor/") else "no-cache"
-            return self._send(200, body, TYPES.get(Path(STATIC[path]).suffix,
-                                                   "application/octet-stream"), cache, head)
+            return self._send(200, body, TYPES.get(Path(rel).suffix, "application/octet-stream"),
+                              cache, head)
         if path == "/info":
             return self._json(200, app.info())
         if path == "/clock":

@@ -196,5 +196,5 @@ def test_every_example_command_in_the_doc_names_a_real_move_with_its_real_argume
 def test_the_tx_advice_is_what_the_clients_draw():
     from companion.net.seat_client import TX_PREFIX_BITS
     assert f"**{TX_PREFIX_BITS} bits**" in TEXT and "`tx_reused`" in TEXT
-    app = (DOC.parents[1] / "ui" / "web" / "app.js").read_text(encoding="utf-8")
-    assert f"new Uint8Array({TX_PREFIX_BITS // 8})" in app      # the page's txPrefix()
+    util = (DOC.parents[1] / "ui" / "web" / "js" / "util.js").read_text(encoding="utf-8")
+    assert f"new Uint8Array({TX_PREFIX_BITS // 8})" in util      # the page's txPrefix()

@@ -13,7 +13,7 @@ from ..waiting import wait_until
 
 @pytest.fixture
 def table(tmp_path, monkeypatch):
-    monkeypatch.setattr(hubmod, "CLAIM_GRACE", 0.2)      # test-sized: a phone connects at once
+    monkeypatch.setattr(hubmod.seats, "CLAIM_GRACE", 0.2)   # test-sized: a phone connects at once
     srv = TableServer("rejoin", db=tmp_path / "s.db", game="great-powers", players=3,
                       broker="embedded", bind="127.0.0.1", http_port=0, mqtt_port=0,
                       ws_port=0).start()

@@ -5,6 +5,7 @@ import http.client
 import io
 import json
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -65,20 +66,35 @@ def refused(base, body):
 def test_the_page_and_its_files_are_served_with_safe_headers(table):
     status, headers, body = get(table.base + "/?room=" + table.hub.room_code)
     assert status == 200 and headers["Content-Type"].startswith("text/html")
-    assert b'src="vendor/mqtt.min.js"' in body and b'src="app.js"' in body
+    # the vendored libraries are classic scripts, loaded before the page's entry module
+    assert b'<script src="vendor/mqtt.min.js"></script>' in body
+    assert b'<script type="module" src="app.js"></script>' in body
     csp = headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "connect-src 'self' ws:" in csp
     assert headers["Referrer-Policy"] == "no-referrer"        # the URL holds the room code
-    for path, kind in (("/app.js", "text/javascript"), ("/style.css", "text/css"),
+    modules = sorted(f"/js/{f.name}" for f in (WEB / "js").glob("*.js"))
+    assert "/js/link.js" in modules and len(modules) >= 10
+    for path, kind in (("/app.js", "text/javascript"), ("/watch.js", "text/javascript"),
+                       ("/style.css", "text/css"),
                        ("/vendor/mqtt.min.js", "text/javascript"),
                        ("/vendor/sha256.js", "text/javascript"),
-                       ("/vendor/NoSleep.min.js", "text/javascript")):
+                       ("/vendor/NoSleep.min.js", "text/javascript"),
+                       *((m, "text/javascript") for m in modules)):
         status, headers, body = get(table.base + path)
         assert status == 200 and headers["Content-Type"].startswith(kind), path
         assert body == (WEB / path.lstrip("/")).read_bytes()
+    # every module the pages import is served (a relative "./x.js" from js/, "./js/x.js" from
+    # the folder above)
+    for page in [WEB / "app.js", WEB / "watch.js", *(WEB / "js").glob("*.js")]:
+        for rel in re.findall(r'^import .* from "\./([\w/.-]+)";$', page.read_text(), re.M):
+            path = "/" + ("js/" if page.parent.name == "js" else "") + rel
+            assert get(table.base + path)[0] == 200, (page.name, path)
     assert get(table.base + "/../pyproject.toml")[0] == 404
     assert get(table.base + "/vendor/VERSIONS")[0] == 404
     assert get(table.base + "/nothing")[0] == 404
+    for path in ("/js/nothing.js", "/js/../app.js", "/js/%2e%2e/app.js", "/js/.hidden.js",
+                 "/js/sub/util.js", "/js/util.js/", "/js/UTIL.js", "/js/util.css", "/js/"):
+        assert get(table.base + path)[0] == 404, path
 
 
 def test_the_vendored_libraries_are_the_versions_the_lockfile_records():
@@ -94,13 +110,15 @@ def test_the_vendored_libraries_are_the_versions_the_lockfile_records():
 
 
 def test_the_page_computes_commitments_like_the_core():
-    """app.js's canonical() + vendored js-sha256 give the core's commitment (run in node)."""
+    """The page's canonical() (js/recipe.js) + vendored js-sha256 give the core's commitment
+    (run in node)."""
     from companion.core.sealed import commitment
     cases = [("bids-t1", 2, ["navy", "army"], "ab" * 16),
              ("leaders", 0, {"leader": "usa", "ranking": ["eu", "china"]}, "0f" * 16),
              ("bid-r1-0", 3, 7, "11" * 16), ("w", 1, {"é": [True, None, "ü"]}, "22" * 16)]
-    app = (WEB / "app.js").read_text()
-    canonical = app[app.index("  function canonical(v)"):app.index("  function commitment(")]
+    recipe = (WEB / "js" / "recipe.js").read_text()
+    canonical = recipe[recipe.index("export function canonical(v)"):
+                       recipe.index("export function commitment(")].removeprefix("export ")
     script = (f"const sha256 = require({json.dumps(str(WEB / 'vendor' / 'sha256.js'))});\n"
               f"{canonical}\n"
               f"const cases = {json.dumps(cases)};\n"

@@ -918,7 +918,8 @@ def doing_of(v, i):
 
 
 def where_of(v):
-    """The bar's phase line, as app.js's renderBar and watch.js's render draw it."""
+    """The bar's phase line, as the phone page's renderBar (ui/web/js/render.js) and watch.js's
+    render draw it."""
     if v.get("outcome"):
         return "Game over"
     w = v.get("phase_label") or " ".join(
@@ -934,7 +935,7 @@ def outcome_rows(page, rows="[data-panel=outcome] li"):
 
 
 def score_of(v, i):
-    """The score a phone's player list shows for seat ``i`` (as app.js's scoreOf)."""
+    """The score a phone's player list shows for seat ``i`` (as scoreOf in ui/web/js/words.js)."""
     gv = v.get("game_view") or {}
     tokens = gv.get("tokens")
     if isinstance(tokens, list) and i < len(tokens) and isinstance(tokens[i], dict) \

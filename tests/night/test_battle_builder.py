@@ -13,7 +13,7 @@ from . import minds
 SEED = 8
 
 
-CAPS = {"pvp": "PvP", "gdp": "GDP", "vp": "VP", "hp": "HP"}      # as app.js's pretty
+CAPS = {"pvp": "PvP", "gdp": "GDP", "vp": "VP", "hp": "HP"}      # as pretty in ui/web/js/util.js
 
 
 def pretty(k):

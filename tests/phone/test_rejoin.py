@@ -10,7 +10,7 @@ from .zoo import games
 
 @pytest.fixture(autouse=True)
 def short_grace(monkeypatch):
-    monkeypatch.setattr(hubmod, "CLAIM_GRACE", 0.5)      # test-sized: the phones connect at once
+    monkeypatch.setattr(hubmod.seats, "CLAIM_GRACE", 0.5)  # test-sized: the phones connect at once
 
 
 def gone(hub, seat):

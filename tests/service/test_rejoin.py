@@ -16,7 +16,7 @@ from .test_table_control import games, seated
 @pytest.fixture
 def no_grace(monkeypatch):
     """The moments after a join, while a phone connects, are over."""
-    monkeypatch.setattr(hubmod, "CLAIM_GRACE", 0.0)
+    monkeypatch.setattr(hubmod.seats, "CLAIM_GRACE", 0.0)
 
 
 def phones(hub, *online):

@@ -23,7 +23,7 @@
   let frame = null;
   const TOPICS = ["tc/v1/+/state", "tc/v1/+/hub/status", "tc/v1/+/seat/+/presence", "tc/v1/+/club/link"];
 
-  // -- small pieces (as the phone page's app.js has them) ------------------------------------
+  // -- small pieces (as the phone page's js/util.js has them) ------------------------------------
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
