@@ -46,7 +46,7 @@ def phone_on(vm, ssid, psk, ns="phone", timeout=120) -> dict:
     """The phone joins ``ssid`` with ``psk`` (WPA2) and takes an address by DHCP; its DNS
     server from the lease goes into its namespace's resolv.conf. ``{ip, dns, router}``."""
     iface = radio_into(vm, PHONE_MAC, ns)
-    vm.sh(f"pkill -f 'wpa_supplicant.*{ns}-wpa' || true; "
+    vm.sh(f"kill $(cat /run/{ns}-wpa.pid 2>/dev/null) 2>/dev/null && sleep 1; "
           f"ip netns exec {ns} dhcpcd -k {iface} >/dev/null 2>&1 || true; "
           f"ip netns exec {ns} ip -4 addr flush dev {iface}")
     write(vm, f"/run/{ns}-wpa.conf",
