@@ -76,8 +76,9 @@ class WebKit:
 
     def __init__(self, workdir):
         self.dir = pathlib.Path(workdir)
-        (self.dir / "gtk-3.0").mkdir(parents=True, exist_ok=True)
-        (self.dir / "gtk-3.0" / "gtk.css").write_text(GTK_CSS)
+        for gtk in ("gtk-3.0", "gtk-4.0"):      # MiniBrowser is GTK 3 (WebKitGTK 4.1) today
+            (self.dir / gtk).mkdir(parents=True, exist_ok=True)
+            (self.dir / gtk / "gtk.css").write_text(GTK_CSS)
         r, w = os.pipe()
         self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0",
                                       "1280x1024x24", "-nolisten", "tcp"], pass_fds=(w,),
