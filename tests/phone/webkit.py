@@ -11,14 +11,16 @@ script, screenshot), each one HTTP request of the W3C protocol; selenium would a
 its dependencies (urllib3, trio, websocket-client...) to every test install for that, and its
 WebKitGTK options class only writes the same ``webkitgtk:browserOptions`` capability.
 
-Two things this machine showed:
+Three things this machine showed:
 
 * MiniBrowser's toolbar is wider than a phone: GTK keeps its window at least 447 px wide. A
   GTK style sheet of our own (``XDG_CONFIG_HOME/gtk-3.0/gtk.css``) shrinks the toolbar's widgets,
   so the window, and the page's viewport, can be 390 px wide. It styles GTK's widgets only, not
   the page (WebKit draws the page and its form controls itself).
-* WebKitGTK's driver clicks with the mouse (it has no touch input): a "tap" here is WebDriver's
-  element click, at the element's centre, after scrolling it into view.
+* A "tap" here is WebDriver's element click: a mouse click at the element's centre, after
+  scrolling it into view (touch actions were not tried).
+* A screenshot is the last frame WebKitGTK drew: taken right after typing it showed the field
+  still empty. :meth:`Session.screenshot` first waits for two animation frames.
 
 JavaScript errors: a script injected after each navigation records ``window.onerror``,
 unhandled rejections and ``console.error`` calls (:meth:`Session.errors`). It runs once the page
@@ -34,7 +36,6 @@ import pathlib
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -209,6 +210,3 @@ class Session:
     def close(self):
         self.call("DELETE")
 
-
-def temp_webkit():
-    return WebKit(tempfile.mkdtemp(prefix="webkit-"))
