@@ -35,7 +35,9 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 # The table, its broker, and what Kivy needs to draw with no desktop (KMS/DRM: Mesa GL/EGL/GBM).
 RUN_PKGS="python3 python3-venv python3-pip mosquitto mosquitto-clients libmtdev1 sqlite3
   libgl1 libegl1 libgles2 libgbm1 libdrm2 libgl1-mesa-dri"
-TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils postgresql"   # poppler-utils: pdftoppm (tests/printing); postgresql: the club (tests/club)
+# poppler-utils: pdftoppm (tests/printing); postgresql: the club (tests/club); webkit2gtk-driver:
+# WebKitWebDriver and WebKitGTK, the phone page in WebKit under Xvfb (tests/phone/test_webkit.py)
+TEST_PKGS="chromium xvfb xauth libzbar0 poppler-utils postgresql webkit2gtk-driver"
 # The arm64 stand-in for a Pi (tests/box): build a Debian arm64 root and boot it under QEMU.
 BOX_PKGS="debootstrap qemu-user-static binfmt-support qemu-system-arm qemu-utils e2fsprogs
   dosfstools mtools"   # dosfstools, mtools: the Pi's FAT boot partition, with its user-data
