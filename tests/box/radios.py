@@ -56,7 +56,7 @@ def phone_on(vm, ssid, psk, ns="phone", timeout=120) -> dict:
           f"-P /run/{ns}-wpa.pid")
     wait_for(f"the phone associated with {ssid}", lambda: "wpa_state=COMPLETED" in vm.sh(
         f"ip netns exec {ns} wpa_cli -p /run/{ns}-wpa -i {iface} status || true"), timeout, 1)
-    vm.sh(f"ip netns exec {ns} dhcpcd -4 -1 -t 60 -C resolv.conf -C wpa_supplicant "
+    vm.sh(f"ip netns exec {ns} dhcpcd -4 -w -t 60 -C resolv.conf -C wpa_supplicant "
           f"-C timezone -C hostname {iface}", timeout=120)
     lease = vm.sh(f"ip netns exec {ns} dhcpcd -4 -U {iface} || true")
     got = dict(re.findall(r"^(\w+)='?([^'\n]*)'?$", lease, re.M))

@@ -206,10 +206,10 @@ class NetworkManager(Backend):
             else:
                 for n in names:                  # a new password replaces the old one
                     self._run("connection", "delete", "id", n, check=False)
-                args = ["--wait", "40", "device", "wifi", "connect", ssid, "ifname", dev]
+                args = ["--wait", "40", "device", "wifi", "connect", ssid]
                 if password:
-                    args[5:5] = ["password", password]
-                self._run(*args)
+                    args += ["password", password]
+                self._run(*args, "ifname", dev)
         except NetworkError as e:
             if not names or password:            # nothing half-made stays remembered
                 for n, s in self._known().items():
