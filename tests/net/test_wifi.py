@@ -182,3 +182,16 @@ def test_a_venue_wifi_that_goes_away_falls_back_to_the_own_wifi(tmp_path, monkey
         assert wait(lambda: net.link.kind == "own")
     finally:
         net.stop()
+
+
+def test_the_join_address_is_where_the_phones_are(tmp_path):
+    from companion.net.wifi.backends import Link
+    net = Network(SimulatedWifi(), tmp_path, machine_id="box", lan_ip=lambda: "10.0.2.15")
+    net.link = Link("own", "Table-X", "10.42.0.1", ethernet="10.0.2.15")
+    assert net.address() == "10.42.0.1"
+    net.link = Link("wifi", "CafeNet", "192.168.50.42", ethernet="10.0.2.15")
+    assert net.address() == "192.168.50.42"          # not the cable's default route
+    net.link = Link("ethernet", ethernet="10.0.2.15")
+    assert net.address() == "10.0.2.15"
+    net.link = Link()
+    assert net.address() == "10.0.2.15"

@@ -94,12 +94,19 @@ class Network:
 
     def address(self) -> str | None:
         """Where phones reach the table: the own Wi-Fi's address while it is up (phones are
-        told to join it first), else the LAN address."""
-        if self.link.kind == "own":
+        told to join it first); on a venue's Wi-Fi, the box's address there (the phones are on
+        that Wi-Fi, even when a cable gives the box a default route elsewhere); on Ethernet
+        only, the Ethernet address; else the LAN address the routes give."""
+        link = self.link
+        if link.kind == "own":
             return OWN_ADDRESS
+        if link.kind == "wifi" and link.address:
+            return link.address
+        if link.kind == "ethernet" and link.ethernet:
+            return link.ethernet
         if self._lan_ip is not None:
             return self._lan_ip()
-        return self.link.address or self.link.ethernet
+        return None
 
     def on_change(self, fn):
         self._listeners.append(fn)

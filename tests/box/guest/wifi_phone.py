@@ -32,14 +32,15 @@ def get(host, path, port=80):
     c.request("GET", path, headers={"Host": host, "User-Agent": "CaptiveNetworkSupport"})
     r = c.getresponse()
     out = {"host": host, "path": path, "resolved": addr, "status": r.status,
-           "location": r.getheader("Location"), "body": r.read()[:200].decode("latin-1")}
+           "location": r.getheader("Location"), "body": r.read().decode("latin-1")}
     c.close()
     return out
 
 
 def probe(out):
     for host, path in PROBES:
-        note(out, step="probe", **get(host, path))
+        answer = get(host, path)
+        note(out, step="probe", **{**answer, "body": answer["body"][:200]})
 
 
 def play(base, room, name, out):
