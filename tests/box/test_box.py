@@ -595,8 +595,9 @@ def menu_join_url(vm, want) -> str:
     """The join URL off the Menu's Join dialog (the QR the table shows mid-game), once it holds
     ``want`` (the dialog follows the join address as it moves)."""
     from pyzbar.pyzbar import decode
+    base = settled(vm, "8-before-join")
     tap(vm, MENU)
-    time.sleep(3)
+    changed_screen(vm, base, "8-menu-join")           # the Menu is open (emulated: seconds)
     tap(vm, MENU_JOIN)
 
     def url():
@@ -616,9 +617,9 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     wait_ready(box)
     base = settled(box, "8-before-network")
     tap(box, MENU)
-    changed_screen(box, base, "8-menu")
+    menu = changed_screen(box, base, "8-menu")
     tap(box, MENU_NETWORK)
-    time.sleep(3)
+    changed_screen(box, menu, "8-network")
     tap(box, NET_SCAN)                        # the own Wi-Fi stops for the look, then is back
     wait_for("the look under way", lambda: not radios.own_wifi_up(box), 60, 1)
     wait_for("the look done", lambda: radios.own_wifi_up(box), 180, 2)
@@ -638,6 +639,7 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     assert address.startswith("192.168.50."), address
     settled(box, "8-joined")
     tap(box, NET_CLOSE)
+    time.sleep(3)                             # the dialog gone before the Menu is tapped
     url = menu_join_url(box, f"//{address}:")
     # a phone on the venue's Wi-Fi (its DHCP, not the box's) takes Cy's seat there and plays
     lease = radios.phone_on(box, VENUE, VENUE_PSK)
@@ -662,9 +664,9 @@ def test_the_touchscreen_moves_the_box_onto_the_venue_wifi_and_a_phone_plays_the
     # and back: Menu > Network > the box's own Wi-Fi
     base = settled(box, "8-back")
     tap(box, MENU)
-    changed_screen(box, base, "8-menu-again")
+    menu = changed_screen(box, base, "8-menu-again")
     tap(box, MENU_NETWORK)
-    time.sleep(3)
+    changed_screen(box, menu, "8-network-again")
     tap(box, NET_OWN)
     wait_for("the own Wi-Fi again", lambda: radios.own_wifi_up(box), 120, 2)
     settled(box, "8-own-again")
