@@ -46,8 +46,10 @@ def phone_on(vm, ssid, psk, ns="phone", timeout=120) -> dict:
     """The phone joins ``ssid`` with ``psk`` (WPA2) and takes an address by DHCP; its DNS
     server from the lease goes into its namespace's resolv.conf. ``{ip, dns, router}``."""
     iface = radio_into(vm, PHONE_MAC, ns)
-    vm.sh(f"kill $(cat /run/{ns}-wpa.pid 2>/dev/null) 2>/dev/null && sleep 1; "
-          f"ip netns exec {ns} dhcpcd -k {iface} >/dev/null 2>&1 || true; "
+    # the phone leaves the network it was on: its DHCP client gone (released), then its Wi-Fi
+    vm.sh(f"ip netns exec {ns} dhcpcd -4 -x {iface} >/dev/null 2>&1 || true; sleep 1; "
+          f"pkill -f '[d]hcpcd -4 -w' || true; "
+          f"kill $(cat /run/{ns}-wpa.pid 2>/dev/null) 2>/dev/null && sleep 1; "
           f"ip netns exec {ns} ip -4 addr flush dev {iface}")
     write(vm, f"/run/{ns}-wpa.conf",
           f"ctrl_interface=/run/{ns}-wpa\nnetwork={{\n  ssid=\"{ssid}\"\n  psk=\"{psk}\"\n"
@@ -58,7 +60,9 @@ def phone_on(vm, ssid, psk, ns="phone", timeout=120) -> dict:
         f"ip netns exec {ns} wpa_cli -p /run/{ns}-wpa -i {iface} status || true"), timeout, 1)
     vm.sh(f"ip netns exec {ns} dhcpcd -4 -w -t 60 -C resolv.conf -C wpa_supplicant "
           f"-C timezone -C hostname {iface}", timeout=120)
-    lease = vm.sh(f"ip netns exec {ns} dhcpcd -4 -U {iface} || true")
+    lease = wait_for(f"the phone's lease on {ssid}", lambda: (lambda t: t if "ip_address=" in t
+                     else None)(vm.sh(f"ip netns exec {ns} dhcpcd -4 -U {iface} || true")),
+                     90, 2)
     got = dict(re.findall(r"^(\w+)='?([^'\n]*)'?$", lease, re.M))
     dns = got.get("domain_name_servers", "").split()[0] if got.get("domain_name_servers") \
         else None
