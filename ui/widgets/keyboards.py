@@ -30,13 +30,7 @@ class NameKeyboard(BoxLayout):
         self.clear_widgets()
         self._keys = []
         for i, row in enumerate(self.rows):
-            line = BoxLayout(spacing=u * 5)
-            for ch in row:
-                b = TButton(text=ch, fs=22, tid=f"key:{ch}")
-                b.char = ch
-                b.bind(on_release=lambda btn: self.type(btn.char))
-                self._keys.append(b)
-                line.add_widget(b)
+            line = self.key_row(row)
             if i == self.back_row:
                 back = TButton(text="\u232b", fs=22, font_name=theme.FONT_SYM,
                                tid="key:back", size_hint_x=1.6)
@@ -57,6 +51,17 @@ class NameKeyboard(BoxLayout):
         last.add_widget(sp)
         self.add_widget(last)
         self._case()
+
+    def key_row(self, row) -> BoxLayout:
+        """A row of character keys (tid ``key:<char>``), each typing its character."""
+        line = BoxLayout(spacing=App.get_running_app().u * 5)
+        for ch in row:
+            b = TButton(text=ch, fs=22, tid=f"key:{ch}")
+            b.char = ch
+            b.bind(on_release=lambda btn: self.type(btn.char))
+            self._keys.append(b)
+            line.add_widget(b)
+        return line
 
     def _case(self):
         for b in self._keys:

@@ -392,14 +392,7 @@ class PasswordKeyboard(NameKeyboard):
         self._keys = []
         rows = self.LETTERS if self.page == "letters" else self.SIGNS
         for row in rows:
-            line = BoxLayout(spacing=u * 5)
-            for ch in row:
-                b = TButton(text=ch, fs=22, tid=f"key:{ch}")
-                b.char = ch
-                b.bind(on_release=lambda btn: self.type(btn.char))
-                self._keys.append(b)
-                line.add_widget(b)
-            self.add_widget(line)
+            self.add_widget(self.key_row(row))
         last = BoxLayout(spacing=u * 5)
         self._shift = None
         if self.page == "letters":
