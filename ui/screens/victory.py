@@ -45,6 +45,7 @@ class VictoryScreen(ViewScreen):
     tiebreak = StringProperty("")
     saved = StringProperty("")
     times = StringProperty("")          # the game's length and time per phase (the summary)
+    notes = StringProperty("")          # what the game revealed at the end, a line a player
 
     def update(self, view):
         o = view.get("outcome") or {}
@@ -67,10 +68,13 @@ class VictoryScreen(ViewScreen):
         order = sorted(range(len(players)), key=lambda s: -(scores.get(str(s)) or 0))
         notes = self.app.adapter.final_notes(view)
 
+        # a line a player in the final order, in the left panel's free room (a note under
+        # each score row squeezed four lines into the narrow column beside an empty panel)
+        self.notes = "\n".join(f"{players[s]} \u00b7 {notes[s]}" for s in order if notes.get(s))
+
         def row(r, s):
             r.name, r.value = players[s], str(scores.get(str(s), ""))
-            r.why = " \u00b7 ".join(x for x in ("winner" if s in winners else "",
-                                                notes.get(s, "")) if x)
+            r.why = "winner" if s in winners else ""
             r.colour = theme.seat_colour(s)
             r.number = str(s + 1)
         fill(self.ids.final, order, StandingRow, row)
