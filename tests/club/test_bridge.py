@@ -166,6 +166,12 @@ def tables(club, watcher):
     try:
         for name in TABLES:
             made[name] = Table(name, club.broker.tcp_port, club.broker.add_table(name))
+        # a bridge forwards only once it is connected: a message published before is not the
+        # club's (CI's loaded machine once played t1's round before its bridge was up, and
+        # t1's event never came); so each table's link says 1 at the club first
+        for name in TABLES:
+            watcher.wait_for(lambda m, n=name: m.topic == topics.club_link(n)
+                             and m.payload == b"1", f"{name}'s bridge up at the club")
         yield made
     finally:
         for t in made.values():
