@@ -17,6 +17,7 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
   six traits; ``shared`` makes it a shared win.
 """
 import dataclasses
+from collections import Counter
 from operator import itemgetter
 
 from companion.core.args import is_whole
@@ -799,6 +800,21 @@ class GreatPowers(DataBacked, Game):
 
     def set_counter(self, state, seat, counter, value):
         state.data.tokens[seat][counter] = value
+
+    # -- holdings ---------------------------------------------------------------------------------
+    def holdings(self, state, seat):
+        """The Leader Baton, and the three Action cards the highest Colony drew while they
+        choose one (face up: the table sees them). Tokens are counters; an Action card taken
+        from the row is resolved or discarded at once, never held."""
+        d = state.data
+        out = Counter()
+        if seat == d.baton:
+            out["Leader Baton"] += 1
+        if d.drawn:
+            q = state.question()
+            if q is not None and q.get("seat") == seat:
+                out.update(self.rules.actions[c].name for c in d.drawn)
+        return out
 
     # -- views ------------------------------------------------------------------------------------
     def _card(self, cid):
