@@ -227,7 +227,8 @@ class AnyTime:
         self.lose(state, seat, amount)
         d.loans.append({"round": state.round, "from": seat, "to": to, "amount": amount,
                         "terms": terms})
-        state.note("LoanNoted", seat=seat, to=to, amount=amount, terms=terms,
+        # (the borrower is ``borrower``: ``to`` would address the notice to them alone)
+        state.note("LoanNoted", seat=seat, borrower=to, amount=amount, terms=terms,
                    says=f"{state.players[seat]} lent {amount} GDP to {state.players[to]}"
                         + (f" ({terms})" if terms else "") + f": {state.players[seat]} "
                         f"{d.gdp[seat]}, {state.players[to]} {d.gdp[to] + amount}.")
