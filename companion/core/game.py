@@ -8,7 +8,9 @@ A game module subclasses :class:`Game` and declares:
 * ``moves``: :class:`Move` objects: a function that validates *before* it changes anything,
   raising :class:`IllegalMoveError` with a readable sentence;
 * ``setup(state)``, ``public_view(state)``, ``seat_view(state, seat)``;
-* optionally ``counters`` for manual corrections, ``on_timer`` and ``bots``.
+* optionally ``counters`` for manual corrections, ``on_timer``, ``bots``, and ``holdings`` /
+  ``hidden_holdings``: what each seat holds in the open and in secret (every change of them
+  is told by the story; tests/conformance/test_told.py).
 
 Who may act is always ``state.prompts``: a seat acts only with a move its prompt lists
 (``Move.any_time`` moves excepted). Sealed moves return the choice; the core seals it, publishes
@@ -16,6 +18,7 @@ the commitment, and reveals the window when every seat is in.
 """
 import dataclasses
 import inspect
+from collections import Counter
 from typing import Any, Callable
 
 from .args import is_whole
@@ -157,6 +160,20 @@ class Game:
 
     def set_counter(self, state: State, seat: int, counter: str, value: int) -> None:
         raise NotImplementedError
+
+    def holdings(self, state: State, seat: int) -> Counter:
+        """What ``seat`` holds that every player can see, as a multiset of the names a story
+        line would use ("Crushing Blow", "Leader Baton", "Wheat"): bought, drafted or won
+        cards, face-up cards in front of it, markers and pieces it holds. Default: nothing
+        (a game without holdings). Pure: read from the state, never changed."""
+        return Counter()
+
+    def hidden_holdings(self, state: State, seat: int) -> Counter:
+        """What ``seat`` holds that only its own view shows (a hand, a secret objective), by
+        name. Default: nothing. A story line telling a change of it is addressed to that seat
+        (or says only what everyone may know, e.g. a count); a name of it reaches a public line
+        only once the table sees the card (a Policy revealed, an Export flipped)."""
+        return Counter()
 
     def observe(self, state: State, seat):
         """What ``seat`` (None: the table) may know now, for a bot (:class:`Observation`)."""

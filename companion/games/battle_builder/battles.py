@@ -3,7 +3,7 @@ the end of a battle in words."""
 from companion.core.errors import IllegalMoveError
 
 from . import battle as engine
-from .common import _and, _gained, _int
+from .common import _and, _gained, _int, _tokens
 from .data import CATEGORIES, ROLES
 
 
@@ -58,6 +58,18 @@ class MonsterBattles:
             if chosen.get("bet"):
                 chosen["stake"] = self._pay_any(state, s, chosen["stake"])   # held until the end
             d.prep[s] = chosen
+        if state.lean:
+            return
+        pl, parts = state.players, []
+        for s, c in sorted(d.prep.items()):
+            if c.get("role"):
+                parts.append(f"{pl[s]} is the {c['role']}")
+            elif c.get("bet"):
+                what = "a killing blow" if c["bet"] == "killing_blow" else "nobody falling"
+                parts.append(f"{pl[s]} bets {_tokens(c['stake'])} on {what}")
+        if parts:
+            state.note("PreparationRevealed", round=state.round,
+                       says=f"Battle {state.round}: " + "; ".join(parts) + ".")
 
     # == monster battles ==========================================================================
     def _begin_battles(self, state):
@@ -247,10 +259,12 @@ class MonsterBattles:
                           for s in battle["seats"])
         return f"{head}: {tiers.get(tier, tier)}. {gains}."
 
-    def _pvp_end_words(self, state, winner, loser, got, vp, why, choosing):
-        """A PvP battle's end in words: the winner, why, and what each side got."""
+    def _pvp_end_words(self, state, winner, loser, got, vp, why, choosing, revenge=False):
+        """A PvP battle's end in words: the winner, why, and what each side got (``revenge``:
+        the loser also takes a revenge token)."""
         p = state.players
         gains = "; ".join(f"{p[s]} {_gained(got.get(s, 0), vp if s == winner else 0)}"
+                          + (", a revenge token" if revenge and s == loser else "")
                           for s in (winner, loser))
         rest = f" {p[winner]} chooses a reward pile." if choosing else ""
         return (f"{p[winner]} won the PvP battle against {p[loser]}"

@@ -1,5 +1,6 @@
 """The end: the threshold, category bonuses, secret objectives, tiebreaks and the final battles."""
 from . import battle as engine
+from .common import _and
 
 
 class Ending:
@@ -156,7 +157,8 @@ class Ending:
                     if vals[s] == top:
                         d.vp[s] += v[key]
                         d.bonuses.setdefault(str(s), []).append(key)
-            state.note("CategoryBonuses", bonuses=dict(d.bonuses))
+            state.note("CategoryBonuses", bonuses=dict(d.bonuses),
+                       **({} if state.lean else {"says": self._category_words(state)}))
         elif mode == "objectives":
             for s in state.seats():
                 oid = d.objective.get(s)
@@ -188,6 +190,20 @@ class Ending:
             engine.start_battle(self, state, "final", "final", sorted(winners), [])
             return
         self._end_game(state, winners, "most VP", text)
+
+    #: The category bonuses in words (victory Variant B).
+    CATEGORY_WORDS = {"most_monsters": "most monsters defeated", "most_pvp_wins": "most PvP wins",
+                      "highest_deck_value": "highest deck value", "most_hp": "most HP upgrades"}
+
+    def _category_words(self, state):
+        """``Category bonuses: most monsters defeated: Ann +3 VP; ...``."""
+        d, v, pl = state.data, self.rules.victory, state.players
+        parts = []
+        for key, label in self.CATEGORY_WORDS.items():
+            who = [s for s in state.seats() if key in d.bonuses.get(str(s), ())]
+            if who:
+                parts.append(f"{label}: {_and(pl[s] for s in who)} +{v[key]} VP")
+        return "Category bonuses: " + ("; ".join(parts) if parts else "none") + "."
 
     def _final_won(self, state, battle, winner):
         d = state.data

@@ -324,7 +324,8 @@ class PvPPhases:
                                "rounds": battle["round"], "effect": battle["effect"],
                                "seconds": battle["ended"] - battle["started"], "why": why})
         vp = 0 if mode == "choice" else r.battle["vp_pvp"]
-        says = self._pvp_end_words(state, winner, loser, got, vp, why, mode == "choice")
+        says = self._pvp_end_words(state, winner, loser, got, vp, why, mode == "choice",
+                                   revenge=cfg["revenge"])
         d.results_said.append(says)         # (a lean state too: the states must not differ)
         if not state.lean:
             state.note("PvPEnded", battle=battle["id"], winner=winner, loser=loser,

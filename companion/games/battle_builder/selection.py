@@ -19,7 +19,9 @@ class Selection:
         for s in state.seats():
             d.objective_offer[s] = [deck.pop() for _ in range(k)]
             state.prompt(s, ("keep_objective",), options=list(d.objective_offer[s]))
-            state.note("ObjectivesDealt", to=s, objectives=list(d.objective_offer[s]))
+            names = _and(self.rules.objectives[o].name for o in d.objective_offer[s])
+            state.note("ObjectivesDealt", to=s, objectives=list(d.objective_offer[s]),
+                       says=f"Your secret objectives to choose from: {names}. Keep one.")
 
     def _keep_objective(self, state, seat, index):
         offer = state.data.objective_offer[seat]
@@ -28,6 +30,9 @@ class Selection:
         state.data.objective_offer[seat] = []
         state.clear_prompt(seat)
         state.note("ObjectiveKept", seat=seat)
+        o = self.rules.objectives[offer[index]]
+        state.note("YourObjective", to=seat, objective=offer[index],
+                   says=f"You keep the secret objective {o.name} ({o.text}).")
 
     # == monster selection ========================================================================
     def _begin_select(self, state):
@@ -48,7 +53,10 @@ class Selection:
             for s in state.seats():
                 state.prompt(s, ("choose_monster",), window=w.id, mode="dual",
                              options=list(d.dual_draws[s]))
-                state.note("MonstersDrawn", to=s, monsters=list(d.dual_draws[s]))
+                names = _and(self.rules.monsters[m].name for m in d.dual_draws[s])
+                state.note("MonstersDrawn", to=s, monsters=list(d.dual_draws[s]),
+                           says=f"You drew {names}: choose in secret which one your team "
+                                f"fights.")
             return
         if cfg["monster_select"] == "auction":
             d.pool = [self._draw_monster(state) for _ in

@@ -107,9 +107,9 @@ class ShopPhase:
         else:
             d.st_ups[seat] += 1
         step = self.rules.shop[f"{stat}_step"]
-        what = "maximum HP" if stat == "hp" else "stamina"
+        what = "an HP upgrade (maximum HP" if stat == "hp" else "a stamina upgrade (stamina"
         state.note("Upgraded", seat=seat, stat=stat, cost=cost, token=t,
-                   says=f"{state.players[seat]} upgraded {what} by {step} for {cost} {t} "
+                   says=f"{state.players[seat]} bought {what} +{step}) for {cost} {t} "
                         f"token{'s' if cost != 1 else ''}.")
 
     def _convert(self, state, seat, give, get):

@@ -1,5 +1,7 @@
 """What the table, phones and reports see: public and seat views, the battle log in words, the
 text table, and the figures for `companion simulate battle-builder`."""
+from collections import Counter
+
 from . import battle as engine
 from .data import DIFFICULTIES
 
@@ -87,6 +89,36 @@ class Views:
             elif "card" in e:
                 out.append(f"{who(e['seat'])} plays {card(e['card'])} with "
                            f"{e['stamina']} stamina.")
+        return out
+
+    # == holdings =================================================================================
+    def holdings(self, state, seat):
+        """What ``seat`` owns in the open, by name: its attack and defence cards (the decks
+        every screen lists), its HP and stamina upgrades, its revenge tokens; and, once the
+        game is over, its secret objective. HP, stamina, the battle pile and the defence cards
+        drawn inside a battle are the battle's own, shown live."""
+        d, cards = state.data, self.rules.cards
+        out = Counter(cards[c].name for c in d.attack[seat])
+        out.update(cards[c].name for c in d.defense[seat])
+        if d.hp_ups[seat]:
+            out["HP upgrade"] += d.hp_ups[seat]
+        if d.st_ups[seat]:
+            out["stamina upgrade"] += d.st_ups[seat]
+        if d.revenge and d.revenge[seat]:
+            out["revenge token"] += d.revenge[seat]
+        if state.outcome is not None and seat in d.objective:
+            out[self.rules.objectives[d.objective[seat]].name] += 1
+        return out
+
+    def hidden_holdings(self, state, seat):
+        """What only ``seat`` sees: the secret objectives it was dealt or kept (until the game
+        is over), and the monsters it drew to pick one from in secret (dual monsters)."""
+        d = state.data
+        objectives, monsters = self.rules.objectives, self.rules.monsters
+        out = Counter(objectives[o].name for o in d.objective_offer.get(seat, ()) if o)
+        if state.outcome is None and seat in d.objective:
+            out[objectives[d.objective[seat]].name] += 1
+        out.update(monsters[m].name for m in d.dual_draws.get(seat, ()) if m)
         return out
 
     def public_view(self, state):

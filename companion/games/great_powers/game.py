@@ -17,6 +17,7 @@ Rulings where the rulebook is silent (all are options; see docs/great-powers.md)
   six traits; ``shared`` makes it a shared win.
 """
 import dataclasses
+from collections import Counter
 from operator import itemgetter
 
 from companion.core.args import is_whole
@@ -225,6 +226,10 @@ class GreatPowers(DataBacked, Game):
             if not state.lean:                  # (notices: only a table reads them)
                 state.note("EventPeeked", seat=seat, why=why)                 # public: who looked
                 state.note("NextEvent", to=seat, event=eid, name=ev.name, text=ev.text)
+
+    def _card_names(self, cards):
+        """``Gilded Age, Shipyards and Jazz``: Action cards by name."""
+        return _and(self.rules.actions[c].name for c in cards)
 
     def _seat_arg(self, state, value, what="target"):
         if not is_whole(value) or not 0 <= value < state.n:
@@ -593,7 +598,10 @@ class GreatPowers(DataBacked, Game):
                 if not d.drawn:
                     return None
                 if not state.lean:                  # (notices: only a table reads them)
-                    state.note("ActionsDrawn", seat=seat, cards=list(d.drawn))
+                    pl = state.players[seat]
+                    state.note("ActionsDrawn", seat=seat, cards=list(d.drawn),
+                               says=f"{pl} drew {self._card_names(d.drawn)} (the highest "
+                                    f"Colony's bonus) and may resolve one.")
                 return state.ask(seat, ("resolve_drawn", "decline_bonus"), bonus=bonus,
                                  cards=list(d.drawn))
             if "card" in step:
@@ -604,6 +612,13 @@ class GreatPowers(DataBacked, Game):
                            target=step["target"])
                 if before is not None:
                     self._announce(state, seat, a, step["target"], before, drawn=True)
+                    rest = list(d.drawn)
+                    rest.remove(step["card"])
+                    if rest:
+                        state.note("DrawnActionsDiscarded", seat=seat, cards=rest,
+                                   says=f"{state.players[seat]} discards the other drawn "
+                                        f"card{'s' if len(rest) != 1 else ''}: "
+                                        f"{self._card_names(rest)}.")
             d.action_discard.extend(d.drawn)
             d.drawn = []
         return None
@@ -626,9 +641,9 @@ class GreatPowers(DataBacked, Game):
     def _decline_bonus(self, state, seat):
         step = state.waiting_step(seat, "decline_bonus", "You have no bonus to decline.")
         if not state.lean:                  # (notices: only a table reads them)
+            drawn = f"the drawn Action cards ({self._card_names(state.data.drawn)})"
             what = {"steal_colony": "the Colony steal",
-                    "draw_three": "the three drawn Action cards"}.get(step["bonus"],
-                                                                     step["bonus"])
+                    "draw_three": drawn}.get(step["bonus"], step["bonus"])
             state.note("BonusDeclined", seat=seat, bonus=step["bonus"],
                        says=f"{state.players[seat]} declined {what}.")
         step["declined"] = True
@@ -766,9 +781,12 @@ class GreatPowers(DataBacked, Game):
         if state.round >= state.config["turns"]:
             self._finish(state)
             return
-        d.baton = state.left_of(d.baton)
+        was, d.baton = d.baton, state.left_of(d.baton)
         if not state.lean:                  # (notices: only a table reads them)
-            state.note("BatonPassed", seat=d.baton)
+            pl = state.players
+            state.note("BatonPassed", seat=d.baton,
+                       says=f"{pl[was]} passes the Leader Baton to {pl[d.baton]}, who goes "
+                            f"first in turn {state.round + 1}.")
 
     def standings(self, state):
         """VP as they stand (the table ends the game early)."""
@@ -799,6 +817,21 @@ class GreatPowers(DataBacked, Game):
 
     def set_counter(self, state, seat, counter, value):
         state.data.tokens[seat][counter] = value
+
+    # -- holdings ---------------------------------------------------------------------------------
+    def holdings(self, state, seat):
+        """The Leader Baton, and the three Action cards the highest Colony drew while they
+        choose one (face up: the table sees them). Tokens are counters; an Action card taken
+        from the row is resolved or discarded at once, never held."""
+        d = state.data
+        out = Counter()
+        if seat == d.baton:
+            out["Leader Baton"] += 1
+        if d.drawn:
+            q = state.question()
+            if q is not None and q.get("seat") == seat:
+                out.update(self.rules.actions[c].name for c in d.drawn)
+        return out
 
     # -- views ------------------------------------------------------------------------------------
     def _card(self, cid):

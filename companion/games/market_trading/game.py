@@ -24,6 +24,7 @@ vague, the configurable ones as options:
 """
 import dataclasses
 import functools
+from collections import Counter
 from itertools import compress
 
 from companion.core.args import is_whole
@@ -689,6 +690,18 @@ class MarketTrading(DataBacked, Game):
         d = state.data
         d.earned[seat] += d.bowl[seat] - value
         d.bowl[seat] = value
+
+    # == holdings =================================================================================
+    def holdings(self, state, seat):
+        """The improvements ``seat`` has built, by name, and the resources in its hand (only
+        the active player holds any, in the open, from Harvest to Donation). The piles on a
+        board are its tiles, not a hand."""
+        d, imps, names = state.data, self.rules.improvements, self.names
+        out = Counter(imps[cid].name for cid in d.built[seat])
+        if seat == d.active:
+            for k, n in d.hand.items():
+                out[names[k]] += n
+        return out
 
     # == views ====================================================================================
     def public_view(self, state):

@@ -138,7 +138,7 @@ class Answers:
             have = d.influence[s].get(partner, 0)
             d.influence[s][partner] = max(0, have + by)
         unit = {"gdp": "GDP", "power": "dispute power"}.get(what, "influence")
-        at = f" at {ix.name_of(partner)}" if partner is not None else ""
+        at = f" with {ix.name_of(partner)}" if partner is not None else ""
         now = f": {max(0, d.gdp[s] + by)}" if what == "gdp" else ""
         state.note("AdjustedByHand", what=what, seat=s, by=by, partner=partner,
                    source=a.get("source"),

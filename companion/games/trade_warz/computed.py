@@ -176,7 +176,9 @@ class Computed:
             p = job["ch"]["partner"] = next(iter(here))
         amount = (e.amount or 1) * here[p]
         d.influence[owner][p] = d.influence[owner].get(p, 0) + amount
-        state.note("InfluenceGained", seat=owner, partner=p, amount=amount, source=job["src"])
+        state.note("InfluenceGained", seat=owner, partner=p, amount=amount, source=job["src"],
+                   says=f"{state.players[owner]} +{amount} influence with {ix.name_of(p)} "
+                        f"({ix.name_of(job['src'])}): {d.influence[owner][p]}.")
         self._computed_note(state, job, e, seat=owner, partner=p, influence=amount)
         job["ch"].pop("partner", None)      # asked again at the next Upkeep
         return DONE

@@ -72,7 +72,10 @@ class AnyTime:
             raise IllegalMoveError(f"{lead.ability} needs a card in your hand to discard.")
         d.activated[seat] = True
         state.note("AbilityActivated", seat=seat, leader=lid, ability=lead.ability,
-                   target=ch.get("target"))
+                   target=ch.get("target"),
+                   says=f"{state.players[seat]} used {lead.name}'s ability {lead.ability}"
+                        + (f" on {state.players[ch['target']]}" if ch.get("target") is not None
+                           else "") + ".")
         state.push([self.fx_job(state, lid, seat, "activated", ch)])
 
     def _use_fast_pass(self, state, seat):
@@ -82,7 +85,12 @@ class AnyTime:
             raise IllegalMoveError("Toss your Fast-Pass in with your Policy, or during Trade.")
         d.fast_pass[seat] = False
         d.locked[seat] = True
-        state.note("FastPassUsed", seat=seat)
+        state.note("FastPassUsed", seat=seat, says=self.fast_pass_words(state, seat))
+
+    @staticmethod
+    def fast_pass_words(state, seat):
+        return (f"{state.players[seat]} used the Fast-Pass token: their board is locked this "
+                f"round.")
 
     def _trade_deal(self, state, seat, what):
         self._trade_open(state)
@@ -156,7 +164,7 @@ class AnyTime:
         self.lose(state, buyer, o["price"])
         state.note("InfluenceTraded", seller=seller, buyer=buyer, partner=p,
                    amount=o["amount"], price=o["price"],
-                   says=f"{state.players[buyer]} bought {o['amount']} influence at "
+                   says=f"{state.players[buyer]} bought {o['amount']} influence with "
                         f"{ix.name_of(p)} from {state.players[seller]} for {o['price']} GDP: "
                         f"{state.players[buyer]} {d.gdp[buyer]}, {state.players[seller]} "
                         f"{d.gdp[seller] + o['price']}.")
@@ -198,9 +206,13 @@ class AnyTime:
         d.hands[o["from"]].append(give)
         d.hands[seat].append(o["give"])
         d.trade.offers.remove(o)
-        state.note("CardsSwapped", seats=[o["from"], seat])
-        state.note("SwapDone", to=o["from"], got=give, gave=o["give"])
-        state.note("SwapDone", to=seat, got=o["give"], gave=give)
+        pl, name = state.players, self.ix(state).name_of
+        state.note("CardsSwapped", seats=[o["from"], seat],
+                   says=f"{pl[o['from']]} and {pl[seat]} swapped a card.")
+        state.note("SwapDone", to=o["from"], got=give, gave=o["give"],
+                   says=f"You gave {name(o['give'])} to {pl[seat]} for {name(give)}.")
+        state.note("SwapDone", to=seat, got=o["give"], gave=give,
+                   says=f"You gave {name(give)} to {pl[o['from']]} for {name(o['give'])}.")
 
     def _note_loan(self, state, seat, to, amount, terms=""):
         d = state.data
@@ -215,7 +227,8 @@ class AnyTime:
         self.lose(state, seat, amount)
         d.loans.append({"round": state.round, "from": seat, "to": to, "amount": amount,
                         "terms": terms})
-        state.note("LoanNoted", seat=seat, to=to, amount=amount, terms=terms,
+        # (the borrower is ``borrower``: ``to`` would address the notice to them alone)
+        state.note("LoanNoted", seat=seat, borrower=to, amount=amount, terms=terms,
                    says=f"{state.players[seat]} lent {amount} GDP to {state.players[to]}"
                         + (f" ({terms})" if terms else "") + f": {state.players[seat]} "
                         f"{d.gdp[seat]}, {state.players[to]} {d.gdp[to] + amount}.")

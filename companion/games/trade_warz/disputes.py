@@ -22,7 +22,8 @@ class FlipAndDisputes:
                 if w is not None and not w.is_revealed():
                     close_window(self, state, w)      # the flip: every card is in already
         state.note("ExportsFlipped", cards=[[p["seat"], p["partner"], p["slot"], p["card"]]
-                                            for p in d.trade.placements])
+                                            for p in d.trade.placements],
+                   **({"says": self._flip_words(state)} if d.trade.placements else {}))
         if ix.rules.export_cost == "on_placement":
             for p in self.order_placements(state):
                 if p["state"] != "up":
@@ -40,10 +41,25 @@ class FlipAndDisputes:
                     p["state"] = "discarded"
                     self.to_discard(state, p["card"])
                     state.note("ExportDiscarded", seat=s, card=p["card"], partner=p["partner"],
-                               slot=p["slot"], why="unpaid at the buzzer")
+                               slot=p["slot"], why="unpaid at the buzzer",
+                               says=f"{state.players[s]}'s {ix.name_of(p['card'])} at "
+                                    f"{ix.name_of(p['partner'])} slot {p['slot']} is "
+                                    f"discarded: unpaid at the buzzer ({owe} GDP more; "
+                                    f"{state.players[s]} has {d.gdp[s]}).")
         d.disputes.check = bool(state.config["check_reveals"] and
                                 any(p["state"] == "up" for p in d.trade.placements))
         self._find_contests(state)          # the screens show this round's contests at once
+
+    def _flip_words(self, state):
+        """The flip in words: each player's Exports by name, where they went."""
+        ix = self.ix(state)
+        by = {}
+        for p in self.order_placements(state):
+            what = ix.name_of(p["card"]) if p["card"] else "no card"
+            by.setdefault(p["seat"], []).append(f"{what} ({ix.name_of(p['partner'])} slot "
+                                                f"{p['slot']})")
+        return "The face-down Exports flip: " + "; ".join(
+            f"{state.players[s]} " + ", ".join(items) for s, items in by.items()) + "."
 
     def order_placements(self, state):
         d = state.data
@@ -241,7 +257,7 @@ class FlipAndDisputes:
                         + ", ".join(f"{pl[int(s)]} {v}" for s, v in sorted(power.items()))
                         + (f"; tie broken by {tiebreak}" if tiebreak else "")
                         + f"), paying the bid of {paid} GDP: {d.gdp[winner]}."
-                        + ("".join(f" {pl[p['seat']]} takes the Export back"
+                        + ("".join(f" {pl[p['seat']]} takes {ix.name_of(p['card'])} back"
                                    f" (GDP {d.gdp[p['seat']]})." for p in back)))
         if state.outcome is None:
             self._next_dispute(state)
@@ -262,7 +278,10 @@ class FlipAndDisputes:
                     p["state"] = "unpaid"
                     d.hands[s].append(cid)
                     state.note("ExportUnpaid", seat=s, card=cid, partner=partner, slot=slot,
-                               cost=cost)
+                               cost=cost,
+                               says=f"{state.players[s]} cannot pay {cost} GDP for "
+                                    f"{ix.name_of(cid)} at {ix.name_of(partner)} slot {slot} "
+                                    f"(GDP {d.gdp[s]}): it goes back to their hand.")
                     continue
                 p["paid"] = self.lose(state, s, cost)
             d.board.routes[partner][slot] = [s, cid]

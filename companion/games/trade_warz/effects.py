@@ -179,14 +179,21 @@ class Effects:
                 return DONE
             if k == "gain_influence":
                 d.influence[x][p] = d.influence[x].get(p, 0) + e.amount
-                state.note("InfluenceGained", seat=x, partner=p, amount=e.amount, source=src)
+                state.note("InfluenceGained", seat=x, partner=p, amount=e.amount, source=src,
+                           says=f"{state.players[x]} +{e.amount} influence with "
+                                f"{ix.name_of(p)} ({name}): {d.influence[x][p]}.")
             elif owner is not None and x != owner:
                 got = min(e.amount, d.influence[x].get(p, 0))
                 if got:
                     d.influence[x][p] -= got
                     d.influence[owner][p] = d.influence[owner].get(p, 0) + got
+                pl = state.players
                 state.note("InfluenceStolen", seat=owner, victim=x, partner=p, amount=got,
-                           source=src)
+                           source=src,
+                           **({"says": f"{pl[owner]} took {got} influence with "
+                                       f"{ix.name_of(p)} from {pl[x]} ({name}): {pl[owner]} "
+                                       f"{d.influence[owner][p]}, {pl[x]} {d.influence[x][p]}."}
+                              if got else {}))
         elif k in ("destroy_route", "remove_route"):
             return self._apply_routes(state, job, i, e, x)
         elif k == "extra_policy":
@@ -195,7 +202,9 @@ class Effects:
         elif k == "refresh_fast_pass":
             if ix.rules.fast_pass and not d.fast_pass[x]:
                 d.fast_pass[x] = True
-                state.note("FastPassRefreshed", seat=x, source=src)
+                state.note("FastPassRefreshed", seat=x, source=src,
+                           says=f"{state.players[x]}'s Fast-Pass token is ready again "
+                                f"({name}).")
         return DONE
 
     # draw ----------------------------------------------------------------------------------------
@@ -278,8 +287,15 @@ class Effects:
                 got.append(deck.pop())
         d.hands[seat].extend(got)
         if got and not state.lean:          # notices: only a table reads them
-            state.note("CardsDrawn", seat=seat, piles=dict(split), count=len(got))
-            state.note("YouDrew", to=seat, cards=list(got))
+            piles = {p: ("their own pile" if p == "personal" else f"the {PILE_TITLES[p]}")
+                     for p in PILES if split.get(p)}
+            whence = (f" from {next(iter(piles.values()))}" if len(piles) == 1 else
+                      ": " + self.and_words(f"{split[p]} from {t}" for p, t in piles.items()))
+            state.note("CardsDrawn", seat=seat, piles=dict(split), count=len(got),
+                       says=f"{state.players[seat]} drew {self.cards_count(len(got))}"
+                            f"{whence}.")
+            state.note("YouDrew", to=seat, cards=list(got),
+                       says=f"You drew {self.card_names(state, got)}.")
         return got
 
     def _apply_draw(self, state, job, e, x):
@@ -368,9 +384,21 @@ class Effects:
                 return self.ask(state, x, "discard", count=e.count, source=src)
         for c in cards:
             self.discard_card(state, x, c)
-        state.note("CardsDiscarded", seat=x, count=len(cards), source=src,
-                   random=bool(e.random), cards=list(cards))
+        self.note_discarded(state, x, cards, src, random=bool(e.random))
         return DONE
+
+    def note_discarded(self, state, seat, cards, source, random=False):
+        """Cards left ``seat``'s hand for the discard, in words: how many in public (the public
+        view shows the discards as counts), which in a line to that player alone."""
+        ix = self.ix(state)
+        why = "the hand limit" if source == "hand-limit" else ix.name_of(source)
+        how = " at random" if random else ""
+        state.note("CardsDiscarded", seat=seat, count=len(cards), source=source,
+                   **({"random": random} if source != "hand-limit" else {}), cards=list(cards),
+                   says=f"{state.players[seat]} discarded {self.cards_count(len(cards))}{how} "
+                        f"({why}).")
+        state.note("YouDiscarded", to=seat, cards=list(cards),
+                   says=f"You discarded {self.card_names(state, cards)}{how} ({why}).")
 
     # routes --------------------------------------------------------------------------------------
     def route_targets(self, state, e, x):
@@ -413,14 +441,20 @@ class Effects:
                                 how=e.kind)
         for p, slot in picks:
             s, cid = d.board.routes[p].pop(slot)
+            ix = self.ix(state)
+            route = (f"{state.players[s]}'s route {ix.name_of(cid)} at {ix.name_of(p)} slot "
+                     f"{slot}")
             if e.kind == "destroy_route":
                 self.to_discard(state, cid)
                 state.note("RouteDestroyed", seat=s, partner=p, slot=slot, card=cid,
-                           source=job["src"])
+                           source=job["src"],
+                           says=f"{route} is destroyed ({ix.name_of(job['src'])}).")
             else:
                 d.hands[s].append(cid)
                 state.note("RouteRemoved", seat=s, partner=p, slot=slot, card=cid,
-                           source=job["src"])
+                           source=job["src"],
+                           says=f"{route} goes back to their hand "
+                                f"({ix.name_of(job['src'])}).")
         return DONE
 
     # -- the instant win -------------------------------------------------------------------------

@@ -362,6 +362,15 @@ class TradeWarz(LeaderPhase, EventAndUpkeep, DrawPhase, PolicyPhase, TradePhase,
         if d.boom_first and value >= d.win and state.outcome is None:
             self.win_now(state, [seat])     # a corrected GDP that reaches the line wins
 
+    # -- holdings ---------------------------------------------------------------------------------
+    def holdings(self, state, seat):
+        from .views import holdings
+        return holdings(self, state, seat)
+
+    def hidden_holdings(self, state, seat):
+        from .views import hidden_holdings
+        return hidden_holdings(self, state, seat)
+
     # -- views ------------------------------------------------------------------------------------
     def public_view(self, state):
         from .views import public_view

@@ -62,11 +62,23 @@ class IncomeAndCleanup:
         d = state.data
         ix = self.ix(state)
         one = state.config["influence_gain"] == "one"
+        got = {}
         for p in ix.partners:
             for slot, (s, cid) in d.board.routes[p].items():
-                d.influence[s][p] = d.influence[s].get(p, 0) + (1 if one else
-                                                                  ix[cid].influence)
-        state.note("InfluenceAccrued")
+                k = 1 if one else ix[cid].influence
+                d.influence[s][p] = d.influence[s].get(p, 0) + k
+                if k:
+                    mine = got.setdefault(s, {})
+                    mine[p] = mine.get(p, 0) + k
+        if state.lean:
+            return None
+        pl = state.players
+        parts = [f"{pl[s]} " + ", ".join(f"+{k} influence with {ix.name_of(p)}: "
+                                        f"{d.influence[s][p]}" for p, k in got[s].items())
+                 for s in sorted(got)]
+        state.note("InfluenceAccrued",
+                   **({"says": "Influence from routes: " + "; ".join(parts) + "."} if parts
+                      else {}))
         return None
 
     def _boom_step(self, state, job):
@@ -88,6 +100,14 @@ class IncomeAndCleanup:
             b.event = None
         for t in b.in_play:
             self.to_discard(state, t["card"])
+        if b.in_play and not state.lean:
+            pl, by = state.players, {}
+            for t in b.in_play:
+                by.setdefault(t["owner"], []).append(t["card"])
+            state.note("TacticsDiscarded", cards=[t["card"] for t in b.in_play],
+                       says="The Tactics in play are discarded: " + "; ".join(
+                           f"{pl[s]}'s {self.card_names(state, cs)}" for s, cs in by.items())
+                       + ".")
         b.in_play = []
         d.locked = [False] * state.n
         d.trade.offers = []
@@ -109,8 +129,7 @@ class IncomeAndCleanup:
             return self.ask(state, s, "discard", count=extra, source="hand-limit")
         for c in cards:
             self.discard_card(state, s, c)
-        state.note("CardsDiscarded", seat=s, count=len(cards), source="hand-limit",
-                   cards=list(cards))
+        self.note_discarded(state, s, cards, "hand-limit")
         return None
 
     def _end_cleanup(self, state):
@@ -120,8 +139,10 @@ class IncomeAndCleanup:
             if state.outcome is not None:
                 return
         if state.config["pass_first_player"]:
-            d.first = state.left_of(d.first)
-            state.note("FirstPlayerPassed", seat=d.first)
+            was, d.first = d.first, state.left_of(d.first)
+            state.note("FirstPlayerPassed", seat=d.first,
+                       says=f"{state.players[was]} passes the first-player marker to "
+                            f"{state.players[d.first]}.")
 
     def _final(self, state):
         d = state.data

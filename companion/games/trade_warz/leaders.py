@@ -103,4 +103,5 @@ class LeaderPhase:
         if d.pick.order and d.pick.result:
             order = (" The lot set the pick order " + ", ".join(pl[s] for s in d.pick.order) +
                      "; each in turn took the first of their wishes still free.")
-        return f"Leaders: {lead}.{order} {pl[d.first]} plays first."
+        return (f"Leaders: {lead}.{order} {pl[d.first]} takes the first-player marker and "
+                f"plays first.")

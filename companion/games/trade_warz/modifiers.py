@@ -124,6 +124,22 @@ class Modifiers:
             self.win_now(state, [seat])
 
     @staticmethod
+    def and_words(items):
+        """``a``, ``a and b``, ``a, b and c``."""
+        items = list(items)
+        return " and ".join(items) if len(items) < 3 else \
+            ", ".join(items[:-1]) + " and " + items[-1]
+
+    def card_names(self, state, cards):
+        """``Meme Coins, Bulk Coal and Scrap Metal``: cards by name, in the order given."""
+        return self.and_words(self.ix(state).name_of(c) for c in cards)
+
+    @staticmethod
+    def cards_count(n):
+        """``1 card``, ``3 cards``."""
+        return f"{n} card{'s' if n != 1 else ''}"
+
+    @staticmethod
     def gdp_words(state, seat, n, why=None, now=None):
         """``Ann +2 GDP (Premium Grass-Fed Beef): 14.`` (a story line); ``now``: the GDP after
         the change, when it is said before the change is made."""

@@ -86,13 +86,18 @@ class PolicyPhase:
             if c.get("fast_pass") and d.fast_pass[s]:
                 d.fast_pass[s] = False
                 d.locked[s] = True
-                state.note("FastPassUsed", seat=s)
+                state.note("FastPassUsed", seat=s, says=self.fast_pass_words(state, s))
             if c.get("card"):
                 pr.left[s] -= 1
             else:
                 pr.left[s] = 0
+        name = self.ix(state).name_of
         state.note("PoliciesRevealed", cards={str(s): c.get("card")
-                                              for s, c in pr.revealed.items()})
+                                              for s, c in pr.revealed.items()},
+                   says="Policies revealed: " + "; ".join(
+                       f"{state.players[s]} " + (f"the Policy {name(c['card'])}"
+                                                 if c.get("card") else "no Policy")
+                       for s, c in sorted(pr.revealed.items())) + ".")
         if state.config["check_reveals"] and any(c.get("card") for c in pr.revealed.values()):
             pr.check = True
             return
@@ -168,7 +173,9 @@ class PolicyPhase:
                 return None
             cost = self.cost_of(state, s, cid)
             if cost > d.gdp[s]:
-                state.note("PolicyUnaffordable", seat=s, card=cid, cost=cost)
+                state.note("PolicyUnaffordable", seat=s, card=cid, cost=cost,
+                           says=f"{state.players[s]} cannot pay {cost} GDP for the Policy "
+                                f"{name} (GDP {d.gdp[s]}): it goes back to their hand.")
                 return None
             d.hands[s].remove(cid)
             job["paid"] = self.lose(state, s, cost)
@@ -195,7 +202,9 @@ class PolicyPhase:
             old = b.policy[s]
             if old is not None:
                 self.to_discard(state, old)
-                state.note("PolicyReplaced", seat=s, card=old)
+                state.note("PolicyReplaced", seat=s, card=old,
+                           says=f"{state.players[s]} discards the Policy {ix.name_of(old)} "
+                                f"for {name}.")
             b.policy[s] = cid
             b.policy_ch[s] = {k: ch[k] for k in ("target", "partner") if k in ch}
         else:

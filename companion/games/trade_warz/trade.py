@@ -188,9 +188,9 @@ class TradePhase:
         t.aims.pop(seat, None)
         if not state.lean:                  # notices: only a table reads them
             state.note("ExportPlaced", seat=seat, partner=partner, slot=slot, paid=paid,
-                       **({"says": f"{state.players[seat]} placed a face-down Export at "
-                                   f"{ix.name_of(partner)} slot {slot}, paying {paid} GDP: "
-                                   f"{d.gdp[seat]}."} if paid else {}))
+                       says=f"{state.players[seat]} placed a face-down Export at "
+                            f"{pname} slot {slot}"
+                            + (f", paying {paid} GDP: {d.gdp[seat]}." if paid else "."))
             state.note("YourExport", to=seat, card=card, partner=partner, slot=slot)
         if state.config["chill"]:
             # the turn moves on once the card is sealed (the next seat's budget reads it)

@@ -4,6 +4,8 @@ before the flip, a sealed Policy or bid before the reveal, or a swap offer's car
 
 Colour is never the only cue: every CMYK step carries its letter and name.
 """
+from collections import Counter
+
 from .cards import CMYK, UPKEEP_ORDER
 
 CMYK_LEGEND = [{"letter": k, "name": CMYK[k].name, "resolves": CMYK[k].resolves,
@@ -283,6 +285,84 @@ def seat_view(game, state, seat):
             "budget": game.budget(state, seat) if state.phase == "trade" else d.gdp[seat],
             "slots_left": game.slots_left(state, seat) if started else None,
             "swaps": swaps, "aim": d.trade.aims.get(seat)}
+
+
+#: A face-down Export's name in the open: the table sees that there is a card, not which.
+FACE_DOWN = "face-down Export"
+
+
+def _revealed_policy(state, seat):
+    """The Policy ``seat`` revealed this Policy phase and has not played yet (face up on the
+    table, still counted in its hand until it resolves), or None."""
+    d = state.data
+    if state.phase != "policy":
+        return None
+    cid = (d.pol.revealed.get(seat) or {}).get("card")
+    if cid and cid in d.hands[seat] and d.board.policy[seat] != cid:
+        return cid
+    return None
+
+
+def holdings(game, state, seat):
+    """What ``seat`` holds in the open, by name: its Leader, its slotted Policy (and one
+    revealed, until it resolves), the Exports of its routes, its Tactics in play, its Exports
+    on the Trade Partners' slots (face down: only that there is one; flipped: by name, until
+    the route stands or the card goes back), its Fast-Pass token (Tariff Warz), the
+    first-player marker, and (Trade Warz) its influence with each Trade Partner, one
+    "influence with <partner>" a point."""
+    d = state.data
+    ix = game.ix(state)
+    name = ix.name_of
+    b = d.board
+    out = Counter()
+    if b.leaders[seat] is not None:
+        out[name(b.leaders[seat])] += 1
+    if b.policy[seat] is not None:
+        out[name(b.policy[seat])] += 1
+    shown = _revealed_policy(state, seat)
+    if shown is not None:
+        out[name(shown)] += 1
+    for slots in b.routes.values():
+        for s, cid in slots.values():
+            if s == seat:
+                out[name(cid)] += 1
+    for t in b.in_play:
+        if t["owner"] == seat:
+            out[name(t["card"])] += 1
+    for p in d.trade.placements:
+        if p["seat"] == seat:
+            if p["state"] == "down":
+                out[FACE_DOWN] += 1
+            elif p["state"] in ("up", "won") and p["card"]:
+                out[name(p["card"])] += 1
+    if d.fast_pass[seat] and ix.rules.fast_pass and state.config["fast_pass"]:
+        out["Fast-Pass token"] += 1
+    if d.first == seat and all(x is not None for x in b.leaders):
+        out["first-player marker"] += 1
+    if ix.rules.influence_accumulates:
+        for p, k in d.influence[seat].items():
+            if k > 0:
+                out[f"influence with {name(p)}"] += k
+    return out
+
+
+def hidden_holdings(game, state, seat):
+    """What only ``seat`` sees it holds, by name: its hand (but a Policy revealed and not yet
+    played) and the cards of its face-down Exports (the seat's own view shows them until the
+    flip)."""
+    d = state.data
+    ix = game.ix(state)
+    out = Counter(ix.name_of(c) for c in d.hands[seat])
+    shown = _revealed_policy(state, seat)
+    if shown is not None:
+        out -= Counter((ix.name_of(shown),))
+    for p in d.trade.placements:
+        if p["seat"] == seat and p["state"] == "down":
+            w = state.windows.get(p["window"])
+            e = w.entries.get(seat) if w is not None else None
+            if e is not None and e.choice:
+                out[ix.name_of(e.choice["card"])] += 1
+    return out
 
 
 def text_table(game, state):
