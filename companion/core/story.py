@@ -19,6 +19,12 @@ import re
 
 from .clock import fmt_clock
 
+def and_words(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``: names or things in one sentence (every game's)."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 #: Entries a view carries: the newest public ones (and a seat's own alongside them).
 SHOWN = 30
 

@@ -21,7 +21,6 @@ What was measured, and what each test checks instead:
 import ipaddress
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess

@@ -4,16 +4,11 @@ import dataclasses
 
 from companion.core.args import is_whole
 from companion.core.errors import IllegalMoveError
+from companion.core.story import and_words as _and  # noqa: F401 (the games' modules import it from here)
 
 PAIRINGS_4 = ([[0, 1], [2, 3]], [[0, 2], [1, 3]], [[0, 3], [1, 2]])
 TOKEN_NAMES = ("skill", "attack", "defense", "speed", "hp", "combat", "training")
 REVENGE_USES = ("stamina", "defense", "damage")
-
-
-def _and(items):
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = list(items)
-    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _or(items):

@@ -3,7 +3,7 @@ bets), the battles and their rewards."""
 from companion.core.errors import IllegalMoveError
 
 from . import battle as engine
-from .common import PAIRINGS_4, REVENGE_USES, _int
+from .common import PAIRINGS_4, REVENGE_USES, _and, _int
 
 
 class PvPPhases:
@@ -144,7 +144,7 @@ class PvPPhases:
                      f"{p[chosen_by]} chose to fight {p[foe]}; ")
             matches = " and ".join(f"{p[a]} fights {p[b]}" for a, b in d.pairings[1:])
         says = head + (matches + "; " if matches else "") + \
-            (f"{self._and_names(state, d.byes)} sits this one out." if d.byes else "")
+            (f"{_and(state.players[s] for s in d.byes)} sits this one out." if d.byes else "")
         extra = {} if chosen_by is None else {"chosen_by": chosen_by}
         state.note("PvPPaired", pairings=d.pairings, byes=d.byes, **extra,
                    says=says.rstrip("; ") + ("" if says.endswith(".") else "."))
@@ -158,11 +158,6 @@ class PvPPhases:
                    "three PvPs")
             state.note("SittingOut", to=s, seat=s,
                        says=f"You sit this PvP out: with three players {why}.{bet}")
-
-    @staticmethod
-    def _and_names(state, seats):
-        names = [state.players[s] for s in seats]
-        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     def _choose_opponent(self, state, seat, opponent):
         cands = state.prompts[seat]["candidates"]

@@ -24,6 +24,7 @@ from companion.core.args import is_whole
 from companion.core.datadir import DataBacked
 from companion.core.errors import IllegalMoveError
 from companion.core.game import Game, Move, Option, Phase
+from companion.core.story import and_words as _and
 
 from . import choices as ch
 from .data import DATA, TOKEN_NAMES, TOKENS, TRAITS, default_rules
@@ -63,12 +64,6 @@ _is_str = str.__instancecheck__         # isinstance(x, str), for map()
 
 def _name(t):
     return TOKEN_NAMES[t]
-
-
-def _and(items):
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = list(items)
-    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 class GreatPowers(DataBacked, Game):

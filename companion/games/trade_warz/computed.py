@@ -158,7 +158,6 @@ class Computed:
         return DONE
 
     def _c_influence_per_route(self, state, job, e, targets):
-        d = state.data
         ix = self.ix(state)
         owner = job["owner"]
         if not ix.rules.influence_accumulates:
@@ -175,10 +174,7 @@ class Computed:
                 return self.ask(state, owner, "partner", source=job["src"], options=list(here))
             p = job["ch"]["partner"] = next(iter(here))
         amount = (e.amount or 1) * here[p]
-        d.influence[owner][p] = d.influence[owner].get(p, 0) + amount
-        state.note("InfluenceGained", seat=owner, partner=p, amount=amount, source=job["src"],
-                   says=f"{state.players[owner]} +{amount} influence with {ix.name_of(p)} "
-                        f"({ix.name_of(job['src'])}): {d.influence[owner][p]}.")
+        self.gain_influence(state, owner, p, amount, job["src"])
         self._computed_note(state, job, e, seat=owner, partner=p, influence=amount)
         job["ch"].pop("partner", None)      # asked again at the next Upkeep
         return DONE

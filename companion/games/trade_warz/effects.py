@@ -178,10 +178,7 @@ class Effects:
             if p is None:
                 return DONE
             if k == "gain_influence":
-                d.influence[x][p] = d.influence[x].get(p, 0) + e.amount
-                state.note("InfluenceGained", seat=x, partner=p, amount=e.amount, source=src,
-                           says=f"{state.players[x]} +{e.amount} influence with "
-                                f"{ix.name_of(p)} ({name}): {d.influence[x][p]}.")
+                self.gain_influence(state, x, p, e.amount, src)
             elif owner is not None and x != owner:
                 got = min(e.amount, d.influence[x].get(p, 0))
                 if got:

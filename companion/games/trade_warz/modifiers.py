@@ -9,6 +9,8 @@ the board changes (``state.derived``).
 
 import weakref
 
+from companion.core.story import and_words
+
 from .rules import MODIFIER_KINDS
 
 NOWHERE = "\0nowhere"            # a chosen Trade Partner that was never chosen
@@ -123,12 +125,7 @@ class Modifiers:
         if d.boom_first and d.gdp[seat] >= d.win and state.outcome is None:
             self.win_now(state, [seat])
 
-    @staticmethod
-    def and_words(items):
-        """``a``, ``a and b``, ``a, b and c``."""
-        items = list(items)
-        return " and ".join(items) if len(items) < 3 else \
-            ", ".join(items[:-1]) + " and " + items[-1]
+    and_words = staticmethod(and_words)          # "a, b and c"
 
     def card_names(self, state, cards):
         """``Meme Coins, Bulk Coal and Scrap Metal``: cards by name, in the order given."""
@@ -147,6 +144,15 @@ class Modifiers:
         now = state.data.gdp[seat] if now is None else now
         return (f"{state.players[seat]} {sign}{abs(n)} GDP" + (f" ({why})" if why else "") +
                 f": {now}.")
+
+    def gain_influence(self, state, seat, partner, amount, source):
+        """``seat`` gains ``amount`` influence with ``partner`` from the card ``source``, and
+        the story says so: ``Ann +2 influence with Neutralia (Soft Power): 5.``"""
+        d, name = state.data, self.ix(state).name_of
+        d.influence[seat][partner] = d.influence[seat].get(partner, 0) + amount
+        state.note("InfluenceGained", seat=seat, partner=partner, amount=amount, source=source,
+                   says=f"{state.players[seat]} +{amount} influence with {name(partner)} "
+                        f"({name(source)}): {d.influence[seat][partner]}.")
 
     def lose(self, state, seat, n, source=None):
         d = state.data
