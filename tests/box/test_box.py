@@ -110,19 +110,29 @@ def sql(vm, query) -> list:
 
 
 def memory(vm) -> dict:
-    """The table's processes (the service's cgroup) and their memory: PSS (each shared page
-    split among its users) and RSS, in MB."""
+    """The table's resident processes (the service's cgroup) and their memory: PSS (each shared
+    page split among its users) and RSS, in MB. The table runs short-lived helpers too (nmcli
+    for the Wi-Fi's state, every few seconds): one that exits between the cgroup's list and its
+    /proc is skipped, and one caught running is named apart, not summed, as it is not part of
+    what the table keeps in memory."""
     out = vm.sh("for p in $(cat /sys/fs/cgroup/system.slice/table-companion.service/cgroup.procs);"
-                " do printf '%s %s ' $p \"$(tr '\\0' ' ' < /proc/$p/cmdline | cut -c1-60)\";"
-                " awk '/^Pss:/{p=$2} /^Rss:/{r=$2} END{print p, r}' /proc/$p/smaps_rollup; done")
-    procs = []
+                " do c=$(tr '\\0' ' ' 2>/dev/null < /proc/$p/cmdline | cut -c1-60) || continue;"
+                " m=$(awk '/^Pss:/{p=$2} /^Rss:/{r=$2} END{if (p != \"\") print p, r}'"
+                " /proc/$p/smaps_rollup 2>/dev/null);"
+                " [ -n \"$m\" ] && [ -n \"$c\" ] && echo \"$p $c $m\"; done; true")
+    procs, transient = [], []
     for line in out.splitlines():
         parts = line.split()
         if len(parts) >= 4:
-            procs.append({"pid": int(parts[0]), "cmd": " ".join(parts[1:-2]),
-                          "pss_mb": round(int(parts[-2]) / 1024, 1),
-                          "rss_mb": round(int(parts[-1]) / 1024, 1)})
-    return {"pss_mb": round(sum(p["pss_mb"] for p in procs), 1), "processes": procs}
+            proc = {"pid": int(parts[0]), "cmd": " ".join(parts[1:-2]),
+                    "pss_mb": round(int(parts[-2]) / 1024, 1),
+                    "rss_mb": round(int(parts[-1]) / 1024, 1)}
+            (transient if TRANSIENT.search(proc["cmd"]) else procs).append(proc)
+    return {"pss_mb": round(sum(p["pss_mb"] for p in procs), 1), "processes": procs,
+            "transient_helpers": transient}
+
+
+TRANSIENT = re.compile(r"(^|/)nmcli\b")
 
 
 # -- 0. Debian 13: installed on the first boot, by cloud-init, with nobody typing ---------------
