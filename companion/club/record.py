@@ -86,6 +86,12 @@ TABLE_GRANTS = """
 #: power leaves one behind until the server finds it dead: TCP keepalives, about 2 minutes).
 TABLE_CONNECTIONS = 8
 
+#: The transaction lock every change to the tables' logins takes first. Each admission grants
+#: CONNECT on the one database (and rights on its tables): PostgreSQL rewrites the same catalog
+#: row for every grant and refuses two at once ("tuple concurrently updated"), so admissions
+#: and removals take turns, whichever process (a club, or two on one server) makes them.
+ROLES_LOCK = 0x74635F726F6C6573         # "tc_roles"
+
 
 class ClubRecordError(CompanionError):
     """The club record cannot be used as asked (a newer schema, a write to the read side)."""
@@ -202,14 +208,16 @@ def admit_table(admin_url: str, table: str) -> str:
     joins again gets a new one) that may add only its own rows; returns the record's URL with
     that login. ``admin_url``: a login that may create roles and owns (or may grant on) the
     club's tables: the club's own PostgreSQL's superuser, or the ``--record`` login (which then
-    needs CREATEROLE)."""
-    with connect(admin_url, autocommit=True, connect_timeout=10) as db:
-        database = db.info.dbname
-        role = role_name(database, table)
-        password = secrets.token_urlsafe(18)
-        ident = sql.Identifier(role)
-        try:
+    needs CREATEROLE). Anything that fails raises :class:`ClubRecordError` in words (the club
+    answers the box "try again"), and nothing of the admission is kept."""
+    try:
+        with connect(admin_url, autocommit=True, connect_timeout=10) as db:
+            database = db.info.dbname
+            role = role_name(database, table)
+            password = secrets.token_urlsafe(18)
+            ident = sql.Identifier(role)
             with db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (ROLES_LOCK,))
                 exists = db.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
                                     (role,)).fetchone()
                 verb = "ALTER" if exists else "CREATE"
@@ -222,11 +230,15 @@ def admit_table(admin_url: str, table: str) -> str:
                 db.execute("INSERT INTO club_members(table_id, role) VALUES (%s, %s) ON "
                            "CONFLICT (table_id) DO UPDATE SET role = excluded.role, "
                            "removed = NULL, admitted = now()", (table, role))
-        except psycopg.errors.InsufficientPrivilege as e:
-            raise ClubRecordError(
-                f"The club record's login cannot give table {table} a login of its own "
-                f"({str(e).strip().splitlines()[0]}): it needs CREATEROLE and the club's "
-                f"tables.") from None
+    except psycopg.errors.InsufficientPrivilege as e:
+        raise ClubRecordError(
+            f"The club record's login cannot give table {table} a login of its own "
+            f"({str(e).strip().splitlines()[0]}): it needs CREATEROLE and the club's "
+            f"tables.") from None
+    except psycopg.Error as e:
+        raise ClubRecordError(
+            f"The club record could not give table {table} a login "
+            f"({str(e).strip().splitlines()[0]}); the table may ask again.") from None
     return with_login(admin_url, role, password)
 
 
@@ -234,14 +246,16 @@ def remove_table(admin_url: str, table: str) -> bool:
     """Take ``table``'s login away (what it shipped stays in the record); its open
     connections are ended. Returns whether it had one."""
     with connect(admin_url, autocommit=True, connect_timeout=10) as db:
-        row = db.execute("UPDATE club_members SET removed = now() WHERE table_id = %s AND "
-                         "removed IS NULL RETURNING role", (table,)).fetchone()
-        if row is None:
-            return False
-        ident = sql.Identifier(row[0])
-        db.execute(sql.SQL("ALTER ROLE {} NOLOGIN PASSWORD NULL").format(ident))
-        db.execute(sql.SQL("REVOKE CONNECT ON DATABASE {} FROM {}").format(
-            sql.Identifier(db.info.dbname), ident))
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (ROLES_LOCK,))
+            row = db.execute("UPDATE club_members SET removed = now() WHERE table_id = %s AND "
+                             "removed IS NULL RETURNING role", (table,)).fetchone()
+            if row is None:
+                return False
+            ident = sql.Identifier(row[0])
+            db.execute(sql.SQL("ALTER ROLE {} NOLOGIN PASSWORD NULL").format(ident))
+            db.execute(sql.SQL("REVOKE CONNECT ON DATABASE {} FROM {}").format(
+                sql.Identifier(db.info.dbname), ident))
         try:
             db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        "WHERE usename = %s", (row[0],))

@@ -243,6 +243,22 @@ def test_a_refused_record_login_asks_the_box_to_join_again(kitchen_url, tmp_path
         s.stop()
 
 
+def test_tables_let_in_at_once_each_get_their_login(club_url):
+    """The organiser lets several tables in at once (a club night's start): each admission
+    grants CONNECT on the one database, and PostgreSQL refuses two such catalog updates at the
+    same moment ("tuple concurrently updated"; on a club night a table's join failed so, and it
+    came back under a second name). Admissions take turns: every table gets its own login."""
+    from concurrent.futures import ThreadPoolExecutor
+    Record(club_url).close()
+    names = [f"t{i}" for i in range(12)]
+    for attempt in range(3):                # each round admits all of them again, at once
+        with ThreadPoolExecutor(len(names)) as pool:
+            urls = list(pool.map(lambda n: admit_table(club_url, n), names))
+        for name, url in zip(names, urls):
+            with psycopg.connect(url, connect_timeout=10) as db:
+                assert db.execute("SELECT current_user").fetchone()[0].endswith("_t_" + name)
+
+
 # -- the club, as its organiser starts it -----------------------------------------------------------
 
 def _companion(log, *args):
