@@ -123,9 +123,15 @@ def join(address: str, table: str, *, previous: dict | None = None,
         try:
             status, reply = _ask(url, host, table, body, timeout)
         except ClubError as e:
-            if not told or e.status is not None:    # refused, or away at the first ask
-                raise
-            status, reply = 202, {}                 # away for a moment: ask again
+            if e.status == 503 or (told and e.status is None):
+                # the club is busy (its record or broker could not add the table just now)
+                # or away for a moment: ask again, until the deadline
+                if time.monotonic() > deadline:
+                    raise
+                if stopping.wait(every):
+                    raise ClubError("Joining the club was stopped.") from None
+                continue
+            raise                                   # refused, or away at the first ask
         if status != 202:
             break
         name = reply.get("table") or name

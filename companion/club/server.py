@@ -439,9 +439,21 @@ class ClubServer:
         """Let ``table`` in at once: its name at the club and its login on the club broker
         (new, kept from its ``previous`` join, or renewed) and on the record. ``add_table`` is
         the club broker's :meth:`~companion.club.broker.ClubBroker.claim`."""
+        fresh = not (previous and self.proven(previous))
         name, password = self.add_table(table, previous)
+        try:
+            answer = self._answer(name, password)
+        except BaseException:
+            # the record could not add it: the broker login just made goes too, so the box,
+            # asking again, gets the same name (not ``table-2`` beside a login nobody holds)
+            if fresh and self.remove_table_login is not None:
+                try:
+                    self.remove_table_login(name)
+                except Exception as e:      # said; the failure the box hears is the first
+                    log.warning("taking table %s's half-made login away failed: %s", name, e)
+            raise
         log.info("table %s joined the club as %s", table, name)
-        return self._answer(name, password)
+        return answer
 
     def ask(self, table: str, previous: dict | None, request: str | None,
             address: str) -> tuple[int, dict]:

@@ -102,3 +102,28 @@ def test_a_second_box_called_table_is_table_2_at_the_club(club, tmp_path, caplog
         for s in (one, two):
             if s is not None:
                 s.stop()
+
+
+def test_a_table_let_in_while_the_record_is_down_keeps_its_name(club, tmp_path, caplog):
+    """The organiser lets a box in while the club's PostgreSQL is down (a restart, a club night
+    whose record is busy): the club answers "try again", keeps no half-made broker login, and
+    the box, asking again, comes in under its own name once the record is back (not as
+    ``table-2`` beside a login nobody holds, which is what a failed admission used to do)."""
+    caplog.set_level(logging.WARNING, logger="companion.club.server")
+    one = box(tmp_path, 1, club.join_url)
+    try:
+        wait_until(lambda: any(r["table"] == "table"
+                               for r in club.server.organiser_state()["asking"]), 30,
+                   what="the box asking to join")
+        club.pg.stop()
+        assert club.server.allow("table")
+        wait_until(lambda: sum("could not join" in r.getMessage() for r in caplog.records) >= 2,
+                   60, what="the club turning the box away twice while its record is down")
+        assert club.broker.tables() == [] and one.club.membership is None
+        assert one.club.joining                     # the box still asks
+        club.pg.start()
+        wait_until(lambda: one.club.membership is not None, 60, what="the box in the club")
+        assert one.club.membership["broker"]["username"] == "table"
+        assert club.broker.tables() == ["table"]
+    finally:
+        one.stop()
