@@ -34,6 +34,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -92,12 +93,19 @@ class WebKit:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        env = {**os.environ, "DISPLAY": ":" + display, "XDG_CONFIG_HOME": str(self.dir),
-               "XDG_CACHE_HOME": str(self.dir / "cache"), "XDG_DATA_HOME": str(self.dir / "data")}
+        self.env = {**os.environ, "DISPLAY": ":" + display, "XDG_CONFIG_HOME": str(self.dir),
+                    "XDG_CACHE_HOME": str(self.dir / "cache"),
+                    "XDG_DATA_HOME": str(self.dir / "data")}
         self.log = self.dir / "driver.log"
-        self._log = open(self.log, "wb")
-        self.driver = subprocess.Popen([DRIVER, f"--port={self.port}"], env=env,
-                                       stdout=self._log, stderr=subprocess.STDOUT)
+        self._log = open(self.log, "ab")
+        self.open = set()                       # the sessions not closed yet
+        self._start_driver()
+
+    def _start_driver(self):
+        # its own process group: the driver and the MiniBrowsers it started end together
+        self.driver = subprocess.Popen([DRIVER, f"--port={self.port}"], env=self.env,
+                                       stdout=self._log, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
         end = time.monotonic() + 15
         while True:
             try:
@@ -129,19 +137,40 @@ class WebKit:
         if proxy:
             caps["proxy"] = {"proxyType": "manual", "httpProxy": proxy,
                              "noProxy": ["127.0.0.1", "localhost"]}
-        value = self.call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})
+        body = {"capabilities": {"alwaysMatch": caps}}
+        try:
+            value = self.call("POST", "/session", body, timeout=90)
+        except TimeoutError:
+            # Once, in a loaded CI run, the driver never answered a new session (a MiniBrowser
+            # that did not come up; a session normally opens in under a second here). With no
+            # other window open: a fresh driver, once, and the session asked for again.
+            if self.open:
+                raise
+            self._stop_driver()
+            self._start_driver()
+            value = self.call("POST", "/session", body, timeout=90)
         s = Session(self, value["sessionId"])
         s.call("POST", "/window/rect", {"width": width, "height": height})
         return s
 
+    def _stop_driver(self):
+        try:
+            os.killpg(self.driver.pid, signal.SIGTERM)
+            self.driver.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.driver.pid, signal.SIGKILL)
+            self.driver.wait()
+        except ProcessLookupError:
+            self.driver.wait()
+
     def close(self):
-        for p in (self.driver, self.xvfb):
-            p.terminate()
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        self._stop_driver()
+        self.xvfb.terminate()
+        try:
+            self.xvfb.wait(5)
+        except subprocess.TimeoutExpired:
+            self.xvfb.kill()
+            self.xvfb.wait()
         self._log.close()
 
 
@@ -150,6 +179,7 @@ class Session:
 
     def __init__(self, webkit, sid):
         self.webkit, self.sid = webkit, sid
+        webkit.open.add(sid)
 
     def call(self, method, path="", body=None):
         return self.webkit.call(method, f"/session/{self.sid}{path}", body)
@@ -208,5 +238,6 @@ class Session:
         return self.js("return window.__errors || []")
 
     def close(self):
+        self.webkit.open.discard(self.sid)
         self.call("DELETE")
 
