@@ -126,6 +126,14 @@ if [ "$suite" = trixie ]; then
   sed -i '/LABEL=bootfs/d' "$root/etc/fstab"
   echo 'LABEL=bootfs /boot/firmware vfat defaults,nofail,x-systemd.device-timeout=180s 0 2' \
     >>"$root/etc/fstab"
+  # On a Pi the card's boot partition is there at power-on and mounted long before cloud-init
+  # looks for its seed on it. Here the disk's label comes late, and once cloud-init's own mount
+  # of it ran while systemd was checking and mounting it: "Failed to mount /dev/vdb when
+  # looking for data", no user-data, no install. cloud-init's first stage waits for the mount,
+  # as it in effect does on a Pi, and reads the seed where it is mounted.
+  install -d "$root/etc/systemd/system/cloud-init-local.service.d"
+  printf '[Unit]\nWants=boot-firmware.mount\nAfter=boot-firmware.mount\n' \
+    >"$root/etc/systemd/system/cloud-init-local.service.d/10-boot-partition.conf"
 fi
 cleanup
 
